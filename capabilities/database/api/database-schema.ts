@@ -1,0 +1,402 @@
+/**
+ * The Database API (pgkeeper.dev/v1alpha1), written once. The CRD YAML in deploy/crd.yaml is
+ * generated from this file (`npm run crd:generate`) and a unit test fails when they drift.
+ *
+ * Defaults are not in the schema: the Mutate webhook fills them (see admission/defaults.ts) and
+ * reconcile reads the spec through the same `withDefaults`, so a Database created while the
+ * webhook was down still converges. CEL rules below must therefore cope with absent fields.
+ */
+import {
+  array,
+  boolean,
+  CelRule,
+  Infer,
+  integer,
+  object,
+  opaque,
+  quantity,
+  string,
+  stringEnum,
+  stringMap,
+} from "./schema";
+
+export const SUPPORTED_VERSIONS = ["14", "15", "16", "17", "18"] as const;
+export const MAX_INSTANCES = 9;
+/** `<name>-superuser` must stay a valid 63-character DNS label; StatefulSet revision labels too. */
+export const MAX_NAME_LENGTH = 50;
+
+/**
+ * Parameters the operator sets itself: letting users override them would break replication,
+ * failover, probes or backups. Listed in the CRD (CEL) and in the webhook, which names them.
+ */
+export const OPERATOR_OWNED_PARAMETERS = [
+  "listen_addresses",
+  "port",
+  "unix_socket_directories",
+  "data_directory",
+  "hba_file",
+  "ident_file",
+  "config_file",
+  "hot_standby",
+  "primary_conninfo",
+  "primary_slot_name",
+  "restore_command",
+  "recovery_target",
+  "recovery_target_lsn",
+  "recovery_target_name",
+  "recovery_target_time",
+  "recovery_target_xid",
+  "recovery_target_timeline",
+  "promote_trigger_file",
+  "archive_mode",
+  "archive_command",
+  "wal_level",
+  "wal_log_hints",
+  "max_wal_senders",
+  "max_replication_slots",
+  "synchronous_standby_names",
+  "synchronous_commit",
+  "cluster_name",
+  "ssl",
+  "ssl_cert_file",
+  "ssl_key_file",
+  "ssl_ca_file",
+] as const;
+
+const QUANTITY_STRING_PATTERN = "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$";
+
+const resourceList = object(
+  {
+    cpu: quantity('CPU, in cores or millicores ("500m", "2").'),
+    memory: quantity('Memory, with a binary suffix ("512Mi", "4Gi").'),
+  },
+  "A set of compute resource amounts.",
+);
+
+const requestsWithinLimits = (resource: "cpu" | "memory"): CelRule => ({
+  rule:
+    `!has(self.requests) || !has(self.limits) || !has(self.requests.${resource}) || ` +
+    `!has(self.limits.${resource}) || ` +
+    `quantity(string(self.requests.${resource})).compareTo(quantity(string(self.limits.${resource}))) <= 0`,
+  message: `resources.requests.${resource} must not exceed resources.limits.${resource}`,
+  fieldPath: `.requests.${resource}`,
+});
+
+const cronPattern = "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\\S+\\s+){4}\\S+)$";
+
+export const databaseSpecSchema = object(
+  {
+    version: stringEnum(
+      SUPPORTED_VERSIONS,
+      "PostgreSQL major version. Fixed after creation: a major upgrade needs a new Database.",
+      {
+        "x-kubernetes-validations": [
+          {
+            rule: "self == oldSelf",
+            message:
+              "version is immutable: a major upgrade needs a new Database restored from a backup",
+          },
+        ],
+      },
+    ),
+    image: string(
+      "Container image for PostgreSQL. Defaults to the operator's image for `version` (set per cluster with the PGKEEPER_POSTGRES_IMAGE environment variable of the operator).",
+      { minLength: 1, maxLength: 512 },
+    ),
+    instances: integer(
+      "Number of PostgreSQL instances: one primary and instances-1 streaming replicas. Default 1.",
+      { minimum: 1, maximum: MAX_INSTANCES },
+    ),
+    storage: object(
+      {
+        size: string('Size of each instance\'s data volume ("10Gi"). Can grow, never shrink.', {
+          pattern: QUANTITY_STRING_PATTERN,
+          "x-kubernetes-validations": [
+            {
+              rule: "quantity(self).compareTo(quantity(oldSelf)) >= 0",
+              message: "storage.size cannot shrink: PostgreSQL volumes can only grow",
+            },
+            {
+              rule: "quantity(self).isGreaterThan(quantity('0'))",
+              message: "storage.size must be greater than zero",
+            },
+          ],
+        }),
+        storageClassName: string(
+          "StorageClass for the data volumes; the cluster default when unset. Fixed after creation.",
+          {
+            maxLength: 253,
+            "x-kubernetes-validations": [
+              { rule: "self == oldSelf", message: "storage.storageClassName is immutable" },
+            ],
+          },
+        ),
+      },
+      "Persistent storage of each instance.",
+      { required: ["size"] },
+    ),
+    resources: object(
+      {
+        requests: resourceList,
+        limits: resourceList,
+      },
+      "CPU and memory for the PostgreSQL container (requests are what the scheduler reserves).",
+      { "x-kubernetes-validations": [requestsWithinLimits("cpu"), requestsWithinLimits("memory")] },
+    ),
+    scheduling: object(
+      {
+        nodeSelector: stringMap("Node labels an instance's node must have.", { maxProperties: 64 }),
+        tolerations: array(
+          opaque<Record<string, unknown>>("A core/v1 Toleration."),
+          "Tolerations of the instance pods (core/v1 Toleration).",
+          { maxItems: 64 },
+        ),
+        affinity: opaque<Record<string, unknown>>(
+          "Extra core/v1 Affinity for the instance pods, merged with the anti-affinity below.",
+        ),
+        antiAffinity: stringEnum(
+          ["preferred", "required", "none"],
+          "Spread instances over nodes: `preferred` (default) tries, `required` refuses to co-locate (needs one node per instance), `none` does not care.",
+        ),
+      },
+      "Where instance pods may run.",
+    ),
+    postgresql: object(
+      {
+        parameters: stringMap(
+          "postgresql.conf parameters. Reloadable ones are applied live; restart-only ones show in status.pendingRestart and are rolled out one instance at a time. Parameters the operator owns are rejected.",
+          {
+            maxProperties: 200,
+            "x-kubernetes-validations": [
+              {
+                rule: `!self.exists(k, k in [${OPERATOR_OWNED_PARAMETERS.map(p => `'${p}'`).join(", ")}])`,
+                message: `these parameters are managed by pgkeeper and cannot be set: ${OPERATOR_OWNED_PARAMETERS.join(", ")}`,
+              },
+            ],
+          },
+        ),
+        synchronous: object(
+          {
+            mode: stringEnum(
+              ["off", "quorum"],
+              "`off` (default): asynchronous replication. `quorum`: a commit waits for `number` standbys (ANY n), and only synchronous standbys may be promoted, so no acknowledged write is lost on failover.",
+            ),
+            number: integer(
+              "Standbys that must confirm each commit in quorum mode (1..instances-1).",
+              {
+                minimum: 1,
+                maximum: MAX_INSTANCES - 1,
+              },
+            ),
+          },
+          "Synchronous replication.",
+          {
+            "x-kubernetes-validations": [
+              {
+                rule: "!has(self.mode) || self.mode != 'quorum' || has(self.number)",
+                message: "synchronous.number is required when synchronous.mode is quorum",
+                fieldPath: ".number",
+              },
+              {
+                rule: "!has(self.number) || (has(self.mode) && self.mode == 'quorum')",
+                message: "synchronous.number is only allowed with synchronous.mode quorum",
+                fieldPath: ".number",
+              },
+            ],
+          },
+        ),
+      },
+      "PostgreSQL configuration.",
+    ),
+    failover: object(
+      {
+        enabled: boolean("Promote a replica when the primary fails. Default true."),
+        delaySeconds: integer(
+          "How long the primary must be unhealthy before failover starts. Default 0 (as soon as the failure is confirmed).",
+          { minimum: 0, maximum: 3600 },
+        ),
+      },
+      "Automatic failover.",
+    ),
+    backup: object(
+      {
+        schedule: string(
+          "Cron schedule (5 fields, or @daily etc.) of base backups. No schedule, no backup CronJob.",
+          {
+            maxLength: 100,
+            pattern: cronPattern,
+          },
+        ),
+        retention: integer("How many successful base backups to keep. Default 7.", {
+          minimum: 1,
+          maximum: 365,
+        }),
+        volume: object(
+          {
+            size: string("Size of the backup volume.", { pattern: QUANTITY_STRING_PATTERN }),
+            storageClassName: string("StorageClass of the backup volume.", { maxLength: 253 }),
+          },
+          "Volume (PersistentVolumeClaim `<name>-backups`) that receives the base backups.",
+          { required: ["size"] },
+        ),
+      },
+      "Scheduled base backups.",
+      {
+        "x-kubernetes-validations": [
+          {
+            rule: "!has(self.schedule) || has(self.volume)",
+            message: "backup.volume is required when backup.schedule is set",
+            fieldPath: ".volume",
+          },
+        ],
+      },
+    ),
+    bootstrap: object(
+      {
+        restore: object(
+          {
+            source: string("Name of the Database (same namespace) whose backups to restore from.", {
+              minLength: 1,
+              maxLength: MAX_NAME_LENGTH,
+            }),
+            backup: string("Name of the backup to restore; the latest successful one when unset.", {
+              maxLength: 253,
+            }),
+          },
+          "Create this Database from a backup of another one.",
+          { required: ["source"] },
+        ),
+      },
+      "How a new Database gets its data. Fixed after creation.",
+      {
+        "x-kubernetes-validations": [
+          { rule: "self == oldSelf", message: "bootstrap is immutable after creation" },
+        ],
+      },
+    ),
+    paused: boolean("Stop reconciling this Database (status says so). Nothing is deleted."),
+  },
+  "Desired state of a PostgreSQL database cluster.",
+  { required: ["version", "storage"] },
+);
+
+const condition = object(
+  {
+    type: string(
+      "Condition type (Ready, Reconciled, PrimaryAvailable, ReplicasStreaming, BackupSucceeded).",
+    ),
+    status: stringEnum(["True", "False", "Unknown"], "Status of the condition."),
+    reason: string("UpperCamelCase reason for the last transition."),
+    message: string("Human-readable details."),
+    lastTransitionTime: string("When the status last changed.", { format: "date-time" }),
+    observedGeneration: integer("The generation the condition was computed from."),
+  },
+  "A standard metav1.Condition.",
+  { required: ["type", "status", "reason", "lastTransitionTime"] },
+);
+
+const instanceStatus = object(
+  {
+    name: string("Pod name of the instance."),
+    role: stringEnum(["primary", "replica", "unknown"], "Role of the instance."),
+    ready: boolean("Whether the instance passes its readiness checks."),
+    timeline: integer("PostgreSQL timeline."),
+    lsn: string("Last WAL location written (primary) or received (replica)."),
+    lagBytes: integer("Replication lag behind the primary, in bytes."),
+  },
+  "Observed state of one instance.",
+  { required: ["name", "role", "ready"] },
+);
+
+export const databaseStatusSchema = object(
+  {
+    phase: stringEnum(
+      [
+        "Pending",
+        "Creating",
+        "Ready",
+        "Degraded",
+        "FailingOver",
+        "SwitchingOver",
+        "Failed",
+        "Paused",
+        "Deleting",
+      ],
+      "Human summary of the state; conditions carry the details.",
+    ),
+    observedGeneration: integer("The spec generation last reconciled."),
+    conditions: array(condition, "Standard conditions.", {
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["type"],
+    }),
+    currentPrimary: string("Pod name of the current primary."),
+    targetPrimary: string(
+      "Pod name the operator is promoting; differs from currentPrimary during a failover or switchover.",
+    ),
+    instances: array(instanceStatus, "Observed instances."),
+    readyInstances: integer("Number of ready instances."),
+    lastFailover: object(
+      {
+        time: string("When the failover completed.", { format: "date-time" }),
+        from: string("The failed primary."),
+        to: string("The promoted replica."),
+        reason: string("Why it happened."),
+        durationSeconds: integer("Seconds from detection to a new writable primary."),
+      },
+      "The last failover.",
+    ),
+    pendingRestart: array(
+      string("Parameter name."),
+      "Parameters changed that need a restart to take effect.",
+    ),
+    lastBackup: object(
+      {
+        name: string("Backup name."),
+        time: string("When it finished.", { format: "date-time" }),
+        succeeded: boolean("Whether it succeeded."),
+      },
+      "The last backup.",
+    ),
+    retry: object(
+      {
+        attempts: integer("Consecutive failed reconciles."),
+        lastError: string("The last reconcile error."),
+        nextRetryTime: string("When the next retry is due.", { format: "date-time" }),
+      },
+      "Retry state after reconcile failures; absent when the last reconcile succeeded.",
+    ),
+  },
+  "Observed state, written by the operator.",
+);
+
+/** Rules on the whole object (they may read metadata.name). */
+export const databaseRootRules: CelRule[] = [
+  {
+    rule: `size(self.metadata.name) <= ${MAX_NAME_LENGTH}`,
+    message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters (child names add suffixes)`,
+    fieldPath: ".metadata.name",
+  },
+  {
+    rule: "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+    message:
+      "metadata.name must start with a letter and contain only lowercase letters, digits and '-' (it names Services)",
+    fieldPath: ".metadata.name",
+  },
+  {
+    rule: "!has(self.spec.postgresql) || !has(self.spec.postgresql.synchronous) || !has(self.spec.postgresql.synchronous.number) || (has(self.spec.instances) && self.spec.postgresql.synchronous.number < self.spec.instances)",
+    message:
+      "spec.postgresql.synchronous.number must be less than spec.instances (a primary needs that many standbys)",
+    fieldPath: ".spec.postgresql.synchronous.number",
+  },
+  {
+    rule: "!has(self.spec.bootstrap) || !has(self.spec.bootstrap.restore) || self.spec.bootstrap.restore.source != self.metadata.name",
+    message: "spec.bootstrap.restore.source cannot name this Database itself",
+    fieldPath: ".spec.bootstrap.restore.source",
+  },
+];
+
+export type DatabaseSpec = Infer<typeof databaseSpecSchema>;
+export type DatabaseStatus = Infer<typeof databaseStatusSchema>;
+export type Condition = Infer<typeof condition>;
+export type InstanceStatus = Infer<typeof instanceStatus>;
+export type PostgresVersion = (typeof SUPPORTED_VERSIONS)[number];

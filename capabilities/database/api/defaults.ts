@@ -1,0 +1,76 @@
+/**
+ * Defaults of the Database spec, in one pure function used by both the Mutate webhook (which
+ * writes them into the object) and reconcile (which reads every spec through it, so a Database
+ * admitted while the webhook was down still converges to the same children).
+ */
+import { DatabaseSpec, PostgresVersion } from "./database-schema";
+
+export const DEFAULT_INSTANCES = 1;
+export const DEFAULT_ANTI_AFFINITY = "preferred" as const;
+export const DEFAULT_FAILOVER_DELAY_SECONDS = 0;
+export const DEFAULT_BACKUP_RETENTION = 7;
+
+/** A spec with every defaultable field filled; what builders and reconcile work from. */
+export interface ResolvedSpec {
+  version: PostgresVersion;
+  image: string;
+  instances: number;
+  storage: { size: string; storageClassName?: string };
+  resources: {
+    requests?: { cpu?: string; memory?: string };
+    limits?: { cpu?: string; memory?: string };
+  };
+  scheduling: {
+    nodeSelector?: Record<string, string>;
+    tolerations?: Record<string, unknown>[];
+    affinity?: Record<string, unknown>;
+    antiAffinity: "preferred" | "required" | "none";
+  };
+  postgresql: {
+    parameters: Record<string, string>;
+    synchronous: { mode: "off" | "quorum"; number?: number };
+  };
+  failover: { enabled: boolean; delaySeconds: number };
+  backup?: {
+    schedule?: string;
+    retention: number;
+    volume?: { size: string; storageClassName?: string };
+  };
+  bootstrap?: { restore?: { source: string; backup?: string } };
+  paused: boolean;
+}
+
+/**
+ * Fills defaults into `spec`. `defaultImage` gives the image for a version (operator config).
+ * Never throws on a malformed spec: it only fills what is absent, validation reports the rest.
+ */
+export function withDefaults(
+  spec: DatabaseSpec,
+  defaultImage: (version: string) => string,
+): ResolvedSpec {
+  const { backup, ...rest } = spec;
+  const postgresql = spec.postgresql ?? {};
+  const synchronous = postgresql.synchronous ?? {};
+  return {
+    ...rest,
+    image: spec.image ?? defaultImage(spec.version),
+    instances: spec.instances ?? DEFAULT_INSTANCES,
+    resources: spec.resources ?? {},
+    scheduling: {
+      ...spec.scheduling,
+      antiAffinity: spec.scheduling?.antiAffinity ?? DEFAULT_ANTI_AFFINITY,
+    },
+    postgresql: {
+      parameters: postgresql.parameters ?? {},
+      synchronous: { ...synchronous, mode: synchronous.mode ?? "off" },
+    },
+    failover: {
+      enabled: spec.failover?.enabled ?? true,
+      delaySeconds: spec.failover?.delaySeconds ?? DEFAULT_FAILOVER_DELAY_SECONDS,
+    },
+    ...(backup
+      ? { backup: { ...backup, retention: backup.retention ?? DEFAULT_BACKUP_RETENTION } }
+      : {}),
+    paused: spec.paused ?? false,
+  };
+}

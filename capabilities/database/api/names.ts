@@ -1,0 +1,50 @@
+/**
+ * Names and labels of everything pgkeeper creates: the only place they are spelled out.
+ */
+export const LABEL_DATABASE = "pgkeeper.dev/database";
+export const LABEL_ROLE = "pgkeeper.dev/role";
+export const LABEL_INSTANCE = "pgkeeper.dev/instance";
+export const LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
+export const LABEL_NAME = "app.kubernetes.io/name";
+export const LABEL_INSTANCE_OF = "app.kubernetes.io/instance";
+export const LABEL_COMPONENT = "app.kubernetes.io/component";
+export const MANAGER = "pgkeeper";
+
+export const ANNOTATION_CONFIG_HASH = "pgkeeper.dev/config-hash";
+export const FINALIZER = "pgkeeper.dev/finalizer";
+
+export type Role = "primary" | "replica";
+
+export const childNames = (db: string) =>
+  ({
+    statefulSet: db,
+    superuserSecret: `${db}-superuser`,
+    appSecret: `${db}-app`,
+    configMap: `${db}-config`,
+    rwService: `${db}-rw`,
+    roService: `${db}-ro`,
+    headlessService: `${db}-hl`,
+    pdbPrimary: `${db}-primary`,
+    pdbReplicas: `${db}-replicas`,
+    backupCronJob: `${db}-backup`,
+    backupVolume: `${db}-backups`,
+  }) as const;
+
+export type ChildNames = ReturnType<typeof childNames>;
+
+/** Pod name of instance `ordinal` (StatefulSet naming). */
+export const instanceName = (db: string, ordinal: number): string => `${db}-${ordinal}`;
+
+/** Labels every child carries; selectors use the subset in `selectorLabels`. */
+export const commonLabels = (db: string): Record<string, string> => ({
+  [LABEL_DATABASE]: db,
+  [LABEL_NAME]: "postgresql",
+  [LABEL_INSTANCE_OF]: db,
+  [LABEL_MANAGED_BY]: MANAGER,
+});
+
+/** The stable subset used in selectors (StatefulSet selectors are immutable: never change these). */
+export const selectorLabels = (db: string): Record<string, string> => ({
+  [LABEL_DATABASE]: db,
+  [LABEL_COMPONENT]: "instance",
+});

@@ -1,0 +1,47 @@
+/**
+ * Operator configuration, read once from the environment of the watcher/admission process.
+ * Every knob has a safe default; invalid values fall back to the default and are reported.
+ */
+export interface OperatorConfig {
+  /** Image for PostgreSQL when spec.image is unset; `{version}` is replaced by spec.version. */
+  postgresImage: string;
+  /** How many Databases reconcile at once (controller-runtime's MaxConcurrentReconciles). */
+  maxConcurrentReconciles: number;
+  /** Period of the drift check: every Database is re-reconciled this often. */
+  resyncSeconds: number;
+  /** First retry delay after a failed reconcile; doubles per failure up to the cap. */
+  backoffBaseMs: number;
+  backoffCapMs: number;
+}
+
+export const DEFAULT_CONFIG: OperatorConfig = {
+  postgresImage: "docker.io/library/postgres:{version}",
+  maxConcurrentReconciles: 4,
+  resyncSeconds: 300,
+  backoffBaseMs: 1000,
+  backoffCapMs: 300_000,
+};
+
+const positiveInt = (raw: string | undefined, fallback: number): number => {
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+};
+
+/** Reads the configuration from `env` (process.env by default). Pure given its argument. */
+export function readConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
+  return {
+    postgresImage: env.PGKEEPER_POSTGRES_IMAGE?.trim() || DEFAULT_CONFIG.postgresImage,
+    maxConcurrentReconciles: positiveInt(
+      env.PGKEEPER_MAX_CONCURRENT_RECONCILES,
+      DEFAULT_CONFIG.maxConcurrentReconciles,
+    ),
+    resyncSeconds: positiveInt(env.PGKEEPER_RESYNC_SECONDS, DEFAULT_CONFIG.resyncSeconds),
+    backoffBaseMs: positiveInt(env.PGKEEPER_BACKOFF_BASE_MS, DEFAULT_CONFIG.backoffBaseMs),
+    backoffCapMs: positiveInt(env.PGKEEPER_BACKOFF_CAP_MS, DEFAULT_CONFIG.backoffCapMs),
+  };
+}
+
+/** The image for a PostgreSQL major version according to the operator's configuration. */
+export const defaultImageFor = (version: string, config: OperatorConfig): string =>
+  config.postgresImage.split("{version}").join(version);

@@ -1,0 +1,45 @@
+// KFC, @kubernetes/client-node and some of their dependencies ship ESM only; jest runs CommonJS,
+// so ts-jest must transform them too (allowJs). PEPR_MODE=build makes pepr register every binding
+// at import time, which the capability tests rely on (see docs/pepr-facts in shared docs).
+process.env.PEPR_MODE = process.env.PEPR_MODE ?? "build";
+
+const esmOnly = [
+  "kubernetes-fluent-client",
+  "@kubernetes/client-node",
+  "openid-client",
+  "oauth4webapi",
+  "jose",
+  "node-fetch",
+  "data-uri-to-buffer",
+  "fetch-blob",
+  "formdata-polyfill",
+  "quicktype-core",
+  "undici",
+];
+
+const tsJest = [
+  "ts-jest",
+  {
+    isolatedModules: true,
+    tsconfig: { allowJs: true, module: "commonjs", esModuleInterop: true },
+  },
+];
+
+const common = {
+  testEnvironment: "node",
+  transform: { "^.+\\.[tj]sx?$": tsJest, "^.+\\.mjs$": tsJest },
+  transformIgnorePatterns: [`node_modules/(?!(${esmOnly.join("|")})/)`],
+  moduleFileExtensions: ["ts", "js", "mjs", "json"],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...common, displayName: "unit", testMatch: ["<rootDir>/capabilities/**/*.test.ts", "<rootDir>/hack/**/*.test.ts"] },
+    {
+      ...common,
+      displayName: "integration",
+      testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
+    },
+  ],
+};
