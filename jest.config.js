@@ -20,8 +20,7 @@ const esmOnly = [
 const tsJest = [
   "ts-jest",
   {
-    isolatedModules: true,
-    tsconfig: { allowJs: true, module: "commonjs", esModuleInterop: true },
+    tsconfig: { allowJs: true, module: "commonjs", esModuleInterop: true, isolatedModules: true },
   },
 ];
 

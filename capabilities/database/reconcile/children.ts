@@ -1,0 +1,108 @@
+/**
+ * Converging children: create what is missing, update what changed or drifted, prune what must no
+ * longer exist — and never touch an object with one of our names that this Database doesn't own.
+ */
+import { equals } from "ramda";
+import { Database } from "../api/database";
+import { LABEL_DATABASE } from "../api/names";
+import { Cluster, KubeObject, ObjectRef, describeRef, refOf } from "./cluster";
+import { ChildChange, childChange } from "./diff";
+import { ReconcileError } from "./errors";
+import { isOwnedBy } from "./ownership";
+
+export interface ChildResult {
+  ref: ObjectRef;
+  change: ChildChange | "deleted";
+}
+
+/** Fields of a StatefulSet the apiserver refuses to change: a change means recreating it. */
+const IMMUTABLE_STS_FIELDS = [
+  "selector",
+  "serviceName",
+  "podManagementPolicy",
+  "volumeClaimTemplates",
+] as const;
+
+type StsSpec = Record<(typeof IMMUTABLE_STS_FIELDS)[number], unknown> & {
+  volumeClaimTemplates?: {
+    metadata?: { name?: string };
+    spec?: { resources?: { requests?: { storage?: string } } };
+  }[];
+};
+
+const stsSpec = (obj: KubeObject): StsSpec => (obj.spec ?? {}) as StsSpec;
+
+/** Desired immutable fields that differ from the live StatefulSet (compared on what we set). */
+export function immutableChanges(desired: KubeObject, live: KubeObject): string[] {
+  return IMMUTABLE_STS_FIELDS.filter(field => {
+    const want = stsSpec(desired)[field];
+    const have = stsSpec(live)[field];
+    if (field !== "volumeClaimTemplates") return want !== undefined && !equals(want, have);
+    const sizes = (s: StsSpec) =>
+      (s.volumeClaimTemplates ?? []).map(t => [
+        t.metadata?.name,
+        t.spec?.resources?.requests?.storage,
+      ]);
+    return !equals(sizes(stsSpec(desired)), sizes(stsSpec(live)));
+  });
+}
+
+/**
+ * Storage growth: expand each instance's claim, then recreate the StatefulSet without its pods
+ * (orphan delete), because volumeClaimTemplates are immutable. Pods keep running throughout.
+ */
+async function recreateStatefulSet(
+  cluster: Cluster,
+  db: Database,
+  desired: KubeObject,
+  live: KubeObject,
+): Promise<void> {
+  const size = stsSpec(desired).volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+  if (size && immutableChanges(desired, live).includes("volumeClaimTemplates")) {
+    const namespace = db.metadata?.namespace ?? "";
+    const claims = await cluster.list(
+      { apiVersion: "v1", kind: "PersistentVolumeClaim" },
+      namespace,
+      {
+        [LABEL_DATABASE]: db.metadata?.name ?? "",
+      },
+    );
+    for (const claim of claims) await cluster.resizeClaim(refOf(claim), size);
+  }
+  await cluster.delete(refOf(live), { orphan: true });
+}
+
+/** Applies one desired child (already stamped with its applied hash) when it differs. */
+export async function convergeChild(
+  cluster: Cluster,
+  db: Database,
+  desired: KubeObject,
+): Promise<ChildResult> {
+  const ref = refOf(desired);
+  const live = await cluster.get(ref);
+  if (live && !isOwnedBy(live, db)) {
+    throw new ReconcileError(
+      "OwnershipConflict",
+      `${describeRef(ref)} exists but is not owned by Database ${db.metadata?.name}; pgkeeper will not touch it (delete or rename it)`,
+    );
+  }
+  const change = childChange(desired, live);
+  if (change === "none") return { ref, change };
+  if (live && ref.kind === "StatefulSet" && immutableChanges(desired, live).length > 0) {
+    await recreateStatefulSet(cluster, db, desired, live);
+  }
+  await cluster.apply(desired);
+  return { ref, change };
+}
+
+/** Deletes children that must not exist for this spec, if (and only if) we own them. */
+export async function pruneChild(
+  cluster: Cluster,
+  db: Database,
+  ref: ObjectRef,
+): Promise<ChildResult> {
+  const live = await cluster.get(ref);
+  if (!live || !isOwnedBy(live, db)) return { ref, change: "none" };
+  await cluster.delete(ref);
+  return { ref, change: "deleted" };
+}

@@ -1,0 +1,40 @@
+/**
+ * metav1.Condition bookkeeping: lastTransitionTime changes only when the status flips.
+ */
+import { Condition } from "../api/database-schema";
+
+export type ConditionType = "Ready" | "Reconciled" | "PrimaryAvailable";
+
+export interface ConditionInput {
+  type: ConditionType;
+  status: "True" | "False" | "Unknown";
+  reason: string;
+  message: string;
+}
+
+/** Returns `conditions` with `input` set (pure). */
+export function setCondition(
+  conditions: Condition[] | undefined,
+  input: ConditionInput,
+  now: Date,
+  observedGeneration?: number,
+): Condition[] {
+  const list = conditions ?? [];
+  const previous = list.find(c => c.type === input.type);
+  const lastTransitionTime =
+    previous && previous.status === input.status ? previous.lastTransitionTime : now.toISOString();
+  const next: Condition = {
+    ...input,
+    lastTransitionTime,
+    ...(observedGeneration !== undefined ? { observedGeneration } : {}),
+  };
+  return previous ? list.map(c => (c.type === input.type ? next : c)) : [...list, next];
+}
+
+export const findCondition = (
+  conditions: Condition[] | undefined,
+  type: ConditionType,
+): Condition | undefined => conditions?.find(c => c.type === type);
+
+export const isTrue = (conditions: Condition[] | undefined, type: ConditionType): boolean =>
+  findCondition(conditions, type)?.status === "True";

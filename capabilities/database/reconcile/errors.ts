@@ -1,0 +1,13 @@
+/** A reconcile failure with a reason for status and Events (UpperCamelCase). */
+export class ReconcileError extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ReconcileError";
+  }
+}
+
+export const reasonOf = (err: unknown): string =>
+  err instanceof ReconcileError ? err.reason : "ReconcileFailed";

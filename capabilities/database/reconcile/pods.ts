@@ -1,0 +1,51 @@
+/**
+ * Instance pods: observe readiness and keep the role label right, since the `-rw` and `-ro`
+ * Services select pods by role. Only pods of this Database's StatefulSet are considered.
+ */
+import { Database } from "../api/database";
+import { LABEL_ROLE, instanceName, selectorLabels } from "../api/names";
+import { Cluster, KubeObject, refOf } from "./cluster";
+import { ObservedPod } from "./status";
+
+const isReady = (pod: KubeObject): boolean => {
+  const status = pod.status as { conditions?: { type: string; status: string }[] } | undefined;
+  return (status?.conditions ?? []).some(c => c.type === "Ready" && c.status === "True");
+};
+
+/** The primary: the one recorded in status, else ordinal 0 (the instance that ran initdb). */
+export function primaryOf(db: Database): string {
+  const name = db.metadata?.name ?? "";
+  return db.status?.currentPrimary ?? instanceName(name, 0);
+}
+
+export async function listInstancePods(cluster: Cluster, db: Database): Promise<KubeObject[]> {
+  return cluster.list(
+    { apiVersion: "v1", kind: "Pod" },
+    db.metadata?.namespace ?? "",
+    selectorLabels(db.metadata?.name ?? ""),
+  );
+}
+
+/** Sets role labels where they are wrong; returns how many pods were patched. */
+export async function labelRoles(
+  cluster: Cluster,
+  pods: KubeObject[],
+  primary: string,
+): Promise<number> {
+  let patched = 0;
+  for (const pod of pods) {
+    if (pod.metadata?.deletionTimestamp) continue;
+    const role = pod.metadata?.name === primary ? "primary" : "replica";
+    if (pod.metadata?.labels?.[LABEL_ROLE] === role) continue;
+    await cluster.patchLabels(refOf(pod), { [LABEL_ROLE]: role });
+    patched++;
+  }
+  return patched;
+}
+
+export const observePods = (pods: KubeObject[]): ObservedPod[] =>
+  pods.map(p => ({
+    name: p.metadata?.name ?? "",
+    ready: isReady(p),
+    role: p.metadata?.labels?.[LABEL_ROLE],
+  }));

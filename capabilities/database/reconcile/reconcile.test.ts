@@ -1,0 +1,420 @@
+import { Database } from "../api/database";
+import { DatabaseSpec } from "../api/database-schema";
+import {
+  ANNOTATION_CONFIG_HASH,
+  LABEL_DATABASE,
+  LABEL_ROLE,
+  commonLabels,
+  selectorLabels,
+} from "../api/names";
+import { DEFAULT_CONFIG } from "../lib/config";
+import { KubeObject } from "./cluster";
+import { ANNOTATION_APPLIED_HASH } from "./diff";
+import { ReconcileError } from "./errors";
+import { PEPR_FINALIZER, ReconcileDeps, recordFailure, reconcile } from "./reconcile";
+import { FakeCluster } from "./testing/fake-cluster";
+
+const NS = "prod";
+const NAME = "orders";
+
+function setup(spec: Partial<DatabaseSpec> = {}, extra: Partial<Database["metadata"]> = {}) {
+  const cluster = new FakeCluster();
+  let t = Date.parse("2026-11-29T10:00:00Z");
+  const denials: { field: string; message: string }[] = [];
+  const deleted: string[] = [];
+  let passwordCounter = 0;
+  const deps: ReconcileDeps = {
+    cluster,
+    config: DEFAULT_CONFIG,
+    now: () => new Date(t),
+    validate: () => denials,
+    newPassword: () => `pw-${++passwordCounter}`,
+    onDeleted: async db => {
+      deleted.push(db.metadata?.name ?? "");
+    },
+  };
+  const db = cluster.addDatabase({
+    apiVersion: "pgkeeper.dev/v1alpha1",
+    kind: "Database",
+    metadata: { name: NAME, namespace: NS, ...extra },
+    spec: { version: "16", storage: { size: "1Gi" }, ...spec },
+  } as Database);
+  const run = () => reconcile(deps, NS, NAME);
+  const stored = () => cluster.databases.get(`${NS}/${NAME}`)!;
+  const updateSpec = (patch: Partial<DatabaseSpec>) => {
+    const s = stored();
+    s.spec = { ...s.spec!, ...patch };
+    s.metadata!.generation = (s.metadata!.generation ?? 1) + 1;
+  };
+  const advance = (ms: number) => (t += ms);
+  const addPod = (ordinal: number, ready: boolean) =>
+    cluster.put({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: {
+        name: `${NAME}-${ordinal}`,
+        namespace: NS,
+        labels: { ...commonLabels(NAME), ...selectorLabels(NAME) },
+      },
+      status: { conditions: [{ type: "Ready", status: ready ? "True" : "False" }] },
+    });
+  return { cluster, deps, db, run, stored, updateSpec, advance, addPod, denials, deleted };
+}
+
+const childKinds = (cluster: FakeCluster) =>
+  [...cluster.objects.values()]
+    .filter(o => o.kind !== "Pod")
+    .map(o => `${o.kind}/${o.metadata?.name}`)
+    .sort();
+
+describe("reconcile: creating children", () => {
+  it("creates every child, owned by the Database and labelled", async () => {
+    const { cluster, db, run } = setup();
+    await run();
+    const children = [...cluster.objects.values()];
+    expect(childKinds(cluster)).toEqual(
+      expect.arrayContaining([
+        "ConfigMap/orders-config",
+        "Secret/orders-app",
+        "Secret/orders-superuser",
+        "Service/orders-hl",
+        "Service/orders-ro",
+        "Service/orders-rw",
+        "StatefulSet/orders",
+      ]),
+    );
+    for (const child of children) {
+      expect(child.metadata?.ownerReferences).toEqual([
+        expect.objectContaining({ uid: db.metadata?.uid, controller: true, kind: "Database" }),
+      ]);
+      expect(child.metadata?.labels?.[LABEL_DATABASE]).toBe(NAME);
+      expect(child.metadata?.annotations?.[ANNOTATION_APPLIED_HASH]).toMatch(/^[0-9a-f]{16}$/);
+    }
+    expect(cluster.events.map(e => e.reason)).toContain("ChildrenCreated");
+  });
+
+  it("creates no backup CronJob and no PDB for a single instance without a schedule", async () => {
+    const { cluster, run } = setup();
+    await run();
+    expect(childKinds(cluster).filter(k => /CronJob|PodDisruptionBudget/.test(k))).toEqual([]);
+  });
+
+  it("makes zero writes once converged (idempotent)", async () => {
+    const { cluster, run } = setup();
+    await run();
+    const before = cluster.mutatingCalls;
+    const versions = [...cluster.objects.values()].map(o => o.metadata?.resourceVersion);
+    const report = await run();
+    const again = await run();
+    expect(report.writes).toBe(0);
+    expect(again.writes).toBe(0);
+    expect(cluster.mutatingCalls).toBe(before);
+    expect([...cluster.objects.values()].map(o => o.metadata?.resourceVersion)).toEqual(versions);
+  });
+
+  it("generates passwords once and never again, even when the spec changes", async () => {
+    const { cluster, run, updateSpec } = setup();
+    await run();
+    const password = (cluster.find("Secret", NS, "orders-app")?.data as Record<string, string>)
+      .password;
+    updateSpec({ instances: 3 });
+    await run();
+    expect(
+      (cluster.find("Secret", NS, "orders-app")?.data as Record<string, string>).password,
+    ).toBe(password);
+    expect(Buffer.from(password, "base64").toString()).toMatch(/^pw-\d$/);
+  });
+});
+
+describe("reconcile: changes and drift", () => {
+  it("updates the StatefulSet when the spec changes, and reports it", async () => {
+    const { cluster, run, updateSpec } = setup();
+    await run();
+    updateSpec({ instances: 3 });
+    const report = await run();
+    expect(report.writes).toBeGreaterThan(0);
+    expect((cluster.find("StatefulSet", NS, NAME)?.spec as { replicas: number }).replicas).toBe(3);
+    expect(cluster.events.map(e => e.reason)).toContain("ChildrenUpdated");
+  });
+
+  it.each([
+    [
+      "a Service selector edited by hand",
+      (o: KubeObject) => ((o.spec as Record<string, unknown>).selector = { app: "other" }),
+      "Service",
+      "orders-rw",
+    ],
+    [
+      "a ConfigMap key removed by hand",
+      (o: KubeObject) => (o.data = {}),
+      "ConfigMap",
+      "orders-config",
+    ],
+  ])("repairs %s", async (_name, edit, kind, name) => {
+    const { cluster, run } = setup();
+    await run();
+    const live = cluster.find(kind, NS, name)!;
+    edit(live);
+    await run();
+    const events = cluster.events.filter(e => e.reason === "DriftRepaired");
+    expect(events).toHaveLength(1);
+    expect(events[0].message).toContain(`${kind} ${name}`);
+    const report = await run();
+    expect(report.writes).toBe(0);
+  });
+
+  it("recreates a deleted child", async () => {
+    const { cluster, run } = setup();
+    await run();
+    cluster.objects.delete(`Service/${NS}/orders-rw`);
+    await run();
+    expect(cluster.find("Service", NS, "orders-rw")).toBeDefined();
+  });
+
+  it("keeps labels others added to a child", async () => {
+    const { cluster, run } = setup();
+    await run();
+    const svc = cluster.find("Service", NS, "orders-rw")!;
+    svc.metadata!.labels = { ...svc.metadata!.labels, "team.example/cost-center": "42" };
+    const report = await run();
+    expect(report.writes).toBe(0);
+  });
+
+  it("prunes children the spec no longer wants (backup CronJob after the schedule is removed)", async () => {
+    const { cluster, run, updateSpec } = setup({
+      backup: { schedule: "0 3 * * *", volume: { size: "2Gi" } },
+    });
+    await run();
+    expect(cluster.find("CronJob", NS, "orders-backup")).toBeDefined();
+    updateSpec({ backup: undefined });
+    await run();
+    expect(cluster.find("CronJob", NS, "orders-backup")).toBeUndefined();
+    expect(cluster.events.map(e => e.reason)).toContain("ChildrenDeleted");
+  });
+
+  it("grows storage by expanding claims and recreating the StatefulSet without its pods", async () => {
+    const { cluster, run, updateSpec } = setup();
+    await run();
+    cluster.put({
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name: "pgdata-orders-0", namespace: NS, labels: { [LABEL_DATABASE]: NAME } },
+      spec: { resources: { requests: { storage: "1Gi" } } },
+    });
+    updateSpec({ storage: { size: "5Gi" } });
+    await run();
+    expect(cluster.calls.resizeClaim).toBe(1);
+    expect(
+      (
+        cluster.find("PersistentVolumeClaim", NS, "pgdata-orders-0")?.spec as {
+          resources: { requests: { storage: string } };
+        }
+      ).resources.requests.storage,
+    ).toBe("5Gi");
+    expect(cluster.find("StatefulSet", NS, NAME)).toBeDefined();
+  });
+
+  it("does not restart pods for a config change by timestamp: the template carries a config hash", async () => {
+    const { cluster, run } = setup();
+    await run();
+    const sts = cluster.find("StatefulSet", NS, NAME)!;
+    const annotations = (
+      sts.spec as { template: { metadata: { annotations: Record<string, string> } } }
+    ).template.metadata.annotations;
+    expect(annotations[ANNOTATION_CONFIG_HASH]).toMatch(/^[0-9a-f]+$/);
+  });
+});
+
+describe("reconcile: objects we do not own", () => {
+  it("refuses to touch a foreign object with a child's name and reports it", async () => {
+    const { cluster, deps, run } = setup();
+    const foreign = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "orders-config", namespace: NS },
+      data: { mine: "yes" },
+    };
+    cluster.put(foreign);
+    await expect(run()).rejects.toThrow(ReconcileError);
+    await expect(run()).rejects.toMatchObject({ reason: "OwnershipConflict" });
+    expect(cluster.find("ConfigMap", NS, "orders-config")?.data).toEqual({ mine: "yes" });
+
+    await recordFailure(deps, { namespace: NS, name: NAME }, await run().catch(e => e), 2, 2000);
+    const status = cluster.databases.get(`${NS}/${NAME}`)!.status!;
+    expect(status.conditions?.find(c => c.type === "Reconciled")).toMatchObject({
+      status: "False",
+      reason: "OwnershipConflict",
+    });
+    expect(status.retry).toMatchObject({ attempts: 2, nextRetryTime: "2026-11-29T10:00:02.000Z" });
+    expect(cluster.events.filter(e => e.type === "Warning").map(e => e.reason)).toEqual([
+      "OwnershipConflict",
+    ]);
+
+    // The same failure again: status retry info moves, but no second Warning Event.
+    await recordFailure(deps, { namespace: NS, name: NAME }, await run().catch(e => e), 3, 4000);
+    expect(cluster.events.filter(e => e.type === "Warning")).toHaveLength(1);
+
+    // The cause removed: the next reconcile converges and clears the retry info.
+    cluster.objects.delete(`ConfigMap/${NS}/orders-config`);
+    await run();
+    const healed = cluster.databases.get(`${NS}/${NAME}`)!.status!;
+    expect(healed.retry).toBeUndefined();
+    expect(healed.conditions?.find(c => c.type === "Reconciled")).toMatchObject({
+      status: "True",
+      reason: "Converged",
+    });
+  });
+
+  it("refuses a foreign Secret instead of reading its password", async () => {
+    const { cluster, run } = setup();
+    cluster.put({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "orders-app", namespace: NS },
+      data: { password: "c2VjcmV0" },
+    });
+    await expect(run()).rejects.toMatchObject({ reason: "OwnershipConflict" });
+    expect(cluster.calls.apply).toBe(0);
+  });
+
+  it("never regenerates a password that went missing from our own Secret", async () => {
+    const { cluster, run } = setup();
+    await run();
+    cluster.find("Secret", NS, "orders-app")!.data = {};
+    await expect(run()).rejects.toMatchObject({ reason: "SecretDamaged" });
+  });
+
+  it("does not prune a foreign object that happens to carry an obsolete child's name", async () => {
+    const { cluster, run } = setup();
+    cluster.put({
+      apiVersion: "batch/v1",
+      kind: "CronJob",
+      metadata: { name: "orders-backup", namespace: NS },
+    });
+    await run();
+    expect(cluster.find("CronJob", NS, "orders-backup")).toBeDefined();
+  });
+});
+
+describe("reconcile: status", () => {
+  it("labels instance pods by role and reports readiness", async () => {
+    const { cluster, run, addPod, stored } = setup({ instances: 2 });
+    await run();
+    addPod(0, true);
+    addPod(1, false);
+    const report = await run();
+    expect(cluster.find("Pod", NS, "orders-0")?.metadata?.labels?.[LABEL_ROLE]).toBe("primary");
+    expect(cluster.find("Pod", NS, "orders-1")?.metadata?.labels?.[LABEL_ROLE]).toBe("replica");
+    expect(stored().status).toMatchObject({
+      phase: "Degraded",
+      readyInstances: 1,
+      currentPrimary: "orders-0",
+    });
+    expect(report.requeueAfterMs).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ["no pods yet", [], "Creating"],
+    ["primary ready, replica not", [true, false], "Degraded"],
+    ["all ready", [true, true], "Ready"],
+  ])("phase with %s", async (_n, readiness, phase) => {
+    const { run, addPod, stored } = setup({ instances: 2 });
+    (readiness as boolean[]).forEach((ready, i) => addPod(i, ready));
+    await run();
+    expect(stored().status?.phase).toBe(phase);
+  });
+
+  it("keeps lastTransitionTime while the condition holds, and moves it on a flip", async () => {
+    const { run, addPod, stored, advance, cluster } = setup();
+    addPod(0, false);
+    await run();
+    const t1 = stored().status?.conditions?.find(c => c.type === "Ready")?.lastTransitionTime;
+    advance(60_000);
+    await run();
+    expect(stored().status?.conditions?.find(c => c.type === "Ready")?.lastTransitionTime).toBe(t1);
+    cluster.find("Pod", NS, "orders-0")!.status = {
+      conditions: [{ type: "Ready", status: "True" }],
+    };
+    advance(60_000);
+    await run();
+    const ready = stored().status?.conditions?.find(c => c.type === "Ready");
+    expect(ready).toMatchObject({ status: "True", lastTransitionTime: "2026-11-29T10:02:00.000Z" });
+    expect(cluster.events.map(e => e.reason)).toContain("DatabaseReady");
+  });
+
+  it("writes status only when it changed", async () => {
+    const { cluster, run, addPod } = setup();
+    addPod(0, true);
+    await run();
+    const writes = cluster.calls.patchStatus;
+    await run();
+    expect(cluster.calls.patchStatus).toBe(writes);
+  });
+
+  it("sets observedGeneration to the reconciled generation", async () => {
+    const { run, stored, updateSpec } = setup();
+    await run();
+    updateSpec({ instances: 2 });
+    await run();
+    expect(stored().status?.observedGeneration).toBe(2);
+  });
+});
+
+describe("reconcile: guards", () => {
+  it("honours paused: no children, status says so", async () => {
+    const { cluster, run, stored } = setup({ paused: true });
+    await run();
+    expect(cluster.calls.apply).toBe(0);
+    expect(stored().status).toMatchObject({ phase: "Paused" });
+    expect(stored().status?.conditions?.[0]).toMatchObject({
+      type: "Reconciled",
+      status: "False",
+      reason: "Paused",
+    });
+  });
+
+  it("rejects an invalid spec (admitted while the webhook was down) without touching children", async () => {
+    const { cluster, run, stored, denials } = setup();
+    denials.push({ field: "spec.instances", message: "spec.instances: must be between 1 and 9" });
+    await run();
+    await run();
+    expect(cluster.calls.apply).toBe(0);
+    expect(stored().status).toMatchObject({ phase: "Failed" });
+    expect(cluster.events.filter(e => e.reason === "InvalidSpec")).toHaveLength(1);
+  });
+
+  it("removes Pepr's finalizer of a Database deleted while the operator was down", async () => {
+    const { cluster, run, deleted } = setup(
+      {},
+      {
+        deletionTimestamp: "2026-11-29T09:00:00Z" as never,
+        finalizers: [PEPR_FINALIZER, "other/keep"],
+      },
+    );
+    await run();
+    expect(deleted).toEqual([NAME]);
+    expect(cluster.databases.get(`${NS}/${NAME}`)?.metadata?.finalizers).toEqual(["other/keep"]);
+    expect(cluster.calls.apply).toBe(0);
+  });
+
+  it("does nothing for a deleting Database without our finalizer (garbage collection does the rest)", async () => {
+    const { cluster, run } = setup({}, { deletionTimestamp: "2026-11-29T09:00:00Z" as never });
+    const report = await run();
+    expect(report.writes).toBe(0);
+    expect(cluster.mutatingCalls).toBe(0);
+  });
+
+  it("does nothing for a Database that no longer exists", async () => {
+    const { cluster, deps } = setup();
+    expect(await reconcile(deps, NS, "gone")).toEqual({ writes: 0 });
+    expect(cluster.mutatingCalls).toBe(0);
+  });
+
+  it("propagates API errors so the queue retries with backoff", async () => {
+    const { cluster, run } = setup();
+    cluster.failNext.set("apply", { status: 500, data: { message: "etcd timeout" } });
+    await expect(run()).rejects.toMatchObject({ status: 500 });
+    await run();
+    expect(cluster.find("StatefulSet", NS, NAME)).toBeDefined();
+  });
+});

@@ -1,0 +1,51 @@
+import { convergedStatus, failedStatus, statusPatch } from "./status";
+
+const now = new Date("2026-11-29T10:00:00Z");
+const obs = {
+  generation: 3,
+  desiredInstances: 1,
+  primary: "db-0",
+  pods: [{ name: "db-0", ready: true }],
+};
+
+describe("statusPatch", () => {
+  it("is undefined when nothing changed", () => {
+    const s = convergedStatus(undefined, obs, now);
+    expect(
+      statusPatch(s, convergedStatus(s, obs, new Date("2026-11-29T11:00:00Z"))),
+    ).toBeUndefined();
+  });
+
+  it("removes fields that disappeared with null (merge patch)", () => {
+    const failed = failedStatus(undefined, { reason: "X", message: "m", attempts: 1 }, 3, now);
+    expect(failed.retry).toBeDefined();
+    const patch = statusPatch(failed, convergedStatus(failed, obs, now));
+    expect(patch?.retry).toBeNull();
+  });
+});
+
+describe("failedStatus", () => {
+  it.each([
+    [false, "Pending", true],
+    [true, "Failed", false],
+  ])("permanent=%s → phase %s, retry info %s", (permanent, phase, hasRetry) => {
+    const s = failedStatus(
+      undefined,
+      { reason: "X", message: "m", attempts: 2, permanent },
+      1,
+      now,
+    );
+    expect(s.phase).toBe(phase);
+    expect(s.retry !== undefined).toBe(hasRetry);
+  });
+
+  it("keeps what was observed before (phase, primary)", () => {
+    const ready = convergedStatus(undefined, obs, now);
+    const s = failedStatus(ready, { reason: "ApplyFailed", message: "boom", attempts: 1 }, 3, now);
+    expect(s).toMatchObject({ phase: "Ready", currentPrimary: "db-0", readyInstances: 1 });
+    expect(s.conditions?.find(c => c.type === "Reconciled")).toMatchObject({
+      status: "False",
+      reason: "ApplyFailed",
+    });
+  });
+});

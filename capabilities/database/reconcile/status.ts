@@ -1,0 +1,183 @@
+/**
+ * Status as a pure function of what reconcile observed and the previous status. Reconcile writes
+ * the result only when it differs from what is stored (statusPatch returns undefined then).
+ */
+import { equals } from "ramda";
+import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
+import { DatabaseStatusPatch } from "./cluster";
+import { isTrue, setCondition } from "./conditions";
+
+export interface ObservedPod {
+  name: string;
+  ready: boolean;
+  role?: string;
+}
+
+export interface Observation {
+  generation: number;
+  desiredInstances: number;
+  primary: string;
+  pods: ObservedPod[];
+}
+
+type Phase = NonNullable<DatabaseStatus["phase"]>;
+
+const instancesOf = (obs: Observation): InstanceStatus[] =>
+  [...obs.pods]
+    .sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }))
+    .map(p => ({
+      name: p.name,
+      role: p.name === obs.primary ? "primary" : "replica",
+      ready: p.ready,
+    }));
+
+function phaseOf(ready: number, primaryReady: boolean, wasReady: boolean, obs: Observation): Phase {
+  if (ready === obs.desiredInstances && primaryReady) return "Ready";
+  if (primaryReady || wasReady) return "Degraded";
+  return "Creating";
+}
+
+/** Status after a reconcile that applied every child. */
+export function convergedStatus(
+  prev: DatabaseStatus | undefined,
+  obs: Observation,
+  now: Date,
+): DatabaseStatus {
+  const ready = obs.pods.filter(p => p.ready).length;
+  const primaryReady = obs.pods.some(p => p.name === obs.primary && p.ready);
+  const wasReady = isTrue(prev?.conditions, "Ready") || prev?.phase === "Degraded";
+  const phase = phaseOf(ready, primaryReady, wasReady, obs);
+  let conditions = setCondition(
+    prev?.conditions,
+    {
+      type: "Reconciled",
+      status: "True",
+      reason: "Converged",
+      message: "All children match the spec",
+    },
+    now,
+    obs.generation,
+  );
+  conditions = setCondition(
+    conditions,
+    phase === "Ready"
+      ? {
+          type: "Ready",
+          status: "True",
+          reason: "AllInstancesReady",
+          message: `${ready}/${obs.desiredInstances} instances ready`,
+        }
+      : {
+          type: "Ready",
+          status: "False",
+          reason: "InstancesNotReady",
+          message: `${ready}/${obs.desiredInstances} instances ready`,
+        },
+    now,
+    obs.generation,
+  );
+  conditions = setCondition(
+    conditions,
+    primaryReady
+      ? {
+          type: "PrimaryAvailable",
+          status: "True",
+          reason: "PrimaryReady",
+          message: `${obs.primary} is ready`,
+        }
+      : {
+          type: "PrimaryAvailable",
+          status: "False",
+          reason: "PrimaryNotReady",
+          message: `${obs.primary} is not ready`,
+        },
+    now,
+    obs.generation,
+  );
+  const { retry: _retry, ...rest } = prev ?? {};
+  return {
+    ...rest,
+    phase,
+    observedGeneration: obs.generation,
+    conditions,
+    currentPrimary: obs.primary,
+    targetPrimary: obs.primary,
+    instances: instancesOf(obs),
+    readyInstances: ready,
+  };
+}
+
+export interface Failure {
+  reason: string;
+  message: string;
+  attempts: number;
+  nextRetryTime?: Date;
+  /** Permanent failures (an invalid spec) wait for a spec change: phase Failed, no retry info. */
+  permanent?: boolean;
+}
+
+/** Status after a failed reconcile; keeps what was observed before. */
+export function failedStatus(
+  prev: DatabaseStatus | undefined,
+  failure: Failure,
+  generation: number,
+  now: Date,
+): DatabaseStatus {
+  const conditions = setCondition(
+    prev?.conditions,
+    { type: "Reconciled", status: "False", reason: failure.reason, message: failure.message },
+    now,
+    generation,
+  );
+  const { retry: _retry, ...rest } = prev ?? {};
+  const retry = failure.permanent
+    ? undefined
+    : {
+        attempts: failure.attempts,
+        lastError: failure.message,
+        ...(failure.nextRetryTime ? { nextRetryTime: failure.nextRetryTime.toISOString() } : {}),
+      };
+  return {
+    ...rest,
+    phase: failure.permanent ? "Failed" : (prev?.phase ?? "Pending"),
+    conditions,
+    ...(retry ? { retry } : {}),
+  };
+}
+
+/** Status of a paused Database: nothing else changes. */
+export function pausedStatus(
+  prev: DatabaseStatus | undefined,
+  generation: number,
+  now: Date,
+): DatabaseStatus {
+  const conditions = setCondition(
+    prev?.conditions,
+    {
+      type: "Reconciled",
+      status: "False",
+      reason: "Paused",
+      message: "spec.paused is true: pgkeeper does not act on this Database",
+    },
+    now,
+    generation,
+  );
+  const { retry: _retry, ...rest } = prev ?? {};
+  return { ...rest, phase: "Paused", observedGeneration: generation, conditions };
+}
+
+/**
+ * The merge patch that turns `prev` into `next`, or undefined when they are equal. Top-level
+ * fields that disappeared are sent as null (a merge patch removes them).
+ */
+export function statusPatch(
+  prev: DatabaseStatus | undefined,
+  next: DatabaseStatus,
+): DatabaseStatusPatch | undefined {
+  if (equals(prev ?? {}, next)) return undefined;
+  const patch: DatabaseStatusPatch = { ...next };
+  for (const key of Object.keys(prev ?? {}) as (keyof DatabaseStatus)[]) {
+    if (!(key in next)) patch[key] = null;
+  }
+  return patch;
+}

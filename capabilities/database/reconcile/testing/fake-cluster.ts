@@ -1,0 +1,172 @@
+/**
+ * An in-memory stand-in for the API, for unit tests of reconcile's step logic only (cluster
+ * behaviour is tested against a real apiserver in test/integration). It keeps objects by ref,
+ * bumps resourceVersion on every effective change, and counts calls by verb.
+ */
+import { clone, equals, mergeDeepRight } from "ramda";
+import { Database } from "../../api/database";
+import { Cluster, DatabaseStatusPatch, EventInput, KubeObject, ObjectRef, refOf } from "../cluster";
+
+type Verb =
+  | "get"
+  | "list"
+  | "apply"
+  | "delete"
+  | "patchLabels"
+  | "resizeClaim"
+  | "patchStatus"
+  | "removeFinalizer"
+  | "event";
+
+const keyOf = (ref: Pick<ObjectRef, "kind" | "namespace" | "name">): string =>
+  `${ref.kind}/${ref.namespace}/${ref.name}`;
+
+export class FakeCluster implements Cluster {
+  readonly objects = new Map<string, KubeObject>();
+  readonly databases = new Map<string, Database>();
+  readonly events: (EventInput & { object: string })[] = [];
+  readonly calls: Record<Verb, number> = {
+    get: 0,
+    list: 0,
+    apply: 0,
+    delete: 0,
+    patchLabels: 0,
+    resizeClaim: 0,
+    patchStatus: 0,
+    removeFinalizer: 0,
+    event: 0,
+  };
+  /** Makes the next call of a verb throw (once). */
+  readonly failNext = new Map<Verb, unknown>();
+  private version = 1;
+  private uid = 1;
+
+  addDatabase(db: Database): Database {
+    const stored = clone(db);
+    stored.metadata = {
+      uid: `db-uid-${this.uid++}`,
+      generation: 1,
+      ...stored.metadata,
+      resourceVersion: String(this.version++),
+    };
+    this.databases.set(`${stored.metadata.namespace}/${stored.metadata.name}`, stored);
+    return stored;
+  }
+
+  put(obj: KubeObject): void {
+    this.objects.set(keyOf(refOf(obj)), {
+      ...clone(obj),
+      metadata: { ...obj.metadata, resourceVersion: String(this.version++) },
+    });
+  }
+
+  find(kind: string, namespace: string, name: string): KubeObject | undefined {
+    return this.objects.get(keyOf({ kind, namespace, name }));
+  }
+
+  get mutatingCalls(): number {
+    const c = this.calls;
+    return c.apply + c.delete + c.patchLabels + c.resizeClaim + c.patchStatus + c.removeFinalizer;
+  }
+
+  private count(verb: Verb): void {
+    this.calls[verb]++;
+    const failure = this.failNext.get(verb);
+    if (failure !== undefined) {
+      this.failNext.delete(verb);
+      throw failure;
+    }
+  }
+
+  async getDatabase(namespace: string, name: string): Promise<Database | undefined> {
+    this.count("get");
+    const db = this.databases.get(`${namespace}/${name}`);
+    return db ? clone(db) : undefined;
+  }
+
+  async get(ref: ObjectRef): Promise<KubeObject | undefined> {
+    this.count("get");
+    const obj = this.objects.get(keyOf(ref));
+    return obj ? clone(obj) : undefined;
+  }
+
+  async list(
+    ref: Pick<ObjectRef, "kind">,
+    namespace: string,
+    labels: Record<string, string>,
+  ): Promise<KubeObject[]> {
+    this.count("list");
+    return [...this.objects.values()]
+      .filter(o => o.kind === ref.kind && o.metadata?.namespace === namespace)
+      .filter(o => Object.entries(labels).every(([k, v]) => o.metadata?.labels?.[k] === v))
+      .map(o => clone(o));
+  }
+
+  async apply(obj: KubeObject): Promise<KubeObject> {
+    this.count("apply");
+    const key = keyOf(refOf(obj));
+    const live = this.objects.get(key);
+    const merged = live ? (mergeDeepRight(live, obj) as KubeObject) : clone(obj);
+    if (!live || !equals(live, merged)) {
+      merged.metadata = { ...merged.metadata, resourceVersion: String(this.version++) };
+      this.objects.set(key, merged);
+    }
+    return clone(this.objects.get(key)!);
+  }
+
+  async delete(ref: ObjectRef): Promise<void> {
+    this.count("delete");
+    this.objects.delete(keyOf(ref));
+  }
+
+  async patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<void> {
+    this.count("patchLabels");
+    const obj = this.objects.get(keyOf(ref));
+    if (!obj) throw { status: 404, data: { message: "not found" } };
+    const next = { ...obj.metadata?.labels } as Record<string, string>;
+    for (const [k, v] of Object.entries(labels)) {
+      if (v === null) delete next[k];
+      else next[k] = v;
+    }
+    obj.metadata = { ...obj.metadata, labels: next, resourceVersion: String(this.version++) };
+  }
+
+  async resizeClaim(ref: ObjectRef, size: string): Promise<void> {
+    this.count("resizeClaim");
+    const obj = this.objects.get(keyOf(ref));
+    if (obj)
+      this.objects.set(
+        keyOf(ref),
+        mergeDeepRight(obj, { spec: { resources: { requests: { storage: size } } } }) as KubeObject,
+      );
+  }
+
+  async patchStatus(db: Database, status: DatabaseStatusPatch): Promise<void> {
+    this.count("patchStatus");
+    const key = `${db.metadata?.namespace}/${db.metadata?.name}`;
+    const stored = this.databases.get(key);
+    if (!stored) throw { status: 404, data: { message: "not found" } };
+    const next: Record<string, unknown> = { ...stored.status };
+    for (const [k, v] of Object.entries(status)) {
+      if (v === null) delete next[k];
+      else next[k] = clone(v);
+    }
+    stored.status = next as Database["status"];
+    stored.metadata = { ...stored.metadata, resourceVersion: String(this.version++) };
+  }
+
+  async removeFinalizer(db: Database, finalizer: string): Promise<void> {
+    this.count("removeFinalizer");
+    const key = `${db.metadata?.namespace}/${db.metadata?.name}`;
+    const stored = this.databases.get(key);
+    if (!stored?.metadata) return;
+    stored.metadata.finalizers = (stored.metadata.finalizers ?? []).filter(f => f !== finalizer);
+    if (stored.metadata.deletionTimestamp && stored.metadata.finalizers.length === 0)
+      this.databases.delete(key);
+  }
+
+  async recordEvent(db: Database, event: EventInput): Promise<void> {
+    this.count("event");
+    this.events.push({ ...event, object: `${db.metadata?.namespace}/${db.metadata?.name}` });
+  }
+}

@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { load } from "js-yaml";
+import { celRules, databaseCrd } from "../capabilities/database/api/crd";
+import { renderCrdYaml } from "./crd-yaml";
+
+describe("deploy/crd.yaml", () => {
+  const shipped = readFileSync(join(__dirname, "..", "deploy", "crd.yaml"), "utf8");
+
+  it("matches the TypeScript API source (run `npm run crd:generate` after changing the API)", () => {
+    expect(shipped).toEqual(renderCrdYaml());
+  });
+
+  it("parses back to the same object", () => {
+    expect(load(shipped)).toEqual(databaseCrd());
+  });
+});
+
+type Schema = {
+  description?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  "x-kubernetes-preserve-unknown-fields"?: boolean;
+};
+
+const undocumented = (s: Schema, path: string): string[] => [
+  ...(s.description || path === ".metadata" || path === "" ? [] : [path]),
+  ...Object.entries(s.properties ?? {}).flatMap(([k, v]) => undocumented(v, `${path}.${k}`)),
+  ...(s.items ? undocumented(s.items, `${path}[]`) : []),
+];
+
+describe("the Database CRD", () => {
+  const crd = databaseCrd() as {
+    spec: { versions: { schema: { openAPIV3Schema: Schema } }[] };
+  };
+  const root = crd.spec.versions[0].schema.openAPIV3Schema;
+
+  it("documents every field, so `kubectl explain` is useful", () => {
+    expect(undocumented(root, "")).toEqual([]);
+  });
+
+  it("has CEL rules for the static checks", () => {
+    const paths = celRules().map(r => r.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        ".",
+        ".spec.version",
+        ".spec.storage.size",
+        ".spec.storage.storageClassName",
+        ".spec.postgresql.parameters",
+        ".spec.postgresql.synchronous",
+        ".spec.backup",
+        ".spec.bootstrap",
+        ".spec.resources",
+      ]),
+    );
+  });
+});

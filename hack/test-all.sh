@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `npm test`: every tier, cheapest first. Installs what it needs on a fresh clone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+if [ ! -x node_modules/.bin/pepr ]; then
+  step "npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+step "lint (eslint + prettier)"
+npm run -s lint
+step "type-check"
+npm run -s typecheck
+step "CRD in sync with the TypeScript API"
+npx ts-node hack/generate-crd.ts --check
+step "unit tests"
+npx jest --selectProjects unit
+step "pepr build"
+bash hack/build.sh
