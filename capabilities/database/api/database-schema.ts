@@ -88,13 +88,13 @@ export const databaseSpecSchema = object(
   {
     version: stringEnum(
       SUPPORTED_VERSIONS,
-      "PostgreSQL major version. Fixed after creation: a major upgrade needs a new Database.",
+      "PostgreSQL major version (14-18). Fixed after creation: a major upgrade needs a new Database filled by dump and restore.",
       {
         "x-kubernetes-validations": [
           {
             rule: "self == oldSelf",
             message:
-              "version is immutable: a major upgrade needs a new Database restored from a backup",
+              "version is immutable: a major upgrade needs a new Database filled by dump and restore (base backups only restore into the same major)",
           },
         ],
       },

@@ -1,0 +1,131 @@
+import { mergeDeepRight } from "ramda";
+import { DEFAULT_CONFIG, OperatorConfig } from "../lib/config";
+import { defaultsPatch } from "./defaults";
+
+const config: OperatorConfig = {
+  ...DEFAULT_CONFIG,
+  postgresImage: "registry.example/pg:{version}",
+};
+const minimal = { version: "16", storage: { size: "10Gi" } };
+
+/** Everything the webhook fills into a minimal spec. */
+const MINIMAL_PATCH = {
+  image: "registry.example/pg:16",
+  instances: 1,
+  scheduling: { antiAffinity: "preferred" },
+  postgresql: { synchronous: { mode: "off" } },
+  failover: { enabled: true, delaySeconds: 0 },
+  paused: false,
+};
+
+const apply = (spec: object, patch: object | undefined): object =>
+  patch ? mergeDeepRight(spec, patch) : spec;
+
+describe("defaultsPatch", () => {
+  it("fills every absent defaultable field of a minimal spec", () => {
+    expect(defaultsPatch(minimal, config)).toEqual(MINIMAL_PATCH);
+  });
+
+  it.each<[string, Record<string, unknown>, Record<string, unknown> | undefined]>([
+    [
+      "keeps present values, fills only what is missing",
+      {
+        ...minimal,
+        image: "mine:1",
+        instances: 3,
+        scheduling: { antiAffinity: "none", nodeSelector: { a: "b" } },
+        postgresql: { parameters: { work_mem: "4MB" }, synchronous: { mode: "quorum", number: 1 } },
+        failover: { enabled: false },
+        paused: true,
+      },
+      { failover: { delaySeconds: 0 } },
+    ],
+    [
+      "fills nested fields next to present ones",
+      { ...minimal, scheduling: { nodeSelector: { a: "b" } }, failover: { delaySeconds: 30 } },
+      {
+        ...MINIMAL_PATCH,
+        scheduling: { antiAffinity: "preferred" },
+        failover: { enabled: true },
+      },
+    ],
+    [
+      "adds backup retention only when backup is present",
+      { ...minimal, backup: { schedule: "@daily", volume: { size: "1Gi" } } },
+      { ...MINIMAL_PATCH, backup: { retention: 7 } },
+    ],
+    [
+      "keeps false and 0 as present values",
+      { ...minimal, paused: false, instances: 1, failover: { enabled: false, delaySeconds: 0 } },
+      {
+        image: MINIMAL_PATCH.image,
+        scheduling: MINIMAL_PATCH.scheduling,
+        postgresql: MINIMAL_PATCH.postgresql,
+      },
+    ],
+    ["no patch for a spec missing its version", { storage: { size: "10Gi" } }, undefined],
+    ["no patch for an unsupported version", { ...minimal, version: "13" }, undefined],
+    ["no patch for instances as a string", { ...minimal, instances: "3" }, undefined],
+    ["no patch when scheduling is a string", { ...minimal, scheduling: "spread" }, undefined],
+    [
+      "no patch when tolerations is not a list",
+      { ...minimal, scheduling: { tolerations: {} } },
+      undefined,
+    ],
+    [
+      "no patch when a parameter is not a string",
+      { ...minimal, postgresql: { parameters: { a: 1 } } },
+      undefined,
+    ],
+  ])("%s", (_title, spec, expected) => {
+    expect(defaultsPatch(spec, config)).toEqual(expected);
+  });
+
+  it.each([undefined, null, "spec", 5, [], {}])("never throws, no patch for %p", spec => {
+    expect(defaultsPatch(spec, config)).toBeUndefined();
+  });
+
+  it.each([
+    minimal,
+    { ...minimal, backup: { retention: 3 }, scheduling: { tolerations: [{ key: "a" }] } },
+    { ...minimal, postgresql: { parameters: { work_mem: "4MB" } }, resources: {} },
+  ])("is idempotent: a defaulted spec needs no further patch (%#)", spec => {
+    const once = apply(spec, defaultsPatch(spec, config));
+    expect(defaultsPatch(once, config)).toBeUndefined();
+    expect(apply(once, defaultsPatch(once, config))).toEqual(once);
+  });
+
+  it("does not change present values when applied", () => {
+    const spec = {
+      ...minimal,
+      instances: 5,
+      image: "mine:2",
+      scheduling: { tolerations: [{ key: "x" }] },
+    };
+    const result = apply(spec, defaultsPatch(spec, config)) as typeof spec;
+    expect(result.instances).toBe(5);
+    expect(result.image).toBe("mine:2");
+    expect(result.scheduling.tolerations).toEqual([{ key: "x" }]);
+  });
+
+  it("uses the operator's image template for the version", () => {
+    expect(defaultsPatch({ ...minimal, version: "14" }, DEFAULT_CONFIG)?.image).toBe(
+      "docker.io/library/postgres:14",
+    );
+  });
+
+  describe("on update, the image pinned at creation wins over the operator default", () => {
+    it.each<[string, unknown, string]>([
+      ["stored image reused", { ...minimal, image: "old:16" }, "old:16"],
+      [
+        "stored spec of another version ignored",
+        { ...minimal, version: "15", image: "old:15" },
+        "registry.example/pg:16",
+      ],
+      ["stored spec without image", minimal, "registry.example/pg:16"],
+      ["stored spec malformed", "garbage", "registry.example/pg:16"],
+    ])("%s", (_title, oldSpec, image) => {
+      expect(defaultsPatch(minimal, config, oldSpec)?.image).toBe(image);
+    });
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * What the Mutate webhook writes into a Database: every absent defaultable field, from the same
+ * `withDefaults` that reconcile reads specs through. The image is pinned into the spec at
+ * creation, so upgrading the operator (whose default image may move) never changes the image of
+ * a running Database.
+ */
+import { DatabaseSpec, SUPPORTED_VERSIONS } from "../api/database-schema";
+import { withDefaults } from "../api/defaults";
+import { defaultImageFor, OperatorConfig } from "../lib/config";
+import { checkSpecShape } from "./rules/shape";
+import { isRecord } from "./rules/util";
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
+export type SpecPatch = DeepPartial<DatabaseSpec>;
+
+const isEmpty = (value: unknown): boolean =>
+  (Array.isArray(value) && value.length === 0) ||
+  (isRecord(value) && Object.keys(value).length === 0);
+
+/** `value` without empty maps and lists: `resources: {}` is noise, not a default. */
+function pruned(value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  const result: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    const p = pruned(child);
+    if (p !== undefined && !isEmpty(p)) result[key] = p;
+  }
+  return result;
+}
+
+/** The part of `resolved` that `present` lacks; present values are never touched. */
+function absentPart(
+  present: Record<string, unknown>,
+  resolved: Record<string, unknown>,
+): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(resolved)) {
+    const current = present[key];
+    const part =
+      current === undefined
+        ? pruned(value)
+        : isRecord(current) && isRecord(value)
+          ? absentPart(current, value)
+          : undefined;
+    if (part !== undefined && !isEmpty(part)) patch[key] = part;
+  }
+  return patch;
+}
+
+/**
+ * The image when spec.image is absent. On UPDATE the stored image wins over the operator's
+ * current default: a client that drops the field (server-side apply does when it owned it)
+ * must not silently move the Database to another image.
+ */
+function imageFor(spec: DatabaseSpec, oldSpec: unknown, config: OperatorConfig): string {
+  if (isRecord(oldSpec) && oldSpec.version === spec.version) {
+    const image = oldSpec.image;
+    if (typeof image === "string" && image.trim() !== "") return image;
+  }
+  return defaultImageFor(spec.version, config);
+}
+
+/**
+ * The object to merge into `spec` so every defaultable field is filled, or undefined when
+ * nothing is missing. Never throws: a malformed spec (or an unsupported version, whose image
+ * cannot be chosen) gets no patch, and validation reports what is wrong.
+ */
+export function defaultsPatch(
+  spec: unknown,
+  config: OperatorConfig,
+  oldSpec?: unknown,
+): SpecPatch | undefined {
+  try {
+    if (checkSpecShape(spec).length > 0) return undefined;
+    const typed = spec as DatabaseSpec;
+    if (!(SUPPORTED_VERSIONS as readonly string[]).includes(typed.version)) return undefined;
+    const image = imageFor(typed, oldSpec, config);
+    const resolved = withDefaults(typed, () => image) as unknown as Record<string, unknown>;
+    const patch = absentPart(typed as Record<string, unknown>, resolved);
+    return Object.keys(patch).length === 0 ? undefined : (patch as SpecPatch);
+  } catch {
+    return undefined;
+  }
+}

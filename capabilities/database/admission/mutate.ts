@@ -1,0 +1,30 @@
+/** The Pepr Mutate action for Databases: a thin adapter over `defaultsPatch`. */
+import type { PeprMutateRequest } from "pepr";
+import type { Database } from "../api/database";
+import { OperatorConfig, readConfig } from "../lib/config";
+import { defaultsPatch } from "./defaults";
+
+type MergePatch = Parameters<PeprMutateRequest<Database>["Merge"]>[0];
+
+/** Fills defaults on CREATE and UPDATE; leaves deletes, status writes and dying objects alone. */
+export function applyDefaults(req: PeprMutateRequest<Database>, config: OperatorConfig): void {
+  try {
+    const { operation, subResource } = req.Request;
+    if (operation !== "CREATE" && operation !== "UPDATE") return;
+    if (subResource || req.Raw.metadata?.deletionTimestamp) return;
+    const old = operation === "UPDATE" ? (req.OldResource as Database | undefined) : undefined;
+    const patch = defaultsPatch(req.Raw.spec, config, old?.spec);
+    if (patch) req.Merge({ spec: patch } as MergePatch);
+  } catch {
+    // Never fail admission over defaults: reconcile resolves the same defaults itself, and the
+    // validating webhook reports a malformed spec with a proper message.
+  }
+}
+
+/**
+ * Pepr Mutate action. Takes only the request because Pepr passes a logger as second argument;
+ * the configuration is read from the environment each time (cheap, and always current).
+ */
+export function mutateDatabase(req: PeprMutateRequest<Database>): void {
+  applyDefaults(req, readConfig());
+}

@@ -1,0 +1,59 @@
+/**
+ * Every value rule of the Database webhook, in the order their denials are reported. They run
+ * after the structural check (shape.ts), so each may trust the spec's types.
+ */
+import {
+  backupRetentionRule,
+  backupScheduleRule,
+  backupVolumeChangeRule,
+  backupVolumeRequiredRule,
+  backupVolumeSizeRule,
+} from "./backup";
+import { bootstrapImmutableRule, bootstrapRestoreRule } from "./bootstrap";
+import { failoverDelayRule } from "./failover";
+import { imageRule } from "./image";
+import { instancesRule } from "./instances";
+import { nameRule } from "./name";
+import { operatorOwnedParametersRule, parameterNamesRule, parameterValuesRule } from "./parameters";
+import {
+  requestsWithinLimitsRule,
+  resourceMinimumsRule,
+  resourceQuantitiesRule,
+} from "./resources";
+import { antiAffinityRule, nodeSelectorRule, tolerationsRule } from "./scheduling";
+import { storageClassImmutableRule, storageShrinkRule, storageSizeRule } from "./storage";
+import { synchronousModeRule, synchronousNumberRule } from "./synchronous";
+import { Rule } from "./types";
+import { versionImmutableRule, versionRule } from "./version";
+
+export const RULES: readonly Rule[] = [
+  nameRule,
+  versionRule,
+  versionImmutableRule,
+  imageRule,
+  instancesRule,
+  storageSizeRule,
+  storageShrinkRule,
+  storageClassImmutableRule,
+  resourceQuantitiesRule,
+  resourceMinimumsRule,
+  requestsWithinLimitsRule,
+  operatorOwnedParametersRule,
+  parameterNamesRule,
+  parameterValuesRule,
+  synchronousModeRule,
+  synchronousNumberRule,
+  failoverDelayRule,
+  backupScheduleRule,
+  backupVolumeRequiredRule,
+  backupRetentionRule,
+  backupVolumeSizeRule,
+  backupVolumeChangeRule,
+  bootstrapRestoreRule,
+  bootstrapImmutableRule,
+  antiAffinityRule,
+  nodeSelectorRule,
+  tolerationsRule,
+];
+
+export type { CheckedDatabase, Denial, Rule, RuleContext } from "./types";

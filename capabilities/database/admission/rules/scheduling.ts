@@ -1,0 +1,94 @@
+import { Denial, deny, Rule } from "./types";
+
+const ANTI_AFFINITY = ["preferred", "required", "none"];
+const OPERATORS = ["Exists", "Equal"];
+const EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+export const antiAffinityRule: Rule = {
+  name: "anti-affinity",
+  check: ({ db }) => {
+    const value = db.spec.scheduling?.antiAffinity;
+    if (value === undefined || ANTI_AFFINITY.includes(value)) return [];
+    return [
+      deny(
+        "spec.scheduling.antiAffinity",
+        `"${value}" is not allowed; use one of ${ANTI_AFFINITY.join(", ")}`,
+      ),
+    ];
+  },
+};
+
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A label key: [dns-subdomain-prefix/]name. */
+export function isLabelKey(key: string): boolean {
+  const parts = key.split("/");
+  if (parts.length > 2) return false;
+  const name = parts.pop() as string;
+  const prefix = parts[0];
+  const prefixOk = prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
+  return prefixOk && name.length <= 63 && LABEL_NAME.test(name);
+}
+
+export const isLabelValue = (value: string): boolean =>
+  value === "" || (value.length <= 63 && LABEL_NAME.test(value));
+
+/** A node selector that is not a valid label selector makes the StatefulSet apply fail. */
+export const nodeSelectorRule: Rule = {
+  name: "node-selector",
+  check: ({ db }) =>
+    Object.entries(db.spec.scheduling?.nodeSelector ?? {}).flatMap(([key, value]): Denial[] => {
+      const field = `spec.scheduling.nodeSelector[${key}]`;
+      if (!isLabelKey(key)) {
+        return [
+          deny(field, "is not a valid label key ([prefix/]name, name at most 63 characters)"),
+        ];
+      }
+      if (!isLabelValue(value)) {
+        return [
+          deny(
+            field,
+            `"${value}" is not a valid label value (at most 63 letters, digits, '-', '_', '.')`,
+          ),
+        ];
+      }
+      return [];
+    }),
+};
+
+/** Field types of a toleration (the CRD keeps tolerations opaque). */
+function tolerationTypeDenials(t: Record<string, unknown>, field: string): Denial[] {
+  const denials = ["key", "operator", "value", "effect"]
+    .filter(key => t[key] !== undefined && typeof t[key] !== "string")
+    .map(key => deny(`${field}.${key}`, "must be a string"));
+  if (t.tolerationSeconds !== undefined && !Number.isInteger(t.tolerationSeconds)) {
+    denials.push(deny(`${field}.tolerationSeconds`, "must be an integer"));
+  }
+  return denials;
+}
+
+function tolerationDenials(t: Record<string, unknown>, field: string): Denial[] {
+  const denials = tolerationTypeDenials(t, field);
+  if (typeof t.operator === "string" && !OPERATORS.includes(t.operator)) {
+    denials.push(deny(`${field}.operator`, `"${t.operator}" is not allowed; use Exists or Equal`));
+  }
+  if (typeof t.effect === "string" && t.effect !== "" && !EFFECTS.includes(t.effect)) {
+    denials.push(
+      deny(`${field}.effect`, `"${t.effect}" is not allowed; use one of ${EFFECTS.join(", ")}`),
+    );
+  }
+  if (t.operator === "Exists" && t.value !== undefined && t.value !== "") {
+    denials.push(deny(`${field}.value`, "must be empty when operator is Exists"));
+  }
+  return denials;
+}
+
+/** Tolerations are opaque in the CRD; a malformed one would only fail later, at the StatefulSet. */
+export const tolerationsRule: Rule = {
+  name: "tolerations",
+  check: ({ db }) =>
+    (db.spec.scheduling?.tolerations ?? []).flatMap((t, i) =>
+      tolerationDenials(t, `spec.scheduling.tolerations[${i}]`),
+    ),
+};

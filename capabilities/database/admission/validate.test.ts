@@ -1,0 +1,716 @@
+import { formatDenials, validateDatabase } from "./validate";
+import { RULES } from "./rules";
+import { storageSizeRule } from "./rules/storage";
+
+type Spec = Record<string, unknown>;
+
+/** A valid Database with `spec` fields replaced (shallowly) by `overrides`. */
+const db = (overrides: Spec = {}, name = "orders"): Record<string, unknown> => ({
+  apiVersion: "pgkeeper.dev/v1alpha1",
+  kind: "Database",
+  metadata: { name, namespace: "shop" },
+  spec: { version: "16", storage: { size: "10Gi" }, ...overrides },
+});
+
+const FULL: Spec = {
+  version: "17",
+  image: "ghcr.io/acme/postgres:17.2@sha256:" + "a".repeat(64),
+  instances: 3,
+  storage: { size: "20Gi", storageClassName: "fast" },
+  resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { cpu: 2, memory: "2Gi" } },
+  scheduling: {
+    nodeSelector: { "kubernetes.io/os": "linux", disk: "" },
+    tolerations: [
+      { key: "db", operator: "Exists", effect: "NoSchedule" },
+      { key: "zone", operator: "Equal", value: "a", effect: "NoExecute", tolerationSeconds: 30 },
+    ],
+    affinity: { nodeAffinity: {} },
+    antiAffinity: "required",
+  },
+  postgresql: {
+    parameters: {
+      shared_buffers: "512MB",
+      shared_preload_libraries: "pg_stat_statements",
+      "pg_stat_statements.max": "10000",
+      log_line_prefix: "'%m [%p] '",
+    },
+    synchronous: { mode: "quorum", number: 1 },
+  },
+  failover: { enabled: false, delaySeconds: 3600 },
+  backup: { schedule: "0 3 * * 1-5", retention: 365, volume: { size: "50Gi" } },
+  bootstrap: { restore: { source: "orders-old", backup: "orders-old-20250101" } },
+  paused: true,
+};
+
+const three = { instances: 3 };
+const quorum = (number?: number): Spec => ({
+  postgresql: { synchronous: { mode: "quorum", ...(number === undefined ? {} : { number }) } },
+});
+const params = (parameters: Record<string, unknown>): Spec => ({ postgresql: { parameters } });
+const backup = (b: Spec): Spec => ({ backup: b });
+const scheduling = (s: Spec): Spec => ({ scheduling: s });
+const restoreFrom = (source: string): Spec => ({ bootstrap: { restore: { source } } });
+
+/** [title, object, stored object (UPDATE) or undefined, expected message parts ([] = admitted)] */
+type Case = [string, unknown, unknown, string[]];
+
+const CASES: Case[] = [
+  // Structure: malformed types never throw, they get a denial naming the field.
+  ["minimal spec", db(), undefined, []],
+  ["every field set", db(FULL), undefined, []],
+  ["not an object", null, undefined, ["(root): must be a Database object, got null"]],
+  ["spec missing", { metadata: { name: "orders" } }, undefined, ["spec: is required"]],
+  [
+    "spec a string",
+    { metadata: { name: "orders" }, spec: "x" },
+    undefined,
+    ["spec: must be an object"],
+  ],
+  [
+    "metadata not an object",
+    { metadata: "orders", spec: {} },
+    undefined,
+    ["metadata: must be an object"],
+  ],
+  [
+    "name not a string",
+    { metadata: { name: 5 }, spec: db().spec },
+    undefined,
+    ["metadata.name: must be a string, got 5"],
+  ],
+  [
+    "version missing",
+    db({ version: undefined }),
+    undefined,
+    ["spec.version: is required (one of 14, 15, 16, 17, 18)"],
+  ],
+  ["version a number", db({ version: 16 }), undefined, ["spec.version: must be a string, got 16"]],
+  ["storage missing", db({ storage: undefined }), undefined, ["spec.storage: is required"]],
+  ["storage null", db({ storage: null }), undefined, ["spec.storage: must be an object, got null"]],
+  ["storage.size missing", db({ storage: {} }), undefined, ["spec.storage.size: is required"]],
+  [
+    "instances a string",
+    db({ instances: "3" }),
+    undefined,
+    ['spec.instances: must be an integer, got the string "3"'],
+  ],
+  [
+    "instances fractional",
+    db({ instances: 2.5 }),
+    undefined,
+    ["spec.instances: must be an integer, got 2.5"],
+  ],
+  [
+    "parameter value a number",
+    db(params({ work_mem: 64 })),
+    undefined,
+    ["spec.postgresql.parameters[work_mem]: must be a string, got 64"],
+  ],
+  [
+    "parameters a list",
+    db(params(["a"] as unknown as Record<string, unknown>)),
+    undefined,
+    ["spec.postgresql.parameters: must be a map, got a list"],
+  ],
+  [
+    "tolerations not a list",
+    db(scheduling({ tolerations: { key: "a" } })),
+    undefined,
+    ["spec.scheduling.tolerations: must be a list, got an object"],
+  ],
+  [
+    "toleration not an object",
+    db(scheduling({ tolerations: ["a"] })),
+    undefined,
+    ["spec.scheduling.tolerations[0]: must be an object"],
+  ],
+  [
+    "nodeSelector value not a string",
+    db(scheduling({ nodeSelector: { disk: 1 } })),
+    undefined,
+    ["spec.scheduling.nodeSelector[disk]: must be a string"],
+  ],
+  [
+    "cpu a boolean",
+    db({ resources: { requests: { cpu: true } } }),
+    undefined,
+    ["spec.resources.requests.cpu: must be a quantity"],
+  ],
+  [
+    "paused not a boolean",
+    db({ paused: "yes" }),
+    undefined,
+    ['spec.paused: must be true or false, got the string "yes"'],
+  ],
+  [
+    "failover.enabled a string",
+    db({ failover: { enabled: "true" } }),
+    undefined,
+    ["spec.failover.enabled: must be true or false"],
+  ],
+  [
+    "image too long",
+    db({ image: "a".repeat(513) }),
+    undefined,
+    ["spec.image: must be at most 512 characters, got 513"],
+  ],
+  [
+    "several type errors",
+    db({ instances: "3", paused: 1 }),
+    undefined,
+    ["spec.instances: must be an integer", "; spec.paused: must be true or false"],
+  ],
+
+  // metadata.name
+  [
+    "name too long",
+    db({}, "a".repeat(51)),
+    undefined,
+    ["metadata.name: is 51 characters; at most 50"],
+  ],
+  [
+    "name with uppercase",
+    db({}, "My_DB"),
+    undefined,
+    ['metadata.name: "My_DB" must start with a lowercase letter'],
+  ],
+  ["name starting with a digit", db({}, "1db"), undefined, ["metadata.name:"]],
+  ["name of 50 characters", db({}, "a".repeat(50)), undefined, []],
+
+  // version
+  [
+    "unsupported version",
+    db({ version: "13" }),
+    undefined,
+    ['spec.version: "13" is not supported; supported versions: 14, 15, 16, 17, 18'],
+  ],
+  [
+    "version changed",
+    db({ version: "16", instances: 2 }),
+    db({ version: "15" }),
+    ["spec.version: cannot change from 15 to 16", "major upgrade needs a new Database"],
+  ],
+  ["version kept on update", db({ instances: 2 }), db(), []],
+
+  // image
+  ["image with registry port", db({ image: "localhost:5000/pg:16" }), undefined, []],
+  ["image without tag", db({ image: "postgres" }), undefined, []],
+  ["image empty", db({ image: "" }), undefined, ["spec.image: must not be empty"]],
+  [
+    "image with whitespace",
+    db({ image: "postgres 16" }),
+    undefined,
+    ['spec.image: "postgres 16" must not contain whitespace'],
+  ],
+  [
+    "image uppercase repository",
+    db({ image: "Postgres:16" }),
+    undefined,
+    ['spec.image: "Postgres:16" is not a valid image reference'],
+  ],
+  ["image empty tag", db({ image: "postgres:" }), undefined, ["spec.image:"]],
+  ["image bad digest", db({ image: "postgres@sha256:xyz" }), undefined, ["spec.image:"]],
+
+  // instances
+  [
+    "instances 0",
+    db({ instances: 0 }),
+    undefined,
+    ["spec.instances: 0 is out of range; allowed 1..9"],
+  ],
+  ["instances 10", db({ instances: 10 }), undefined, ["spec.instances: 10 is out of range"]],
+  ["instances 9", db({ instances: 9 }), undefined, []],
+
+  // storage
+  [
+    "size not a quantity",
+    db({ storage: { size: "ten" } }),
+    undefined,
+    ['spec.storage.size: "ten" is not a quantity'],
+  ],
+  [
+    "size with exponent",
+    db({ storage: { size: "1e10" } }),
+    undefined,
+    ['spec.storage.size: "1e10" is not a size'],
+  ],
+  [
+    "size too small",
+    db({ storage: { size: "100Mi" } }),
+    undefined,
+    ["spec.storage.size: 100Mi is too small; at least 256Mi"],
+  ],
+  ["size zero", db({ storage: { size: "0" } }), undefined, ["spec.storage.size: 0 is too small"]],
+  ["size at the minimum", db({ storage: { size: "256Mi" } }), undefined, []],
+  [
+    "storage shrinks",
+    db({ storage: { size: "5Gi" } }),
+    db(),
+    ["spec.storage.size: cannot shrink from 10Gi to 5Gi; storage can only grow"],
+  ],
+  ["storage grows", db({ storage: { size: "20Gi" } }), db(), []],
+  ["storage same size, other unit", db({ storage: { size: "10240Mi" } }), db(), []],
+  [
+    "storage class changed",
+    db({ storage: { size: "10Gi", storageClassName: "slow" } }),
+    db({ storage: { size: "10Gi", storageClassName: "fast" } }),
+    ['spec.storage.storageClassName: cannot change from "fast" to "slow"'],
+  ],
+  [
+    "storage class added",
+    db({ storage: { size: "10Gi", storageClassName: "fast" } }),
+    db(),
+    ['spec.storage.storageClassName: cannot change from (unset) to "fast"'],
+  ],
+
+  // resources
+  [
+    "cpu not a quantity",
+    db({ resources: { limits: { cpu: "lots" } } }),
+    undefined,
+    ['spec.resources.limits.cpu: "lots" is not a quantity'],
+  ],
+  [
+    "memory zero",
+    db({ resources: { requests: { memory: "0" } } }),
+    undefined,
+    ["spec.resources.requests.memory: 0 must be greater than zero"],
+  ],
+  [
+    "memory negative",
+    db({ resources: { limits: { memory: "-1Gi" } } }),
+    undefined,
+    ["spec.resources.limits.memory: -1Gi must be greater than zero"],
+  ],
+  [
+    "request above limit",
+    db({ resources: { requests: { memory: "2Gi" }, limits: { memory: "1Gi" } } }),
+    undefined,
+    ["spec.resources.requests.memory: 2Gi exceeds the limit 1Gi; requests must not exceed limits"],
+  ],
+  [
+    "cpu request above limit",
+    db({ resources: { requests: { cpu: "1500m" }, limits: { cpu: 1 } } }),
+    undefined,
+    ["spec.resources.requests.cpu: 1500m exceeds the limit 1"],
+  ],
+  [
+    "memory below PostgreSQL's minimum",
+    db({ resources: { limits: { memory: "64Mi" } } }),
+    undefined,
+    [
+      "spec.resources.limits.memory: 64Mi is too little for PostgreSQL; memory must be at least 128Mi",
+    ],
+  ],
+  [
+    "cpu below 10m",
+    db({ resources: { requests: { cpu: "5m" } } }),
+    undefined,
+    ["spec.resources.requests.cpu: 5m is too little for PostgreSQL; cpu must be at least 10m"],
+  ],
+  [
+    "requests equal limits",
+    db({
+      resources: {
+        requests: { cpu: "10m", memory: "128Mi" },
+        limits: { cpu: "0.01", memory: "128Mi" },
+      },
+    }),
+    undefined,
+    [],
+  ],
+
+  // postgresql.parameters
+  [
+    "operator-owned parameters",
+    db(params({ port: "5433", shared_buffers: "1GB", wal_level: "minimal" })),
+    undefined,
+    ["spec.postgresql.parameters: port, wal_level are managed by pgkeeper and cannot be set"],
+  ],
+  [
+    "operator-owned, other case",
+    db(params({ Port: "5433" })),
+    undefined,
+    ["spec.postgresql.parameters: Port is managed by pgkeeper"],
+  ],
+  [
+    "extension parameters",
+    db(
+      params({
+        shared_preload_libraries: "pg_stat_statements,auto_explain",
+        "auto_explain.log_min_duration": "1s",
+      }),
+    ),
+    undefined,
+    [],
+  ],
+  [
+    "parameter name with a space",
+    db(params({ "work mem": "4MB" })),
+    undefined,
+    ["spec.postgresql.parameters[work mem]: is not a valid parameter name"],
+  ],
+  [
+    "parameter name starting with a digit",
+    db(params({ "1abc": "x" })),
+    undefined,
+    ["spec.postgresql.parameters[1abc]: is not a valid parameter name"],
+  ],
+  [
+    "parameter name with an empty part",
+    db(params({ "ext..x": "1" })),
+    undefined,
+    ["spec.postgresql.parameters[ext..x]:"],
+  ],
+  [
+    "parameter set twice",
+    db(params({ work_mem: "4MB", WORK_MEM: "8MB" })),
+    undefined,
+    ["spec.postgresql.parameters[WORK_MEM]: duplicates work_mem"],
+  ],
+  [
+    "parameter value empty",
+    db(params({ work_mem: " " })),
+    undefined,
+    ["spec.postgresql.parameters[work_mem]: must not be empty"],
+  ],
+  [
+    "parameter value with a newline",
+    db(params({ work_mem: "4MB\nport = 1" })),
+    undefined,
+    ["spec.postgresql.parameters[work_mem]: must be a single line"],
+  ],
+  [
+    "parameter value too long",
+    db(params({ search_path: "a".repeat(4097) })),
+    undefined,
+    ["spec.postgresql.parameters[search_path]: must be at most 4096 characters"],
+  ],
+
+  // postgresql.synchronous
+  [
+    "unknown synchronous mode",
+    db({ postgresql: { synchronous: { mode: "sync", number: 1 } }, ...three }),
+    undefined,
+    ['spec.postgresql.synchronous.mode: "sync" is not a mode; allowed: off, quorum'],
+  ],
+  [
+    "quorum without number",
+    db({ ...quorum(), ...three }),
+    undefined,
+    ["spec.postgresql.synchronous.number: is required when mode is quorum"],
+  ],
+  [
+    "number with mode off",
+    db({ postgresql: { synchronous: { mode: "off", number: 1 } }, ...three }),
+    undefined,
+    ["spec.postgresql.synchronous.number: is only allowed with mode quorum"],
+  ],
+  [
+    "number without mode",
+    db({ postgresql: { synchronous: { number: 1 } }, ...three }),
+    undefined,
+    ["spec.postgresql.synchronous.number: is only allowed with mode quorum"],
+  ],
+  [
+    "quorum with one instance",
+    db(quorum(1)),
+    undefined,
+    ["spec.postgresql.synchronous.mode: quorum needs at least 2 instances"],
+  ],
+  [
+    "number 0",
+    db({ ...quorum(0), ...three }),
+    undefined,
+    ["spec.postgresql.synchronous.number: 0 must be at least 1"],
+  ],
+  [
+    "number not below instances",
+    db({ ...quorum(3), ...three }),
+    undefined,
+    ["spec.postgresql.synchronous.number: 3 must be less than spec.instances (3)"],
+  ],
+  [
+    "scale-down below number+1",
+    db({ ...quorum(2), instances: 2 }),
+    db({ ...quorum(2), ...three }),
+    ["spec.instances: cannot scale down to 2 while spec.postgresql.synchronous.number is 2"],
+  ],
+  ["quorum of 1 with 2 instances", db({ ...quorum(1), instances: 2 }), undefined, []],
+  [
+    "scale-down keeping a quorum",
+    db({ ...quorum(1), instances: 2 }),
+    db({ ...quorum(1), ...three }),
+    [],
+  ],
+  ["mode off", db({ postgresql: { synchronous: { mode: "off" } } }), undefined, []],
+
+  // failover
+  [
+    "failover delay too long",
+    db({ failover: { delaySeconds: 3601 } }),
+    undefined,
+    ["spec.failover.delaySeconds: 3601 is out of range; allowed 0..3600"],
+  ],
+  [
+    "failover delay negative",
+    db({ failover: { delaySeconds: -1 } }),
+    undefined,
+    ["spec.failover.delaySeconds: -1 is out of range"],
+  ],
+  ["failover delay 0", db({ failover: { enabled: true, delaySeconds: 0 } }), undefined, []],
+
+  // backup
+  ["backup with macro", db(backup({ schedule: "@daily", volume: { size: "1Gi" } })), undefined, []],
+  [
+    "backup schedule with 6 fields",
+    db(backup({ schedule: "0 0 3 * * *", volume: { size: "1Gi" } })),
+    undefined,
+    ["spec.backup.schedule: expected 5 fields"],
+  ],
+  [
+    "backup schedule minute 60",
+    db(backup({ schedule: "60 * * * *", volume: { size: "1Gi" } })),
+    undefined,
+    ["spec.backup.schedule: 60 is out of range for minute (0-59)"],
+  ],
+  [
+    "backup schedule without volume",
+    db(backup({ schedule: "@daily" })),
+    undefined,
+    ["spec.backup.volume: is required when spec.backup.schedule is set"],
+  ],
+  [
+    "backup retention 0",
+    db(backup({ retention: 0 })),
+    undefined,
+    ["spec.backup.retention: 0 is out of range; allowed 1..365"],
+  ],
+  [
+    "backup retention 366",
+    db(backup({ retention: 366 })),
+    undefined,
+    ["spec.backup.retention: 366 is out of range"],
+  ],
+  [
+    "backup volume size invalid",
+    db(backup({ volume: { size: "lots" } })),
+    undefined,
+    ['spec.backup.volume.size: "lots" is not a quantity'],
+  ],
+  [
+    "backup volume size zero",
+    db(backup({ volume: { size: "0Gi" } })),
+    undefined,
+    ["spec.backup.volume.size: 0Gi must be greater than zero"],
+  ],
+  [
+    "backup volume without size",
+    db(backup({ volume: {} })),
+    undefined,
+    ["spec.backup.volume.size: is required"],
+  ],
+  [
+    "backup volume shrinks",
+    db(backup({ volume: { size: "5Gi" } })),
+    db(backup({ volume: { size: "10Gi" } })),
+    ["spec.backup.volume.size: cannot shrink from 10Gi to 5Gi"],
+  ],
+  [
+    "backup volume grows",
+    db(backup({ volume: { size: "20Gi" } })),
+    db(backup({ volume: { size: "10Gi" } })),
+    [],
+  ],
+  [
+    "backup volume class changed",
+    db(backup({ volume: { size: "1Gi", storageClassName: "b" } })),
+    db(backup({ volume: { size: "1Gi", storageClassName: "a" } })),
+    ['spec.backup.volume.storageClassName: cannot change from "a" to "b"'],
+  ],
+
+  // bootstrap
+  ["restore from another Database", db(restoreFrom("orders-old")), undefined, []],
+  [
+    "restore from itself",
+    db(restoreFrom("orders")),
+    undefined,
+    ['spec.bootstrap.restore.source: cannot name this Database itself ("orders")'],
+  ],
+  [
+    "restore source empty",
+    db(restoreFrom("")),
+    undefined,
+    ["spec.bootstrap.restore.source: must name the Database"],
+  ],
+  [
+    "restore source invalid",
+    db(restoreFrom("Orders_Old")),
+    undefined,
+    ['spec.bootstrap.restore.source: "Orders_Old" is not a valid Database name'],
+  ],
+  [
+    "restore without source",
+    db({ bootstrap: { restore: {} } }),
+    undefined,
+    ["spec.bootstrap.restore.source: is required"],
+  ],
+  [
+    "bootstrap added",
+    db({ ...restoreFrom("a"), instances: 2 }),
+    db(),
+    ["spec.bootstrap: cannot be added after creation"],
+  ],
+  [
+    "bootstrap removed",
+    db({ instances: 2 }),
+    db(restoreFrom("a")),
+    ["spec.bootstrap: cannot be removed after creation"],
+  ],
+  [
+    "bootstrap changed",
+    db(restoreFrom("b")),
+    db(restoreFrom("a")),
+    ["spec.bootstrap: cannot be changed after creation"],
+  ],
+  ["bootstrap kept on update", db({ ...restoreFrom("a"), instances: 2 }), db(restoreFrom("a")), []],
+  ["empty bootstrap counts as absent", db({ bootstrap: {}, instances: 2 }), db(), []],
+
+  // scheduling
+  [
+    "unknown anti-affinity",
+    db(scheduling({ antiAffinity: "always" })),
+    undefined,
+    ['spec.scheduling.antiAffinity: "always" is not allowed; use one of preferred, required, none'],
+  ],
+  [
+    "node selector key invalid",
+    db(scheduling({ nodeSelector: { "bad key": "x" } })),
+    undefined,
+    ["spec.scheduling.nodeSelector[bad key]: is not a valid label key"],
+  ],
+  [
+    "node selector value too long",
+    db(scheduling({ nodeSelector: { disk: "x".repeat(64) } })),
+    undefined,
+    ["spec.scheduling.nodeSelector[disk]:"],
+  ],
+  [
+    "toleration operator unknown",
+    db(scheduling({ tolerations: [{ key: "a", operator: "Maybe" }] })),
+    undefined,
+    ['spec.scheduling.tolerations[0].operator: "Maybe" is not allowed'],
+  ],
+  [
+    "toleration Exists with a value",
+    db(scheduling({ tolerations: [{ key: "a", operator: "Exists", value: "x" }] })),
+    undefined,
+    ["spec.scheduling.tolerations[0].value: must be empty when operator is Exists"],
+  ],
+  [
+    "toleration effect unknown",
+    db(scheduling({ tolerations: [{ key: "a", effect: "Never" }] })),
+    undefined,
+    ['spec.scheduling.tolerations[0].effect: "Never" is not allowed'],
+  ],
+  [
+    "toleration field types",
+    db(scheduling({ tolerations: [{ key: 1, tolerationSeconds: "5" }] })),
+    undefined,
+    [
+      "spec.scheduling.tolerations[0].key: must be a string",
+      "spec.scheduling.tolerations[0].tolerationSeconds: must be an integer",
+    ],
+  ],
+
+  // ratcheting and joining
+  ["unchanged invalid spec on update", db({ instances: 20 }), db({ instances: 20 }), []],
+  [
+    "malformed stored object skips transition rules",
+    db({ storage: { size: "5Gi" } }),
+    db({ storage: "10Gi" }),
+    [],
+  ],
+  [
+    "several denials",
+    db({ instances: 0, storage: { size: "1Mi" } }),
+    undefined,
+    [
+      "spec.instances: 0 is out of range; allowed 1..9 (one primary plus up to 8 replicas); spec.storage.size: 1Mi is too small",
+    ],
+  ],
+];
+
+describe("validateDatabase", () => {
+  it.each(CASES)("%s", (_title, obj, old, expected) => {
+    const message = formatDenials(validateDatabase(obj, old));
+    if (expected.length === 0) expect(message).toBe("");
+    for (const part of expected) expect(message).toContain(part);
+  });
+
+  it("has at least 40 cases", () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it("has a passing and a failing case for every rule", () => {
+    const seen = new Map<string, { passed: boolean; failed: boolean }>();
+    const spies = RULES.map(rule => {
+      const original = rule.check;
+      return jest.spyOn(rule, "check").mockImplementation(ctx => {
+        const denials = original(ctx);
+        const entry = seen.get(rule.name) ?? { passed: false, failed: false };
+        if (denials.length === 0) entry.passed = true;
+        else entry.failed = true;
+        seen.set(rule.name, entry);
+        return denials;
+      });
+    });
+    try {
+      for (const [, obj, old] of CASES) validateDatabase(obj, old);
+    } finally {
+      spies.forEach(spy => spy.mockRestore());
+    }
+    const incomplete = RULES.map(r => r.name).filter(
+      name => !(seen.get(name)?.passed && seen.get(name)?.failed),
+    );
+    expect(incomplete).toEqual([]);
+  });
+
+  it("turns a throwing rule into a denial naming the rule", () => {
+    const spy = jest.spyOn(storageSizeRule, "check").mockImplementation(() => {
+      throw new Error("boom");
+    });
+    try {
+      const message = formatDenials(validateDatabase(db()));
+      expect(message).toBe(
+        'spec: validation rule "storage-size" failed unexpectedly (boom); please report this pgkeeper bug',
+      );
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("reports plain-object throws readably", () => {
+    const spy = jest.spyOn(storageSizeRule, "check").mockImplementation(() => {
+      throw { status: 500 };
+    });
+    try {
+      expect(formatDenials(validateDatabase(db()))).toContain('({"status":500})');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("names rules uniquely", () => {
+    const names = RULES.map(r => r.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it.each([undefined, 0, "", [], true, { spec: null }, { spec: [] }, { metadata: null, spec: {} }])(
+    "never throws on %p",
+    obj => {
+      expect(() => validateDatabase(obj)).not.toThrow();
+      expect(validateDatabase(obj).length).toBeGreaterThan(0);
+    },
+  );
+});

@@ -1,0 +1,90 @@
+/**
+ * The Database validating webhook: the structural check, then every rule in RULES. Pure except
+ * for the thin Pepr adapter at the bottom, so reconcile can run the same checks when the webhook
+ * was not there to run them.
+ */
+import type { PeprValidateRequest } from "pepr";
+import type { Database } from "../api/database";
+import { DatabaseSpec } from "../api/database-schema";
+import { DEFAULT_CONFIG, OperatorConfig, readConfig } from "../lib/config";
+import { RULES } from "./rules";
+import { checkShape } from "./rules/shape";
+import { CheckedDatabase, deny, Denial, Rule, RuleContext } from "./rules/types";
+import { deepEqual, isRecord } from "./rules/util";
+
+/** `field: message` per denial, joined with "; " (how Pepr joins messages of several bindings). */
+export const formatDenials = (denials: readonly Denial[]): string =>
+  denials.map(d => `${d.field}: ${d.message}`).join("; ");
+
+const errorMessage = (err: unknown): string => {
+  if (err instanceof Error) return err.message;
+  if (typeof err === "string") return err;
+  // KFC and others throw plain objects; JSON shows them, String() would say [object Object].
+  return JSON.stringify(err) ?? String(err);
+};
+
+/** A rule that throws becomes a denial naming it: a bug must not turn into "Action failed". */
+function runRule(rule: Rule, ctx: RuleContext): Denial[] {
+  try {
+    return rule.check(ctx);
+  } catch (err) {
+    return [
+      deny(
+        "spec",
+        `validation rule "${rule.name}" failed unexpectedly (${errorMessage(err)}); please report this pgkeeper bug`,
+      ),
+    ];
+  }
+}
+
+const specOf = (obj: unknown): unknown => (isRecord(obj) ? obj.spec : undefined);
+
+const asChecked = (obj: unknown): CheckedDatabase => {
+  const record = obj as Record<string, unknown>;
+  const metadata = isRecord(record.metadata) ? record.metadata : {};
+  return {
+    metadata: { name: metadata.name as string | undefined },
+    spec: record.spec as DatabaseSpec,
+  };
+};
+
+/**
+ * Denials of `db` (empty when admitted). `old` is the stored object on UPDATE. Never throws.
+ *
+ * An update that leaves the spec as it was (labels, annotations, finalizers) is always admitted,
+ * like the apiserver's ratcheting of CRD rules: a Database admitted by an older, more lenient
+ * operator must not become impossible to touch.
+ */
+export function validateDatabase(
+  db: unknown,
+  old?: unknown,
+  config: OperatorConfig = DEFAULT_CONFIG,
+): Denial[] {
+  if (old !== undefined && specOf(old) !== undefined && deepEqual(specOf(old), specOf(db))) {
+    return [];
+  }
+  const shape = checkShape(db);
+  if (shape.length > 0) return shape;
+  // Transition rules need a well-formed stored object; when it is not, they are skipped.
+  const previous = old !== undefined && checkShape(old).length === 0 ? asChecked(old) : undefined;
+  const ctx: RuleContext = { db: asChecked(db), old: previous, config };
+  return RULES.flatMap(rule => runRule(rule, ctx));
+}
+
+type ValidateResponse = ReturnType<PeprValidateRequest<Database>["Approve"]>;
+
+/** Pepr Validate action for Databases. Never throws (Pepr would answer "Action failed: {}"). */
+export function validateDatabaseRequest(req: PeprValidateRequest<Database>): ValidateResponse {
+  try {
+    const { operation, subResource } = req.Request;
+    // Deletes and status writes carry no spec to judge; an object being deleted must always be
+    // able to lose its finalizers.
+    if (operation !== "CREATE" && operation !== "UPDATE") return req.Approve();
+    if (subResource || req.Raw.metadata?.deletionTimestamp) return req.Approve();
+    const old = operation === "UPDATE" ? req.OldResource : undefined;
+    const denials = validateDatabase(req.Raw, old, readConfig());
+    return denials.length === 0 ? req.Approve() : req.Deny(formatDenials(denials));
+  } catch (err) {
+    return req.Deny(`pgkeeper could not validate this Database: ${errorMessage(err)}`);
+  }
+}

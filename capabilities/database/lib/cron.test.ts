@@ -1,0 +1,70 @@
+import { validateCron } from "./cron";
+
+describe("validateCron", () => {
+  it.each([
+    "0 3 * * *",
+    "*/15 * * * *",
+    "0 0 1 1 *",
+    "59 23 31 12 6",
+    "0 0 * * 0",
+    "0-30/5 1,13 * * 1-5",
+    "5/10 * * * *",
+    "0 0 ? * ?",
+    "0 2 * jan-mar mon-fri",
+    "0 2 * JAN,Jul SUN",
+    "0 2 1-31/2 */3 sat",
+    "00 02 01 01 00",
+    "0  3   *  * *",
+    "0\t3 * * *",
+    "@yearly",
+    "@annually",
+    "@monthly",
+    "@weekly",
+    "@daily",
+    "@midnight",
+    "@hourly",
+  ])("accepts %p", schedule => {
+    expect(validateCron(schedule)).toBeUndefined();
+  });
+
+  it.each<[unknown, RegExp]>([
+    [undefined, /must be a string/],
+    [5, /must be a string/],
+    ["", /must not be empty/],
+    ["   ", /must not be empty/],
+    [" 0 3 * * *", /whitespace/],
+    ["0 3 * * * ", /whitespace/],
+    ["0 0 0 * * *", /found 6 \(a seconds field is not supported\)/],
+    ["0 3 * *", /expected 5 fields.*found 4/],
+    ["@daily 0", /unknown macro/],
+    ["@every 1h", /unknown macro "@every 1h"/],
+    ["@reboot", /unknown macro/],
+    ["@DAILY", /unknown macro/],
+    ["TZ=UTC 0 3 * * *", /time zones/],
+    ["CRON_TZ=Europe/Paris 0 3 * * *", /time zones/],
+    ["60 * * * *", /60 is out of range for minute \(0-59\)/],
+    ["* 24 * * *", /24 is out of range for hour \(0-23\)/],
+    ["0 0 0 * *", /0 is out of range for day of month \(1-31\)/],
+    ["0 0 32 * *", /32 is out of range for day of month/],
+    ["0 0 * 13 *", /13 is out of range for month \(1-12\)/],
+    ["0 0 * 0 *", /0 is out of range for month/],
+    ["0 0 * * 7", /7 is out of range for day of week \(0-6\)/],
+    ["*/0 * * * *", /step 0 in minute/],
+    ["0 */x * * *", /step "x" in hour/],
+    ["0 1/2/3 * * *", /more than one "\/"/],
+    ["0 0 * * mon-", /not a valid day of week/],
+    ["0 0 1-2-3 * *", /too many "-"/],
+    ["30-10 * * * *", /range "30-10" in minute starts after it ends/],
+    ["0 0 * dec-jan *", /starts after it ends/],
+    ["0 0 * foo *", /"foo" is not a valid month/],
+    ["0 0 * * monday", /"monday" is not a valid day of week/],
+    ["0 0 * jan-feb mar-apr", /"mar" is not a valid day of week/],
+    ["a * * * *", /"a" is not a valid minute: expected a number 0-59$/],
+    ["1,,2 * * * *", /empty element in minute/],
+    ["-1 * * * *", /not a valid minute/],
+    ["+5 * * * *", /not a valid minute/],
+    ["*-5 * * * *", /not a valid minute/],
+  ])("rejects %p", (schedule, message) => {
+    expect(validateCron(schedule)).toMatch(message);
+  });
+});
