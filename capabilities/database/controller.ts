@@ -12,8 +12,11 @@ import { WorkQueue } from "./lib/workqueue";
 import { kfcCluster } from "./reconcile/kfc-cluster";
 import { ReconcileDeps, recordFailure, reconcile } from "./reconcile/reconcile";
 
+type Keyed = { metadata?: { namespace?: string; name?: string; generation?: number } };
+
 export interface Controller {
-  enqueue(db: { metadata?: { namespace?: string; name?: string } }): void;
+  /** A watch event for a Database (or, via its label, one of its children). */
+  enqueue(db: Keyed): void;
   forget(db: { metadata?: { namespace?: string; name?: string } }): void;
   onDeleted(db: Database): Promise<void>;
 }
@@ -32,7 +35,9 @@ const splitKey = (key: string): { namespace: string; name: string } => {
 export function createController(
   deps: Omit<ReconcileDeps, "onDeleted">,
 ): Controller & { queue: WorkQueue } {
-  const known = new Set<string>();
+  // Known Databases and the generation last seen: the resync list, and the way to tell a spec
+  // change (which should cut through a retry backoff) from our own status writes (which must not).
+  const known = new Map<string, number | undefined>();
   const log = Log.child({ component: "controller" });
 
   const onDeleted = async (db: Database): Promise<void> => {
@@ -51,11 +56,13 @@ export function createController(
   const fullDeps: ReconcileDeps = { ...deps, onDeleted };
 
   const queue: WorkQueue = new WorkQueue({
+    jitter: Math.random,
     concurrency: deps.config.maxConcurrentReconciles,
     backoff: { baseMs: deps.config.backoffBaseMs, capMs: deps.config.backoffCapMs },
     handler: async key => {
       const { namespace, name } = splitKey(key);
       const report = await reconcile(fullDeps, namespace, name);
+      if (report.gone) known.delete(key);
       if (report.writes > 0) log.info({ key, writes: report.writes }, "Reconciled");
       return report.requeueAfterMs ? { requeueAfterMs: report.requeueAfterMs } : undefined;
     },
@@ -87,7 +94,7 @@ export function createController(
   });
   // Drift check: every known Database is reconciled again each period, from the keys the watch
   // delivered (no LIST call needed).
-  queue.startResync(() => [...known], deps.config.resyncSeconds * 1000);
+  queue.startResync(() => [...known.keys()], deps.config.resyncSeconds * 1000);
 
   return {
     queue,
@@ -95,7 +102,14 @@ export function createController(
     enqueue: db => {
       const key = keyOf(db);
       if (!key) return;
-      known.add(key);
+      const generation = db.metadata?.generation;
+      const previous = known.get(key);
+      if (generation !== undefined) known.set(key, generation);
+      else if (!known.has(key)) known.set(key, undefined);
+      // A new generation is a user's change, maybe the fix for the failure we are backing off
+      // from: retry now. Anything else (status, children) waits for the backoff.
+      if (generation !== undefined && previous !== undefined && generation !== previous)
+        queue.forget(key);
       queue.add(key);
     },
     forget: db => {

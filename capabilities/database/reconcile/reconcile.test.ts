@@ -406,7 +406,7 @@ describe("reconcile: guards", () => {
 
   it("does nothing for a Database that no longer exists", async () => {
     const { cluster, deps } = setup();
-    expect(await reconcile(deps, NS, "gone")).toEqual({ writes: 0 });
+    expect(await reconcile(deps, NS, "gone")).toEqual({ writes: 0, gone: true });
     expect(cluster.mutatingCalls).toBe(0);
   });
 

@@ -41,6 +41,8 @@ export interface ReconcileDeps {
 export interface ReconcileReport {
   /** Mutating API calls made (0 once converged). */
   writes: number;
+  /** The Database no longer exists. */
+  gone?: boolean;
   requeueAfterMs?: number;
 }
 
@@ -55,7 +57,7 @@ export async function reconcile(
   name: string,
 ): Promise<ReconcileReport> {
   const db = await deps.cluster.getDatabase(namespace, name);
-  if (!db) return { writes: 0 }; // gone: garbage collection removes the children
+  if (!db) return { writes: 0, gone: true }; // garbage collection removes the children
   if (db.metadata?.deletionTimestamp) return handleDeletion(deps, db);
   if (db.spec?.paused === true)
     return {
