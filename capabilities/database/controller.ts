@@ -6,6 +6,7 @@
 import { Log } from "pepr";
 import { Database } from "./api/database";
 import { validateDatabase } from "./admission/validate";
+import { Clock } from "./lib/clock";
 import { readConfig } from "./lib/config";
 import { errorMessage } from "./lib/errors";
 import { WorkQueue } from "./lib/workqueue";
@@ -34,6 +35,7 @@ const splitKey = (key: string): { namespace: string; name: string } => {
 /** Builds the controller around any Cluster (tests pass a different one). */
 export function createController(
   deps: Omit<ReconcileDeps, "onDeleted">,
+  clock?: Clock,
 ): Controller & { queue: WorkQueue } {
   // Known Databases and the generation last seen: the resync list, and the way to tell a spec
   // change (which should cut through a retry backoff) from our own status writes (which must not).
@@ -56,7 +58,8 @@ export function createController(
   const fullDeps: ReconcileDeps = { ...deps, onDeleted };
 
   const queue: WorkQueue = new WorkQueue({
-    jitter: Math.random,
+    jitter: clock ? undefined : Math.random,
+    clock,
     concurrency: deps.config.maxConcurrentReconciles,
     backoff: { baseMs: deps.config.backoffBaseMs, capMs: deps.config.backoffCapMs },
     handler: async key => {

@@ -1,0 +1,91 @@
+import { buildConfigMap, configHash } from "./configmap";
+import { DB_NAME, input, NAMESPACE } from "./fixtures";
+import { ENTRYPOINT_SH } from "./scripts/entrypoint";
+import { PROBE_SH } from "./scripts/probe";
+import { ownerReference } from "./meta";
+
+describe("buildConfigMap", () => {
+  const cm = buildConfigMap(input());
+
+  it.each([
+    ["apiVersion", "v1"],
+    ["kind", "ConfigMap"],
+    ["metadata.name", `${DB_NAME}-config`],
+    ["metadata.namespace", NAMESPACE],
+  ])("sets %s", (path, expected) => {
+    expect(cm).toHaveProperty(path, expected);
+  });
+
+  it("carries the common labels and one owner reference", () => {
+    expect(cm.metadata.labels["app.kubernetes.io/managed-by"]).toBe("pgkeeper");
+    expect(cm.metadata.ownerReferences).toEqual([ownerReference(input().db)]);
+  });
+
+  it.each([
+    ["postgresql.conf", /^wal_level = 'replica'$/m],
+    ["pg_hba.conf", /^host\s+all\s+all\s+all\s+scram-sha-256$/m],
+    ["entrypoint.sh", ENTRYPOINT_SH],
+    ["probe.sh", PROBE_SH],
+  ])("holds %s", (key, content) => {
+    if (typeof content === "string") expect(cm.data?.[key]).toBe(content);
+    else expect(cm.data?.[key]).toMatch(content);
+  });
+
+  it("holds nothing else", () => {
+    expect(Object.keys(cm.data ?? {}).sort()).toEqual([
+      "entrypoint.sh",
+      "pg_hba.conf",
+      "postgresql.conf",
+      "probe.sh",
+    ]);
+  });
+});
+
+describe("configHash", () => {
+  const hash = configHash(buildConfigMap(input()));
+
+  it("is a sha256 hex digest", () => {
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("is stable across builds", () => {
+    expect(configHash(buildConfigMap(input()))).toBe(hash);
+  });
+
+  it("ignores key order", () => {
+    expect(configHash({ data: { a: "1", b: "2" } })).toBe(configHash({ data: { b: "2", a: "1" } }));
+  });
+
+  it("ignores metadata", () => {
+    const cm = buildConfigMap(input());
+    expect(configHash({ ...cm, metadata: { name: "other" } })).toBe(hash);
+  });
+
+  it.each([
+    ["a user parameter", { postgresql: { parameters: { work_mem: "8MB" } } }],
+    [
+      "synchronous replication",
+      { instances: 3, postgresql: { synchronous: { mode: "quorum" as const, number: 1 } } },
+    ],
+  ])("changes with %s", (_, spec) => {
+    expect(configHash(buildConfigMap(input(spec)))).not.toBe(hash);
+  });
+
+  it.each([
+    ["the instance count", { instances: 3 }],
+    ["the image", { image: "example/postgres:16.4" }],
+    ["the storage size", { storage: { size: "5Gi" } }],
+  ])("does not change with %s", (_, spec) => {
+    expect(configHash(buildConfigMap(input(spec)))).toBe(hash);
+  });
+
+  it("does not confuse values across keys", () => {
+    expect(configHash({ data: { a: "1b", c: "" } })).not.toBe(
+      configHash({ data: { a: "1", bc: "" } }),
+    );
+  });
+
+  it("treats absent data as empty", () => {
+    expect(configHash({})).toBe(configHash({ data: {} }));
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * The ConfigMap `<db>-config`, mounted at /config in every instance: postgresql.conf, pg_hba.conf
+ * and the instance scripts. postgres reads postgresql.conf straight from the mount
+ * (`-c config_file=`), so once the kubelet refreshes the volume a reload applies changed
+ * reloadable parameters without copying anything.
+ */
+import type { V1ConfigMap } from "@kubernetes/client-node";
+import { createHash } from "node:crypto";
+import { FILE_ENTRYPOINT, FILE_PG_HBA, FILE_POSTGRESQL_CONF, FILE_PROBE } from "./layout";
+import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
+import { renderPgHba, renderPostgresqlConf } from "./postgresql-conf";
+import { ENTRYPOINT_SH } from "./scripts/entrypoint";
+import { PROBE_SH } from "./scripts/probe";
+
+export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: childMeta(input, namesOf(input).configMap),
+    data: {
+      [FILE_POSTGRESQL_CONF]: renderPostgresqlConf(identity(input.db).name, input.spec),
+      [FILE_PG_HBA]: renderPgHba(),
+      [FILE_ENTRYPOINT]: ENTRYPOINT_SH,
+      [FILE_PROBE]: PROBE_SH,
+    },
+  };
+}
+
+/**
+ * sha256 (hex) of the ConfigMap's data, independent of key order. It goes on the pod template
+ * instead of a timestamp: the template changes only when the configuration does.
+ */
+export function configHash(configMap: V1ConfigMap): string {
+  const data = configMap.data ?? {};
+  const entries = Object.keys(data)
+    .sort()
+    .map(key => [key, data[key]]);
+  return createHash("sha256").update(JSON.stringify(entries)).digest("hex");
+}

@@ -1,0 +1,28 @@
+/**
+ * Test fixtures for the builders (imported by the *.test.ts files only).
+ */
+import type { Database } from "../api/database";
+import type { DatabaseSpec } from "../api/database-schema";
+import { withDefaults } from "../api/defaults";
+import { BuildInput } from "./meta";
+
+export const DB_NAME = "orders";
+export const NAMESPACE = "shop";
+export const UID = "7f3c1a52-0d7e-4c1b-9a57-2f1c3c9d8e01";
+
+export const baseSpec: DatabaseSpec = { version: "16", storage: { size: "1Gi" } };
+
+export function database(spec: Partial<DatabaseSpec> = {}): Database {
+  return {
+    apiVersion: "pgkeeper.dev/v1alpha1",
+    kind: "Database",
+    metadata: { name: DB_NAME, namespace: NAMESPACE, uid: UID, generation: 1 },
+    spec: { ...baseSpec, ...spec },
+  };
+}
+
+/** Builder input for a Database with `spec` over the base spec, defaults filled. */
+export function input(spec: Partial<DatabaseSpec> = {}): BuildInput {
+  const db = database(spec);
+  return { db, spec: withDefaults(db.spec!, version => `postgres:${version}`) };
+}

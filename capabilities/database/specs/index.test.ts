@@ -1,0 +1,122 @@
+import { DB_NAME, input, NAMESPACE } from "./fixtures";
+import { childKinds, configHash, desiredChildren, obsoleteChildren } from "./index";
+import { ownerReference } from "./meta";
+import type { DatabaseSpec } from "../api/database-schema";
+
+const passwords = { superuser: "su-pw", app: "app-pw" };
+const backup: DatabaseSpec["backup"] = { schedule: "@daily", volume: { size: "5Gi" } };
+const names = (spec: Partial<DatabaseSpec>) =>
+  desiredChildren(input(spec), passwords).map(o => `${o.kind}/${o.metadata.name}`);
+
+describe("desiredChildren", () => {
+  it.each<[string, Partial<DatabaseSpec>, string[]]>([
+    [
+      "1 instance, no backup",
+      {},
+      [
+        `Secret/${DB_NAME}-superuser`,
+        `Secret/${DB_NAME}-app`,
+        `ConfigMap/${DB_NAME}-config`,
+        `Service/${DB_NAME}-rw`,
+        `Service/${DB_NAME}-ro`,
+        `Service/${DB_NAME}-hl`,
+        `StatefulSet/${DB_NAME}`,
+      ],
+    ],
+    [
+      "3 instances with backups",
+      { instances: 3, backup },
+      [
+        `Secret/${DB_NAME}-superuser`,
+        `Secret/${DB_NAME}-app`,
+        `ConfigMap/${DB_NAME}-config`,
+        `Service/${DB_NAME}-rw`,
+        `Service/${DB_NAME}-ro`,
+        `Service/${DB_NAME}-hl`,
+        `StatefulSet/${DB_NAME}`,
+        `PodDisruptionBudget/${DB_NAME}-primary`,
+        `PodDisruptionBudget/${DB_NAME}-replicas`,
+        `PersistentVolumeClaim/${DB_NAME}-backups`,
+        `CronJob/${DB_NAME}-backup`,
+      ],
+    ],
+  ])("%s, in apply order", (_, spec, expected) => {
+    expect(names(spec)).toEqual(expected);
+  });
+
+  const all = desiredChildren(input({ instances: 3, backup }), passwords);
+
+  it.each(all.map(o => [`${o.kind}/${o.metadata.name}`, o] as const))(
+    "%s: namespace, labels, owner, apiVersion and kind",
+    (_, obj) => {
+      expect(obj.metadata.namespace).toBe(NAMESPACE);
+      expect(obj.metadata.labels).toMatchObject({
+        "pgkeeper.dev/database": DB_NAME,
+        "app.kubernetes.io/managed-by": "pgkeeper",
+      });
+      expect(obj.metadata.ownerReferences).toEqual([ownerReference(input().db)]);
+      expect(childKinds).toContainEqual({ apiVersion: obj.apiVersion, kind: obj.kind });
+    },
+  );
+
+  it("puts the ConfigMap's hash on the pod template", () => {
+    const cm = all.find(o => o.kind === "ConfigMap")!;
+    const sts = all.find(o => o.kind === "StatefulSet")!;
+    expect(sts).toHaveProperty(
+      ["spec", "template", "metadata", "annotations", "pgkeeper.dev/config-hash"],
+      configHash(cm),
+    );
+  });
+
+  it("passes the passwords to the Secrets", () => {
+    const decoded = all
+      .filter(o => o.kind === "Secret")
+      .map(o =>
+        Buffer.from((o as { data: Record<string, string> }).data.password, "base64").toString(),
+      );
+    expect(decoded).toEqual(["su-pw", "app-pw"]);
+  });
+
+  it("is pure: the same input gives equal objects", () => {
+    expect(desiredChildren(input({ instances: 3, backup }), passwords)).toEqual(all);
+  });
+});
+
+describe("obsoleteChildren", () => {
+  const pdbPrimary = {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    name: `${DB_NAME}-primary`,
+  };
+  const pdbReplicas = {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    name: `${DB_NAME}-replicas`,
+  };
+  const cron = { apiVersion: "batch/v1", kind: "CronJob", name: `${DB_NAME}-backup` };
+
+  it.each<[string, Partial<DatabaseSpec>, object[]]>([
+    ["1 instance, no backup", {}, [pdbPrimary, pdbReplicas, cron]],
+    ["2 instances", { instances: 2 }, [pdbReplicas, cron]],
+    ["3 instances", { instances: 3 }, [cron]],
+    ["3 instances with a schedule", { instances: 3, backup }, []],
+    [
+      "schedule removed, volume kept",
+      { instances: 3, backup: { volume: { size: "5Gi" } } },
+      [cron],
+    ],
+  ])("%s", (_, spec, expected) => {
+    expect(obsoleteChildren(input(spec))).toEqual(expected);
+  });
+
+  it.each([{}, { instances: 3, backup }, { backup: { volume: { size: "1Gi" } } }])(
+    "never lists a desired child or the backup volume (%p)",
+    spec => {
+      const desired = names(spec);
+      for (const o of obsoleteChildren(input(spec))) {
+        expect(desired).not.toContain(`${o.kind}/${o.name}`);
+        expect(o.kind).not.toBe("PersistentVolumeClaim");
+      }
+    },
+  );
+});

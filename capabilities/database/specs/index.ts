@@ -1,0 +1,101 @@
+/**
+ * The desired children of a Database, in apply order, and the ones that must not exist.
+ *
+ * Order: credentials and configuration before the pods that mount them, Services before the
+ * StatefulSet (instances resolve `<db>-rw` at their first start), budgets after their pods, the
+ * backup volume before the CronJob that mounts it.
+ */
+import type {
+  V1ConfigMap,
+  V1CronJob,
+  V1PersistentVolumeClaim,
+  V1PodDisruptionBudget,
+  V1Secret,
+  V1Service,
+  V1StatefulSet,
+} from "@kubernetes/client-node";
+import { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
+import { buildConfigMap, configHash } from "./configmap";
+import { BuildInput, Child, namesOf } from "./meta";
+import { buildPodDisruptionBudgets } from "./pdb";
+import { buildAppSecret, buildSuperuserSecret } from "./secrets";
+import { buildServices } from "./services";
+import { buildStatefulSet } from "./statefulset";
+
+export { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
+export { buildConfigMap, configHash } from "./configmap";
+export { ownerReference } from "./meta";
+export type { BuildInput, Child, ChildMeta } from "./meta";
+export { buildPodDisruptionBudgets } from "./pdb";
+export { buildAppSecret, buildSuperuserSecret } from "./secrets";
+export { buildServices } from "./services";
+export { buildStatefulSet } from "./statefulset";
+
+/** Any object a Database owns. */
+export type ChildObject =
+  | Child<V1Secret>
+  | Child<V1ConfigMap>
+  | Child<V1Service>
+  | Child<V1StatefulSet>
+  | Child<V1PodDisruptionBudget>
+  | Child<V1PersistentVolumeClaim>
+  | Child<V1CronJob>;
+
+/** The kinds a Database may own (what the reconciler lists, applies and prunes). */
+export const childKinds = [
+  { apiVersion: "v1", kind: "Secret" },
+  { apiVersion: "v1", kind: "ConfigMap" },
+  { apiVersion: "v1", kind: "Service" },
+  { apiVersion: "apps/v1", kind: "StatefulSet" },
+  { apiVersion: "policy/v1", kind: "PodDisruptionBudget" },
+  { apiVersion: "v1", kind: "PersistentVolumeClaim" },
+  { apiVersion: "batch/v1", kind: "CronJob" },
+] as const;
+
+export type ChildKind = (typeof childKinds)[number]["kind"];
+
+/** A child by kind and name (the namespace is the Database's). */
+export interface ChildRef {
+  apiVersion: string;
+  kind: ChildKind;
+  name: string;
+}
+
+export interface Passwords {
+  superuser: string;
+  app: string;
+}
+
+/** Every object that must exist for this Database, in apply order. Pure. */
+export function desiredChildren(input: BuildInput, passwords: Passwords): ChildObject[] {
+  const configMap = buildConfigMap(input);
+  const optional = [buildBackupVolumeClaim(input), buildBackupCronJob(input)];
+  return [
+    buildSuperuserSecret(input, passwords.superuser),
+    buildAppSecret(input, passwords.app),
+    configMap,
+    ...buildServices(input),
+    buildStatefulSet(input, configHash(configMap)),
+    ...buildPodDisruptionBudgets(input),
+    ...optional.filter((o): o is NonNullable<typeof o> => o !== undefined),
+  ];
+}
+
+/**
+ * Children that must NOT exist for this spec, so the reconciler deletes them if present (after
+ * checking they are ours): the budgets after scaling down, the CronJob after its schedule is
+ * removed. Derived from the builders, so the two cannot disagree. The backup volume is never
+ * listed: backups are deleted only with the Database.
+ */
+export function obsoleteChildren(input: BuildInput): ChildRef[] {
+  const names = namesOf(input);
+  const optional: ChildRef[] = [
+    { apiVersion: "policy/v1", kind: "PodDisruptionBudget", name: names.pdbPrimary },
+    { apiVersion: "policy/v1", kind: "PodDisruptionBudget", name: names.pdbReplicas },
+    { apiVersion: "batch/v1", kind: "CronJob", name: names.backupCronJob },
+  ];
+  const present = [...buildPodDisruptionBudgets(input), buildBackupCronJob(input)].flatMap(o =>
+    o ? [`${o.kind}/${o.metadata.name}`] : [],
+  );
+  return optional.filter(c => !present.includes(`${c.kind}/${c.name}`));
+}

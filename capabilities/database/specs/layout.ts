@@ -1,0 +1,68 @@
+/**
+ * Where things live inside an instance pod: ports, mount points, file names, the user id.
+ * The StatefulSet, the ConfigMap (postgresql.conf) and the instance scripts all read these, so a
+ * path is spelled once.
+ */
+
+export const POSTGRES_PORT = 5432;
+export const POSTGRES_PORT_NAME = "postgres";
+
+/** The superuser; also used for streaming replication and base backups (for now). */
+export const SUPERUSER = "postgres";
+/** The application role and database created at bootstrap. */
+export const APP_USER = "app";
+export const APP_DATABASE = "app";
+
+/**
+ * uid/gid of `postgres` in the official image (and in the Debian-built image, which must create
+ * its postgres user with this id; the entrypoint falls back to nss_wrapper when it is unknown).
+ */
+export const POSTGRES_UID = 999;
+
+/** The ConfigMap is mounted here (read only). */
+export const CONFIG_DIR = "/config";
+/** Data volume mount; PGDATA is a subdirectory so `lost+found` on ext4 volumes does not bother initdb. */
+export const DATA_MOUNT = "/var/lib/postgresql/data";
+export const PGDATA = `${DATA_MOUNT}/pgdata`;
+/**
+ * Writable per-pod directory (emptyDir) for the Unix socket, the lock file, the replication
+ * passfile and the per-instance configuration. /var/run/postgresql does not exist in every image.
+ */
+export const RUN_DIR = "/controller/run";
+/** Backup volume mount in the backup Job. */
+export const BACKUP_DIR = "/backups";
+
+/** ConfigMap keys (file names under CONFIG_DIR). */
+export const FILE_POSTGRESQL_CONF = "postgresql.conf";
+export const FILE_PG_HBA = "pg_hba.conf";
+export const FILE_ENTRYPOINT = "entrypoint.sh";
+export const FILE_PROBE = "probe.sh";
+
+/** Written by the entrypoint at every start (primary_conninfo with this pod's name). */
+export const INSTANCE_CONF = `${RUN_DIR}/instance.conf`;
+/** Replication password file written by the entrypoint (mode 0600, never in PGDATA). */
+export const PASSFILE = `${RUN_DIR}/pgpass`;
+
+/** Container names. */
+export const POSTGRES_CONTAINER = "postgres";
+export const BACKUP_CONTAINER = "backup";
+
+/** Volume names. */
+export const DATA_VOLUME = "pgdata";
+export const CONFIG_VOLUME = "config";
+export const RUN_VOLUME = "run";
+export const TMP_VOLUME = "tmp";
+export const BACKUP_VOLUME = "backups";
+
+/** Environment variables the scripts read (set by the StatefulSet and the backup CronJob). */
+export const ENV = {
+  superuserPassword: "PGKEEPER_SUPERUSER_PASSWORD",
+  appPassword: "PGKEEPER_APP_PASSWORD",
+  podName: "POD_NAME",
+  podIP: "POD_IP",
+  dbName: "DB_NAME",
+  primaryHost: "PRIMARY_HOST",
+  headlessService: "HEADLESS_SERVICE",
+  pgMajor: "PG_MAJOR",
+  retention: "BACKUP_RETENTION",
+} as const;

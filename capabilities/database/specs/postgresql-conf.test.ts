@@ -1,0 +1,143 @@
+import { input } from "./fixtures";
+import {
+  MAX_REPLICATION_SLOTS,
+  MAX_WAL_SENDERS,
+  quoteValue,
+  renderPgHba,
+  renderPostgresqlConf,
+  synchronousStandbyNames,
+  userParameters,
+} from "./postgresql-conf";
+import type { DatabaseSpec } from "../api/database-schema";
+
+const conf = (spec: Partial<DatabaseSpec> = {}): string =>
+  renderPostgresqlConf("orders", input(spec).spec);
+const settingLines = (text: string): string[] =>
+  text.split("\n").filter(l => l !== "" && !l.startsWith("#"));
+
+describe("postgresql.conf operator-owned parameters", () => {
+  it.each([
+    "listen_addresses = '*'",
+    "port = '5432'",
+    "unix_socket_directories = '/controller/run'",
+    "hba_file = '/config/pg_hba.conf'",
+    "cluster_name = 'orders'",
+    "hot_standby = 'on'",
+    "wal_level = 'replica'",
+    "wal_log_hints = 'on'",
+    `max_wal_senders = '${MAX_WAL_SENDERS}'`,
+    `max_replication_slots = '${MAX_REPLICATION_SLOTS}'`,
+    "archive_mode = 'off'",
+    "synchronous_commit = 'on'",
+    "include_if_exists = '/controller/run/instance.conf'",
+  ])("contains %s", line => {
+    expect(settingLines(conf())).toContain(line);
+  });
+
+  it.each([1, 3, 9])("does not depend on the instance count (%i): restart-only values", n => {
+    expect(conf({ instances: n })).toBe(conf({ instances: 1 }));
+  });
+});
+
+describe("synchronous_standby_names", () => {
+  it.each([
+    [undefined, ""],
+    [{ mode: "off" as const }, ""],
+    [{ mode: "quorum" as const, number: 1 }, "ANY 1 (*)"],
+    [{ mode: "quorum" as const, number: 2 }, "ANY 2 (*)"],
+  ])("for %p is %p", (synchronous, expected) => {
+    const spec = input({ instances: 3, postgresql: synchronous ? { synchronous } : {} }).spec;
+    expect(synchronousStandbyNames(spec.postgresql.synchronous)).toBe(expected);
+    expect(settingLines(renderPostgresqlConf("orders", spec))).toContain(
+      `synchronous_standby_names = '${expected}'`,
+    );
+  });
+});
+
+describe("user parameters", () => {
+  const params = (parameters: Record<string, string>) =>
+    userParameters(input({ postgresql: { parameters } }).spec);
+
+  it("are sorted by name, after the defaults they may override", () => {
+    expect(params({ work_mem: "8MB", max_connections: "200", shared_buffers: "1GB" })).toEqual([
+      ["max_connections", "200"],
+      ["shared_buffers", "1GB"],
+      ["wal_keep_size", "512MB"],
+      ["work_mem", "8MB"],
+    ]);
+  });
+
+  it("override the overridable defaults", () => {
+    expect(params({ wal_keep_size: "2GB" })).toEqual([["wal_keep_size", "2GB"]]);
+  });
+
+  it.each(["port", "wal_level", "WAL_LEVEL", "synchronous_standby_names", "primary_conninfo"])(
+    "drop the operator-owned %s (defence in depth behind admission)",
+    name => {
+      expect(params({ [name]: "x" }).map(([n]) => n)).not.toContain(name);
+    },
+  );
+
+  it.each(["bad name", "a\nport", "x=y", "1abc", "a.b.c", ""])("drop the invalid name %p", name => {
+    expect(params({ [name]: "1" }).map(([n]) => n)).toEqual(["wal_keep_size"]);
+  });
+
+  it("keep extension parameters", () => {
+    expect(params({ "pg_stat_statements.max": "5000" })[0]).toEqual([
+      "pg_stat_statements.max",
+      "5000",
+    ]);
+  });
+
+  it("appear in the file, quoted, after the operator block", () => {
+    const text = conf({ postgresql: { parameters: { work_mem: "8MB" } } });
+    expect(text.indexOf("work_mem = '8MB'")).toBeGreaterThan(text.indexOf("wal_level"));
+  });
+
+  it("cannot inject a line through a value", () => {
+    const text = conf({ postgresql: { parameters: { work_mem: "8MB'\nport = '1" } } });
+    expect(settingLines(text).filter(l => l.startsWith("port"))).toEqual(["port = '5432'"]);
+  });
+});
+
+describe("quoteValue", () => {
+  it.each([
+    ["8MB", "'8MB'"],
+    ["", "''"],
+    ["it's", "'it''s'"],
+    ["a\\b", "'a\\\\b'"],
+    ["a\nb", "'a\\nb'"],
+    ["a\rb", "'a\\rb'"],
+    ["$user, public", "'$user, public'"],
+  ])("quotes %p as %s", (value, quoted) => {
+    expect(quoteValue(value)).toBe(quoted);
+  });
+});
+
+describe("pg_hba.conf", () => {
+  const rules = renderPgHba()
+    .split("\n")
+    .filter(l => l !== "" && !l.startsWith("#"))
+    .map(l => l.split(/\s+/));
+
+  it.each([
+    [["local", "all", "postgres", "trust"]],
+    [["local", "replication", "postgres", "trust"]],
+    [["local", "all", "all", "scram-sha-256"]],
+    [["host", "replication", "postgres", "all", "scram-sha-256"]],
+    [["host", "all", "all", "all", "scram-sha-256"]],
+  ])("has the rule %p", rule => {
+    expect(rules).toContainEqual(rule);
+  });
+
+  it("never trusts a network connection", () => {
+    expect(rules.filter(r => r[0] !== "local" && r.includes("trust"))).toEqual([]);
+  });
+
+  it("puts the superuser's local trust before the catch-all local rule (first match wins)", () => {
+    const index = (rule: string[]) => rules.findIndex(r => r.join(" ") === rule.join(" "));
+    expect(index(["local", "all", "postgres", "trust"])).toBeLessThan(
+      index(["local", "all", "all", "scram-sha-256"]),
+    );
+  });
+});

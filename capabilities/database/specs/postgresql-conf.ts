@@ -1,0 +1,123 @@
+/**
+ * postgresql.conf and pg_hba.conf of every instance (the same files on primary and replicas: a
+ * standby ignores the primary-only settings, so a promotion needs no configuration change).
+ */
+import { OPERATOR_OWNED_PARAMETERS } from "../api/database-schema";
+import type { ResolvedSpec } from "../api/defaults";
+import {
+  CONFIG_DIR,
+  FILE_PG_HBA,
+  INSTANCE_CONF,
+  POSTGRES_PORT,
+  RUN_DIR,
+  SUPERUSER,
+} from "./layout";
+
+/**
+ * Replication capacity. Constant rather than derived from `instances`: both are restart-only
+ * parameters and a standby refuses to start when its value is below the primary's, so scaling
+ * must not change them. MAX_INSTANCES (9) plus headroom for a base backup and pg_rewind.
+ */
+export const MAX_WAL_SENDERS = 16;
+export const MAX_REPLICATION_SLOTS = 16;
+
+/**
+ * Defaults the user may override through spec.postgresql.parameters. wal_keep_size keeps some WAL
+ * for replicas that fell behind until the operator manages replication slots.
+ */
+export const OVERRIDABLE_DEFAULTS: Readonly<Record<string, string>> = {
+  wal_keep_size: "512MB",
+};
+
+/** `ANY n (*)` in quorum mode, empty (asynchronous) otherwise. */
+export function synchronousStandbyNames(sync: ResolvedSpec["postgresql"]["synchronous"]): string {
+  return sync.mode === "quorum" && sync.number ? `ANY ${sync.number} (*)` : "";
+}
+
+/** The parameters pgkeeper owns, in file order. Values unquoted; `renderConf` quotes them. */
+export function operatorParameters(dbName: string, spec: ResolvedSpec): [string, string][] {
+  return [
+    ["listen_addresses", "*"],
+    ["port", String(POSTGRES_PORT)],
+    ["unix_socket_directories", RUN_DIR],
+    ["hba_file", `${CONFIG_DIR}/${FILE_PG_HBA}`],
+    ["cluster_name", dbName],
+    ["hot_standby", "on"],
+    ["wal_level", "replica"],
+    // pg_rewind needs hint bits WAL-logged (or data checksums) to rejoin a failed primary.
+    ["wal_log_hints", "on"],
+    ["max_wal_senders", String(MAX_WAL_SENDERS)],
+    ["max_replication_slots", String(MAX_REPLICATION_SLOTS)],
+    ["archive_mode", "off"],
+    ["synchronous_standby_names", synchronousStandbyNames(spec.postgresql.synchronous)],
+    ["synchronous_commit", "on"],
+  ];
+}
+
+const OWNED = new Set<string>(OPERATOR_OWNED_PARAMETERS);
+/** GUC names: letters, digits, underscores, dots for extension parameters. */
+const VALID_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+/**
+ * User parameters merged over the overridable defaults, sorted by name. Operator-owned names and
+ * names that are not GUC identifiers are dropped: admission rejects them, but a Database admitted
+ * while the webhook was down must still not break replication or inject lines into the file.
+ */
+export function userParameters(spec: ResolvedSpec): [string, string][] {
+  const merged = { ...OVERRIDABLE_DEFAULTS, ...spec.postgresql.parameters };
+  return Object.entries(merged)
+    .filter(([name]) => VALID_NAME.test(name) && !OWNED.has(name.toLowerCase()))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * A value as a postgresql.conf string literal. Every value is quoted (PostgreSQL accepts quoted
+ * numbers and booleans too); backslash, quote and line breaks are escaped so a value can never
+ * end the line and start a new setting.
+ */
+export function quoteValue(value: string): string {
+  const escaped = value
+    .replace(/\\/g, "\\\\")
+    .replace(/'/g, "''")
+    .replace(/\n/g, "\\n")
+    .replace(/\r/g, "\\r");
+  return `'${escaped}'`;
+}
+
+const lines = (params: [string, string][]): string[] =>
+  params.map(([name, value]) => `${name} = ${quoteValue(value)}`);
+
+/** The whole postgresql.conf. Deterministic: same spec, same bytes (it feeds the config hash). */
+export function renderPostgresqlConf(dbName: string, spec: ResolvedSpec): string {
+  return [
+    "# Managed by pgkeeper; edits are overwritten. Set parameters in spec.postgresql.parameters.",
+    "",
+    "# Owned by pgkeeper (replication, failover, probes and backups depend on them).",
+    ...lines(operatorParameters(dbName, spec)),
+    "",
+    "# Per instance, written by entrypoint.sh at each start (primary_conninfo with the pod name).",
+    `include_if_exists = ${quoteValue(INSTANCE_CONF)}`,
+    "",
+    "# From spec.postgresql.parameters (and defaults it may override).",
+    ...lines(userParameters(spec)),
+    "",
+  ].join("\n");
+}
+
+/**
+ * pg_hba.conf: the superuser over the local socket without a password (the probes, the
+ * entrypoint and the operator's exec sessions); everything over the network with SCRAM, including
+ * replication and base backups as the superuser. First match wins, so the order matters.
+ */
+export function renderPgHba(): string {
+  return [
+    "# Managed by pgkeeper; edits are overwritten.",
+    "# TYPE  DATABASE     USER       ADDRESS  METHOD",
+    `local   all          ${SUPERUSER}             trust`,
+    `local   replication  ${SUPERUSER}             trust`,
+    "local   all          all                 scram-sha-256",
+    `host    replication  ${SUPERUSER}   all      scram-sha-256`,
+    "host    all          all        all      scram-sha-256",
+    "",
+  ].join("\n");
+}

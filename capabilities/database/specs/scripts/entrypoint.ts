@@ -1,0 +1,166 @@
+/**
+ * entrypoint.sh: the command of every instance container. It decides how this pod gets a data
+ * directory, then execs postgres in the foreground (PID 1, so the kubelet's signals reach it):
+ *
+ * - PGDATA initialised (PG_VERSION present): start as it is. The role is in the data directory
+ *   (standby.signal or not); the operator relabels and repoints, this script never decides it.
+ * - empty, ordinal 0, and neither a primary nor another instance visible: first boot of the
+ *   Database. initdb, create the `app` role and database, start.
+ * - empty otherwise: clone the primary through `<db>-rw` with pg_basebackup and start as a
+ *   standby. Pod 0 clones too when it finds peers, so a pod 0 whose volume was lost after a
+ *   failover can never initdb a second, empty primary.
+ *
+ * initdb and pg_basebackup write into a sibling directory that is renamed into place only when
+ * complete: a pod killed halfway leaves no half-made PGDATA that the next start would trust.
+ */
+import {
+  APP_DATABASE,
+  APP_USER,
+  ENV,
+  FILE_POSTGRESQL_CONF,
+  INSTANCE_CONF,
+  PASSFILE,
+  SUPERUSER,
+} from "../layout";
+import { COMMON_SH } from "./common";
+
+const PASSFILE_NAME = PASSFILE.slice(PASSFILE.lastIndexOf("/") + 1);
+const INSTANCE_CONF_NAME = INSTANCE_CONF.slice(INSTANCE_CONF.lastIndexOf("/") + 1);
+
+export const ENTRYPOINT_SH = `${COMMON_SH}
+: "\${PGDATA:?PGDATA must be set}"
+: "\${${ENV.podName}:?${ENV.podName} must be set}"
+: "\${${ENV.primaryHost}:?${ENV.primaryHost} must be set}"
+: "\${${ENV.superuserPassword}:?${ENV.superuserPassword} must be set}"
+umask 077
+find_pg_bin postgres
+
+# initdb and postgres refuse to run under a uid without a user name (an image whose postgres
+# user is not uid 999, or OpenShift's random uids): give it one with nss_wrapper when installed.
+ensure_user_name() {
+  if id -un >/dev/null 2>&1; then
+    return 0
+  fi
+  for lib in /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so /usr/lib64/libnss_wrapper.so; do
+    if [ -e "$lib" ]; then
+      printf '${SUPERUSER}:x:%s:%s:PostgreSQL:%s:/bin/sh\\n' "$(id -u)" "$(id -g)" "\${PGDATA%/*}" >"$RUN_DIR/passwd"
+      printf '${SUPERUSER}:x:%s:\\n' "$(id -g)" >"$RUN_DIR/group"
+      export LD_PRELOAD="$lib" NSS_WRAPPER_PASSWD="$RUN_DIR/passwd" NSS_WRAPPER_GROUP="$RUN_DIR/group"
+      return 0
+    fi
+  done
+  log "uid $(id -u) has no user name and nss_wrapper is not installed; PostgreSQL will refuse to start"
+}
+
+# The superuser password for replication and pg_basebackup, kept out of PGDATA and of the
+# command line (libpq passfile format: backslash and colon escaped).
+write_passfile() {
+  escaped=$(printf '%s' "$${ENV.superuserPassword}" | sed 's/[\\\\:]/\\\\&/g')
+  printf '*:*:*:${SUPERUSER}:%s\\n' "$escaped" >"$RUN_DIR/${PASSFILE_NAME}"
+  chmod 600 "$RUN_DIR/${PASSFILE_NAME}"
+  export PGPASSFILE="$RUN_DIR/${PASSFILE_NAME}"
+}
+
+# Included by postgresql.conf. A primary ignores primary_conninfo, so every instance gets it and
+# a demoted primary only needs standby.signal. Through <db>-rw it follows failovers by itself;
+# application_name (the pod name) is what pg_stat_replication and synchronous replication see.
+write_instance_conf() {
+  printf "primary_conninfo = 'host=%s port=%s user=${SUPERUSER} passfile=%s application_name=%s connect_timeout=5'\\n" \\
+    "$${ENV.primaryHost}" "$PORT" "$PGPASSFILE" "$${ENV.podName}" >"$RUN_DIR/${INSTANCE_CONF_NAME}"
+}
+
+initialized() {
+  [ -s "$PGDATA/PG_VERSION" ]
+}
+
+# True when something answers on <db>-rw (accepting or rejecting connections).
+primary_answers() {
+  "$PG_BIN/pg_isready" -q -h "$${ENV.primaryHost}" -p "$PORT" -t 3 && return 0
+  [ $? -eq 1 ]
+}
+
+# True when the headless Service lists an address other than this pod's (it publishes pods that
+# are not ready too).
+peers_exist() {
+  command -v getent >/dev/null 2>&1 || return 1
+  getent ahosts "\${${ENV.headlessService}:-}" 2>/dev/null | (
+    while read -r ip _rest; do
+      [ "$ip" = "\${${ENV.podIP}:-}" ] || exit 0
+    done
+    exit 1
+  )
+}
+
+# PGDATA must be absent or empty before a bootstrap or a clone: anything else is a data directory
+# we do not understand, and deleting it is not this script's call.
+prepare_empty_pgdata() {
+  if [ -d "$PGDATA" ]; then
+    if [ -n "$(ls -A "$PGDATA")" ]; then
+      log "$PGDATA is not empty but has no PG_VERSION; refusing to overwrite it"
+      exit 1
+    fi
+    rmdir "$PGDATA"
+  fi
+}
+
+sql_literal() {
+  printf "'%s'" "$(printf '%s' "$1" | sed "s/'/''/g")"
+}
+
+bootstrap_primary() {
+  : "\${${ENV.appPassword}:?${ENV.appPassword} must be set}"
+  work="$PGDATA.init"
+  rm -rf "$work"
+  log "Initialising a new database cluster"
+  printf '%s\\n' "$${ENV.superuserPassword}" >"$RUN_DIR/initdb.pw"
+  "$PG_BIN/initdb" -D "$work" -U ${SUPERUSER} --pwfile="$RUN_DIR/initdb.pw" \\
+    --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 --locale=C --data-checksums \\
+    --no-instructions
+  rm -f "$RUN_DIR/initdb.pw"
+  # Single-user mode: no server, no socket, nothing can connect before the roles exist.
+  # exit_on_error turns an SQL error into a non-zero exit; log_min_error_statement keeps the
+  # password out of the log.
+  "$PG_BIN/postgres" --single -D "$work" -c exit_on_error=on -c log_min_error_statement=panic \\
+    postgres >/dev/null <<SQL
+CREATE ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
+CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER};
+SQL
+  mv "$work" "$PGDATA"
+  log "Initialised the database cluster"
+}
+
+clone_once() {
+  rm -rf "$work"
+  "$PG_BIN/pg_basebackup" -D "$work" -h "$${ENV.primaryHost}" -p "$PORT" -U ${SUPERUSER} -w \\
+    -X stream -c fast || return 1
+  touch "$work/standby.signal" || return 1
+  mv "$work" "$PGDATA"
+}
+
+clone_from_primary() {
+  work="$PGDATA.clone"
+  log "Cloning the primary through $${ENV.primaryHost}"
+  until clone_once; do
+    log "Clone failed; retrying in 5 seconds"
+    sleep 5
+  done
+  log "Cloned the primary"
+}
+
+ensure_user_name
+write_passfile
+write_instance_conf
+if ! initialized; then
+  prepare_empty_pgdata
+  ordinal=\${${ENV.podName}##*-}
+  if [ "$ordinal" = 0 ] && ! primary_answers && ! peers_exist; then
+    bootstrap_primary
+  else
+    clone_from_primary
+  fi
+fi
+# The kubelet's fsGroup handling can add group permissions; postgres refuses to start with them.
+chmod 0700 "$PGDATA"
+log "Starting PostgreSQL"
+exec "$PG_BIN/postgres" -D "$PGDATA" -c config_file="$CONFIG_DIR/${FILE_POSTGRESQL_CONF}"
+`;

@@ -1,0 +1,31 @@
+/**
+ * probe.sh: readiness check and preStop hook of the postgres container.
+ *
+ * `ready` asks the local server over the Unix socket (no network, no password) whether it accepts
+ * connections; a standby answers yes once it reached a consistent state.
+ *
+ * `stop` requests a fast shutdown (SIGINT: roll back sessions, checkpoint, exit) and returns at
+ * once. The kubelet's SIGTERM that follows would only ask for a smart shutdown, which waits for
+ * every client to disconnect and usually ends in SIGKILL and crash recovery; PostgreSQL never
+ * downgrades a shutdown already under way, so the fast one wins.
+ */
+import { COMMON_SH } from "./common";
+
+export const PROBE_SH = `${COMMON_SH}
+case "\${1:-}" in
+  ready)
+    find_pg_bin pg_isready
+    exec "$PG_BIN/pg_isready" -q -h "$RUN_DIR" -p "$PORT"
+    ;;
+  stop)
+    if [ -f "$PGDATA/postmaster.pid" ]; then
+      find_pg_bin pg_ctl
+      "$PG_BIN/pg_ctl" stop -D "$PGDATA" -m fast -W || true
+    fi
+    ;;
+  *)
+    echo "usage: probe.sh ready|stop" >&2
+    exit 2
+    ;;
+esac
+`;

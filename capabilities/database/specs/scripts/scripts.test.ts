@@ -1,0 +1,415 @@
+/**
+ * The instance scripts run for real under /bin/sh (dash here, as in Debian images) against stub
+ * PostgreSQL programs that record how they were called.
+ */
+import { spawnSync, SpawnSyncReturns } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BACKUP_SH } from "./backup";
+import { ENTRYPOINT_SH } from "./entrypoint";
+import { PROBE_SH } from "./probe";
+
+const scripts = [
+  ["entrypoint.sh", ENTRYPOINT_SH],
+  ["probe.sh", PROBE_SH],
+  ["backup.sh", BACKUP_SH],
+] as const;
+
+const shells = [
+  ["dash", ["/bin/sh", "-n"]],
+  ["bash --posix", ["bash", "--posix", "-n"]],
+] as const;
+
+describe.each(scripts)("%s", (name, text) => {
+  it.each(shells)("parses under %s", (_, [cmd, ...args]) => {
+    const dir = mkdtempSync(join(tmpdir(), "pgkeeper-sh-"));
+    try {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      const r = spawnSync(cmd, [...args, file], { encoding: "utf8" });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("has no TypeScript interpolation left over and no bashisms we know of", () => {
+    expect(text).not.toMatch(/\[object |undefined|\[\[ |function \w+ *\(|<<<|(^|\s)\$'/);
+  });
+});
+
+// --- stub world ---------------------------------------------------------------------------
+
+const STUBS: Record<string, string> = {
+  postgres: `
+if [ "$1" = "--single" ]; then
+  echo "single $*" >>"$LOG/calls"
+  cat >"$LOG/single.sql"
+  exit 0
+fi
+echo "postgres $*" >>"$LOG/calls"`,
+  initdb: `
+echo "initdb $*" >>"$LOG/calls"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -D) dir=$2; shift ;;
+    --pwfile=*) cp "\${1#--pwfile=}" "$LOG/pwfile" ;;
+  esac
+  shift
+done
+mkdir -p "$dir"
+echo 16 >"$dir/PG_VERSION"`,
+  pg_isready: `
+echo "pg_isready $*" >>"$LOG/calls"
+exit "\${STUB_ISREADY_RC:-2}"`,
+  pg_basebackup: `
+echo "pg_basebackup $*" >>"$LOG/calls"
+while [ $# -gt 0 ]; do
+  case "$1" in -D) dir=$2; shift ;; esac
+  shift
+done
+mkdir -p "$dir"
+n=$(cat "$LOG/fail" 2>/dev/null || echo 0)
+if [ "$n" -gt 0 ]; then
+  echo $((n - 1)) >"$LOG/fail"
+  echo partial >"$dir/junk"
+  exit 1
+fi
+echo 16 >"$dir/PG_VERSION"
+echo data >"$dir/base.tar.gz"`,
+  pg_ctl: `
+echo "pg_ctl $*" >>"$LOG/calls"
+exit "\${STUB_PGCTL_RC:-0}"`,
+};
+
+const PATH_STUBS: Record<string, string> = {
+  getent: `
+echo "getent $*" >>"$LOG/calls"
+[ -n "\${STUB_GETENT:-}" ] || exit 2
+printf '%s\\n' "$STUB_GETENT"`,
+  sleep: `echo "sleep $*" >>"$LOG/calls"`,
+};
+
+interface World {
+  root: string;
+  pgdata: string;
+  run: string;
+  log: string;
+  env: Record<string, string>;
+}
+
+function makeWorld(): World {
+  const root = mkdtempSync(join(tmpdir(), "pgkeeper-world-"));
+  const dirs = ["bin", "path", "run", "log", "data"].map(d => join(root, d));
+  dirs.forEach(d => mkdirSync(d));
+  const write = (dir: string, stubs: Record<string, string>) =>
+    Object.entries(stubs).forEach(([name, body]) => {
+      writeFileSync(join(root, dir, name), `#!/bin/sh\n${body}\n`);
+      chmodSync(join(root, dir, name), 0o755);
+    });
+  write("bin", STUBS);
+  write("path", PATH_STUBS);
+  const world = {
+    root,
+    pgdata: join(root, "data", "pgdata"),
+    run: join(root, "run"),
+    log: join(root, "log"),
+    env: {},
+  };
+  world.env = {
+    PATH: `${join(root, "path")}:/usr/bin:/bin`,
+    LOG: world.log,
+    PG_BIN: join(root, "bin"),
+    PG_MAJOR: "16",
+    PGDATA: world.pgdata,
+    PGKEEPER_RUN_DIR: world.run,
+    PGKEEPER_CONFIG_DIR: "/config",
+    POD_NAME: "orders-0",
+    POD_IP: "10.0.0.5",
+    PRIMARY_HOST: "orders-rw",
+    HEADLESS_SERVICE: "orders-hl",
+    PGKEEPER_SUPERUSER_PASSWORD: "su:pw\\x",
+    PGKEEPER_APP_PASSWORD: `it's "app" $HOME \`id\``,
+  };
+  return world;
+}
+
+function run(
+  world: World,
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): SpawnSyncReturns<string> {
+  const file = join(world.root, "script.sh");
+  writeFileSync(file, script);
+  return spawnSync("/bin/sh", [file, ...args], {
+    encoding: "utf8",
+    env: { ...world.env, ...env },
+    timeout: 20_000,
+  });
+}
+
+const calls = (w: World): string[] =>
+  existsSync(join(w.log, "calls"))
+    ? readFileSync(join(w.log, "calls"), "utf8").trim().split("\n")
+    : [];
+const programs = (w: World): string[] => calls(w).map(c => c.split(" ")[0]);
+const read = (path: string): string => readFileSync(path, "utf8");
+
+let world: World;
+beforeEach(() => {
+  world = makeWorld();
+});
+afterEach(() => {
+  rmSync(world.root, { recursive: true, force: true });
+});
+
+describe("entrypoint.sh decides how the data directory is made", () => {
+  it.each<[string, Record<string, string>, () => void, string[]]>([
+    [
+      "ordinal 0, alone: initdb",
+      {},
+      () => undefined,
+      ["pg_isready", "getent", "initdb", "single", "postgres"],
+    ],
+    [
+      "ordinal 0, a primary answers: clone",
+      { STUB_ISREADY_RC: "0" },
+      () => undefined,
+      ["pg_isready", "pg_basebackup", "postgres"],
+    ],
+    [
+      "ordinal 0, a primary rejects connections (starting): clone",
+      { STUB_ISREADY_RC: "1" },
+      () => undefined,
+      ["pg_isready", "pg_basebackup", "postgres"],
+    ],
+    [
+      "ordinal 0, a peer is listed: clone",
+      { STUB_GETENT: "10.0.0.5 STREAM orders-hl\n10.0.0.6 STREAM" },
+      () => undefined,
+      ["pg_isready", "getent", "pg_basebackup", "postgres"],
+    ],
+    [
+      "ordinal 0, only itself listed: initdb",
+      { STUB_GETENT: "10.0.0.5 STREAM orders-hl\n10.0.0.5 DGRAM" },
+      () => undefined,
+      ["pg_isready", "getent", "initdb", "single", "postgres"],
+    ],
+    ["ordinal 1: clone", { POD_NAME: "orders-1" }, () => undefined, ["pg_basebackup", "postgres"]],
+    [
+      "ordinal 10: clone",
+      { POD_NAME: "orders-10" },
+      () => undefined,
+      ["pg_basebackup", "postgres"],
+    ],
+    [
+      "initialised: start",
+      { POD_NAME: "orders-1" },
+      () => {
+        mkdirSync(world.pgdata);
+        writeFileSync(join(world.pgdata, "PG_VERSION"), "16\n");
+      },
+      ["postgres"],
+    ],
+    [
+      "empty PGDATA directory: treated as absent",
+      {},
+      () => mkdirSync(world.pgdata),
+      ["pg_isready", "getent", "initdb", "single", "postgres"],
+    ],
+  ])("%s", (_, env, setup, expected) => {
+    setup();
+    const r = run(world, ENTRYPOINT_SH, [], env);
+    expect(r.stderr).not.toMatch(/not found|unbound|parameter not set/);
+    expect(r.status).toBe(0);
+    expect(programs(world)).toEqual(expected);
+    expect(existsSync(join(world.pgdata, "PG_VERSION"))).toBe(true);
+    expect(calls(world).at(-1)).toBe(
+      `postgres -D ${world.pgdata} -c config_file=/config/postgresql.conf`,
+    );
+  });
+
+  it("initdb: superuser password by file (then removed), trust locally, SCRAM over the network", () => {
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    const initdb = calls(world).find(c => c.startsWith("initdb"))!;
+    expect(initdb).toContain(`-D ${world.pgdata}.init -U postgres --pwfile=${world.run}/initdb.pw`);
+    expect(initdb).toContain("--auth-local=trust --auth-host=scram-sha-256");
+    expect(read(join(world.log, "pwfile"))).toBe("su:pw\\x\n");
+    expect(existsSync(join(world.run, "initdb.pw"))).toBe(false);
+    expect(existsSync(`${world.pgdata}.init`)).toBe(false);
+  });
+
+  it("initdb: creates the app role with its password as an SQL literal, and its database", () => {
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    expect(read(join(world.log, "single.sql"))).toBe(
+      `CREATE ROLE app LOGIN PASSWORD 'it''s "app" $HOME \`id\`';\nCREATE DATABASE app OWNER app;\n`,
+    );
+    expect(calls(world).find(c => c.startsWith("single"))).toContain(
+      "-c exit_on_error=on -c log_min_error_statement=panic",
+    );
+  });
+
+  it("clone: pg_basebackup through <db>-rw as the superuser with the passfile, then standby.signal", () => {
+    expect(run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-2" }).status).toBe(0);
+    expect(calls(world)[0]).toBe(
+      `pg_basebackup -D ${world.pgdata}.clone -h orders-rw -p 5432 -U postgres -w -X stream -c fast`,
+    );
+    expect(existsSync(join(world.pgdata, "standby.signal"))).toBe(true);
+    expect(existsSync(`${world.pgdata}.clone`)).toBe(false);
+  });
+
+  it("clone: retries until pg_basebackup succeeds, never keeping a partial copy", () => {
+    writeFileSync(join(world.log, "fail"), "2");
+    expect(run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1" }).status).toBe(0);
+    expect(programs(world)).toEqual([
+      "pg_basebackup",
+      "sleep",
+      "pg_basebackup",
+      "sleep",
+      "pg_basebackup",
+      "postgres",
+    ]);
+    expect(existsSync(join(world.pgdata, "junk"))).toBe(false);
+  });
+
+  it("refuses a non-empty PGDATA without PG_VERSION", () => {
+    mkdirSync(world.pgdata);
+    writeFileSync(join(world.pgdata, "something"), "x");
+    const r = run(world, ENTRYPOINT_SH);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("refusing to overwrite");
+    expect(programs(world)).not.toContain("postgres");
+  });
+
+  it.each(["PGDATA", "POD_NAME", "PRIMARY_HOST", "PGKEEPER_SUPERUSER_PASSWORD"])(
+    "fails without %s",
+    name => {
+      const r = run(world, ENTRYPOINT_SH, [], { [name]: "" });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(name);
+    },
+  );
+
+  it("writes the passfile (escaped, mode 0600) and primary_conninfo with the pod name", () => {
+    expect(run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1" }).status).toBe(0);
+    expect(read(join(world.run, "pgpass"))).toBe("*:*:*:postgres:su\\:pw\\\\x\n");
+    expect(
+      spawnSync("stat", ["-c", "%a", join(world.run, "pgpass")], {
+        encoding: "utf8",
+      }).stdout.trim(),
+    ).toBe("600");
+    expect(read(join(world.run, "instance.conf"))).toBe(
+      `primary_conninfo = 'host=orders-rw port=5432 user=postgres passfile=${world.run}/pgpass application_name=orders-1 connect_timeout=5'\n`,
+    );
+  });
+
+  it("finds the binaries through PATH when PG_BIN and the Debian layout lack them", () => {
+    const r = run(world, ENTRYPOINT_SH, [], {
+      PG_BIN: "",
+      PG_MAJOR: "99",
+      PATH: `${join(world.root, "bin")}:${world.env.PATH}`,
+      POD_NAME: "orders-1",
+    });
+    expect(r.status).toBe(0);
+    expect(programs(world)).toEqual(["pg_basebackup", "postgres"]);
+  });
+
+  it("fails clearly when no postgres can be found", () => {
+    const r = run(world, ENTRYPOINT_SH, [], { PG_BIN: "", PG_MAJOR: "99" });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("cannot find the PostgreSQL program postgres");
+  });
+});
+
+describe("probe.sh", () => {
+  it.each([
+    ["accepting", "0", 0],
+    ["rejecting", "1", 1],
+    ["not answering", "2", 2],
+  ])("ready: %s → exit %p", (_, rc, status) => {
+    const r = run(world, PROBE_SH, ["ready"], { STUB_ISREADY_RC: rc });
+    expect(r.status).toBe(status);
+    expect(calls(world)).toEqual([`pg_isready -q -h ${world.run} -p 5432`]);
+  });
+
+  it.each([
+    ["running", true, "0", [`pg_ctl stop -D PGDATA -m fast -W`]],
+    ["running, pg_ctl fails", true, "1", [`pg_ctl stop -D PGDATA -m fast -W`]],
+    ["not started (initdb or clone under way)", false, "0", []],
+  ])("stop: %s", (_, running, rc, expected) => {
+    mkdirSync(world.pgdata);
+    if (running) writeFileSync(join(world.pgdata, "postmaster.pid"), "1\n");
+    const r = run(world, PROBE_SH, ["stop"], { STUB_PGCTL_RC: rc });
+    expect(r.status).toBe(0);
+    expect(calls(world)).toEqual(expected.map(c => c.replace("PGDATA", world.pgdata)));
+  });
+
+  it("rejects an unknown command", () => {
+    expect(run(world, PROBE_SH, ["bogus"]).status).toBe(2);
+  });
+});
+
+describe("backup.sh", () => {
+  const backupEnv = (dir: string, extra: Record<string, string> = {}) => ({
+    PGKEEPER_BACKUP_DIR: dir,
+    PGHOST: "orders-rw",
+    BACKUP_RETENTION: "2",
+    ...extra,
+  });
+  const setupBackups = (): string => {
+    const dir = join(world.root, "backups");
+    for (const name of [
+      "20240101T000000Z",
+      "20240102T000000Z",
+      "20240103T000000Z",
+      ".partial-20240104T000000Z",
+      "notes",
+    ]) {
+      mkdirSync(join(dir, name), { recursive: true });
+    }
+    return dir;
+  };
+
+  it("takes a compressed tar base backup through <db>-rw and keeps the newest `retention`", () => {
+    const dir = setupBackups();
+    const r = run(world, BACKUP_SH, [], backupEnv(dir));
+    expect(r.status).toBe(0);
+    const call = calls(world)[0];
+    expect(call).toMatch(
+      /^pg_basebackup -h orders-rw -p 5432 -U postgres -w -D .*\/\.partial-\d{8}T\d{6}Z -F tar -z -X stream -c fast -l pgkeeper \d{8}T\d{6}Z$/,
+    );
+    const left = readdirSync(dir).sort();
+    expect(left).toHaveLength(3);
+    expect(left[0]).toBe("20240103T000000Z");
+    expect(left[1]).toMatch(/^\d{8}T\d{6}Z$/);
+    expect(left[2]).toBe("notes");
+    expect(existsSync(join(dir, left[1], "base.tar.gz"))).toBe(true);
+  });
+
+  it("prunes nothing when the backup fails", () => {
+    const dir = setupBackups();
+    writeFileSync(join(world.log, "fail"), "1");
+    const r = run(world, BACKUP_SH, [], backupEnv(dir));
+    expect(r.status).not.toBe(0);
+    const complete = readdirSync(dir).filter(n => /^\d{8}T\d{6}Z$/.test(n));
+    expect(complete).toEqual(["20240101T000000Z", "20240102T000000Z", "20240103T000000Z"]);
+  });
+
+  it.each(["PGHOST", "BACKUP_RETENTION"])("fails without %s", name => {
+    const r = run(world, BACKUP_SH, [], backupEnv(join(world.root, "backups"), { [name]: "" }));
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(name);
+  });
+});

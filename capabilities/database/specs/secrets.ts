@@ -1,0 +1,97 @@
+/**
+ * The credentials Secrets `<db>-superuser` and `<db>-app`.
+ *
+ * Passwords come in as arguments: the reconciler generates them once with crypto randomness and
+ * afterwards passes back what the existing Secret holds, so data is never regenerated.
+ *
+ * Values go into `data` (base64), not `stringData`: `stringData` is write-only, the API server
+ * folds it into `data` and never returns it, so an object built with it could never be compared
+ * with what the server holds and every apply would look like a change (and server-side apply
+ * would record ownership of fields that never appear).
+ */
+import type { V1Secret } from "@kubernetes/client-node";
+import { APP_DATABASE, APP_USER, POSTGRES_PORT, SUPERUSER } from "./layout";
+import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
+
+export const SECRET_TYPE = "kubernetes.io/basic-auth";
+
+/** The keys every credentials Secret has. */
+export const SECRET_KEYS = [
+  "username",
+  "password",
+  "host",
+  "port",
+  "dbname",
+  "uri",
+  "jdbc-uri",
+  "pgpass",
+] as const;
+
+export type SecretKey = (typeof SECRET_KEYS)[number];
+
+interface Credentials {
+  username: string;
+  password: string;
+  host: string;
+  dbname: string;
+}
+
+/** Read-write Service DNS name, as clients in other namespaces reach it. */
+export const rwHost = (input: BuildInput): string =>
+  `${namesOf(input).rwService}.${identity(input.db).namespace}.svc`;
+
+/** A `.pgpass` field: `:` and `\` are escaped with a backslash (libpq's rule). */
+const pgpassField = (value: string): string => value.replace(/[\\:]/g, m => `\\${m}`);
+
+/** The decoded contents of a credentials Secret (before base64). Exported for tests and tools. */
+export function credentialValues(c: Credentials): Record<SecretKey, string> {
+  const port = String(POSTGRES_PORT);
+  const user = encodeURIComponent(c.username);
+  const password = encodeURIComponent(c.password);
+  const dbname = encodeURIComponent(c.dbname);
+  return {
+    username: c.username,
+    password: c.password,
+    host: c.host,
+    port,
+    dbname: c.dbname,
+    uri: `postgresql://${user}:${password}@${c.host}:${port}/${dbname}`,
+    "jdbc-uri": `jdbc:postgresql://${c.host}:${port}/${dbname}?user=${user}&password=${password}`,
+    pgpass: [c.host, port, c.dbname, c.username, c.password].map(pgpassField).join(":") + "\n",
+  };
+}
+
+const base64 = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, Buffer.from(v, "utf8").toString("base64")]),
+  );
+
+function buildSecret(input: BuildInput, name: string, c: Credentials): Child<V1Secret> {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: childMeta(input, name),
+    type: SECRET_TYPE,
+    data: base64(credentialValues(c)),
+  };
+}
+
+/** `<db>-superuser`: the `postgres` role (also used for replication and backups for now). */
+export function buildSuperuserSecret(input: BuildInput, password: string): Child<V1Secret> {
+  return buildSecret(input, namesOf(input).superuserSecret, {
+    username: SUPERUSER,
+    password,
+    host: rwHost(input),
+    dbname: "postgres",
+  });
+}
+
+/** `<db>-app`: the application role `app`, owner of database `app`. */
+export function buildAppSecret(input: BuildInput, password: string): Child<V1Secret> {
+  return buildSecret(input, namesOf(input).appSecret, {
+    username: APP_USER,
+    password,
+    host: rwHost(input),
+    dbname: APP_DATABASE,
+  });
+}

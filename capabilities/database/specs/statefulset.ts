@@ -1,0 +1,202 @@
+/**
+ * The StatefulSet `<db>`: one pod and one data volume per instance.
+ *
+ * `updateStrategy: OnDelete`: the operator decides when each pod restarts (replicas first, the
+ * primary last after a switchover); the StatefulSet controller never rolls pods on its own.
+ * The pod template carries no role label (the operator labels pods) and no timestamp: only the
+ * configuration hash, so the template changes only when the configuration does.
+ *
+ * Immutable after creation (changing them needs a new StatefulSet): selector, serviceName,
+ * podManagementPolicy and volumeClaimTemplates. Growing storage is done on the PVCs.
+ */
+import type {
+  V1Container,
+  V1EnvVar,
+  V1PersistentVolumeClaim,
+  V1Probe,
+  V1ResourceRequirements,
+  V1StatefulSet,
+  V1Volume,
+} from "@kubernetes/client-node";
+import type { ResolvedSpec } from "../api/defaults";
+import { ANNOTATION_CONFIG_HASH, commonLabels, selectorLabels } from "../api/names";
+import {
+  CONFIG_DIR,
+  CONFIG_VOLUME,
+  DATA_MOUNT,
+  DATA_VOLUME,
+  ENV,
+  FILE_ENTRYPOINT,
+  FILE_PROBE,
+  PGDATA,
+  POSTGRES_CONTAINER,
+  POSTGRES_PORT,
+  POSTGRES_PORT_NAME,
+  RUN_DIR,
+  RUN_VOLUME,
+  SUPERUSER,
+  TMP_VOLUME,
+} from "./layout";
+import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
+import { podScheduling } from "./scheduling";
+import { containerSecurityContext, podSecurityContext } from "./security";
+
+/**
+ * Time for a fast shutdown (preStop) to finish its checkpoint before SIGKILL. A killed primary
+ * needs crash recovery and may lose its place in a switchover, so this is generous; a healthy
+ * shutdown takes a few seconds and does not wait for it.
+ */
+export const TERMINATION_GRACE_SECONDS = 60;
+
+/**
+ * The startup probe holds liveness off while the port is closed: initdb, a pg_basebackup clone of
+ * a large primary, crash recovery. One hour, as CloudNativePG's default startDelay.
+ */
+export const STARTUP_PROBE: V1Probe = {
+  tcpSocket: { port: POSTGRES_PORT },
+  periodSeconds: 10,
+  timeoutSeconds: 5,
+  failureThreshold: 360,
+};
+
+/** Ready = accepts connections on the local socket (a standby: once consistent). */
+export const READINESS_PROBE: V1Probe = {
+  exec: { command: ["/bin/sh", `${CONFIG_DIR}/${FILE_PROBE}`, "ready"] },
+  periodSeconds: 5,
+  timeoutSeconds: 5,
+  failureThreshold: 3,
+};
+
+/**
+ * Liveness only asks whether the postmaster still listens. The HA logic, not the kubelet, judges
+ * a slow or unhealthy instance: restarting a busy primary because a query-level check timed out
+ * turns load into an outage. A dead postmaster ends the container anyway (it is PID 1).
+ */
+export const LIVENESS_PROBE: V1Probe = {
+  tcpSocket: { port: POSTGRES_PORT },
+  periodSeconds: 10,
+  timeoutSeconds: 5,
+  failureThreshold: 6,
+};
+
+const secretEnv = (name: string, secret: string): V1EnvVar => ({
+  name,
+  valueFrom: { secretKeyRef: { name: secret, key: "password" } },
+});
+
+const fieldEnv = (name: string, fieldPath: string): V1EnvVar => ({
+  name,
+  valueFrom: { fieldRef: { fieldPath } },
+});
+
+function env(input: BuildInput): V1EnvVar[] {
+  const names = namesOf(input);
+  return [
+    { name: "PGDATA", value: PGDATA },
+    { name: ENV.pgMajor, value: input.spec.version },
+    { name: ENV.dbName, value: identity(input.db).name },
+    fieldEnv(ENV.podName, "metadata.name"),
+    fieldEnv(ENV.podIP, "status.podIP"),
+    { name: ENV.primaryHost, value: names.rwService },
+    { name: ENV.headlessService, value: names.headlessService },
+    secretEnv(ENV.superuserPassword, names.superuserSecret),
+    secretEnv(ENV.appPassword, names.appSecret),
+    // So psql and pg_isready in `kubectl exec` sessions reach the local server by default.
+    { name: "PGHOST", value: RUN_DIR },
+    { name: "PGPORT", value: String(POSTGRES_PORT) },
+    { name: "PGUSER", value: SUPERUSER },
+  ];
+}
+
+/** requests/limits from the spec; empty maps are left out. */
+export function resources(spec: ResolvedSpec): V1ResourceRequirements {
+  const clean = (list?: { cpu?: string; memory?: string }): Record<string, string> | undefined => {
+    const entries = Object.entries(list ?? {}).filter(([, v]) => v !== undefined && v !== "");
+    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+  };
+  const requests = clean(spec.resources.requests);
+  const limits = clean(spec.resources.limits);
+  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}
+
+function postgresContainer(input: BuildInput): V1Container {
+  return {
+    name: POSTGRES_CONTAINER,
+    image: input.spec.image,
+    imagePullPolicy: "IfNotPresent",
+    command: ["/bin/sh", `${CONFIG_DIR}/${FILE_ENTRYPOINT}`],
+    env: env(input),
+    ports: [{ name: POSTGRES_PORT_NAME, containerPort: POSTGRES_PORT, protocol: "TCP" }],
+    startupProbe: STARTUP_PROBE,
+    readinessProbe: READINESS_PROBE,
+    livenessProbe: LIVENESS_PROBE,
+    lifecycle: {
+      preStop: { exec: { command: ["/bin/sh", `${CONFIG_DIR}/${FILE_PROBE}`, "stop"] } },
+    },
+    resources: resources(input.spec),
+    securityContext: containerSecurityContext(),
+    volumeMounts: [
+      { name: DATA_VOLUME, mountPath: DATA_MOUNT },
+      { name: CONFIG_VOLUME, mountPath: CONFIG_DIR, readOnly: true },
+      { name: RUN_VOLUME, mountPath: RUN_DIR },
+      { name: TMP_VOLUME, mountPath: "/tmp" },
+    ],
+  };
+}
+
+function volumes(input: BuildInput): V1Volume[] {
+  return [
+    { name: CONFIG_VOLUME, configMap: { name: namesOf(input).configMap } },
+    { name: RUN_VOLUME, emptyDir: {} },
+    { name: TMP_VOLUME, emptyDir: {} },
+  ];
+}
+
+/** The per-instance data volume claim (`pgdata-<db>-<ordinal>`). */
+export function dataVolumeClaimTemplate(input: BuildInput): V1PersistentVolumeClaim {
+  const { size, storageClassName } = input.spec.storage;
+  return {
+    metadata: { name: DATA_VOLUME, labels: commonLabels(identity(input.db).name) },
+    spec: {
+      accessModes: ["ReadWriteOnce"],
+      resources: { requests: { storage: size } },
+      ...(storageClassName ? { storageClassName } : {}),
+    },
+  };
+}
+
+export function buildStatefulSet(input: BuildInput, configHash: string): Child<V1StatefulSet> {
+  const db = identity(input.db).name;
+  const names = namesOf(input);
+  return {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: childMeta(input, names.statefulSet),
+    spec: {
+      replicas: input.spec.instances,
+      serviceName: names.headlessService,
+      selector: { matchLabels: selectorLabels(db) },
+      updateStrategy: { type: "OnDelete" },
+      podManagementPolicy: "OrderedReady",
+      // Deleting the Database deletes the data volumes; scaling down keeps them, so scaling
+      // back up rejoins the old volume with a short WAL catch-up instead of a full clone.
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },
+      template: {
+        metadata: {
+          labels: { ...commonLabels(db), ...selectorLabels(db) },
+          annotations: { [ANNOTATION_CONFIG_HASH]: configHash },
+        },
+        spec: {
+          containers: [postgresContainer(input)],
+          volumes: volumes(input),
+          securityContext: podSecurityContext(),
+          terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
+          // Service links put one env var per Service of the namespace into every container.
+          enableServiceLinks: false,
+          ...podScheduling(db, input.spec.scheduling),
+        },
+      },
+      volumeClaimTemplates: [dataVolumeClaimTemplate(input)],
+    },
+  };
+}
