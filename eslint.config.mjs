@@ -24,7 +24,10 @@ export default [
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",
       "@typescript-eslint/explicit-module-boundary-types": "error",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
       complexity: ["error", 12],
       "max-depth": ["error", 3],
       "max-params": ["error", 5],
@@ -32,7 +35,11 @@ export default [
   },
   {
     files: ["**/*.test.ts", "test/**/*.ts", "bench/**/*.ts"],
-    rules: { "@typescript-eslint/explicit-module-boundary-types": "off", "max-depth": "off" },
+    rules: {
+      "@typescript-eslint/explicit-module-boundary-types": "off",
+      "max-depth": "off",
+      complexity: "off",
+    },
   },
   {
     files: ["**/*.mjs", "**/*.js"],

@@ -2,6 +2,7 @@
 // so ts-jest must transform them too (allowJs). PEPR_MODE=build makes pepr register every binding
 // at import time, which the capability tests rely on (see docs/pepr-facts in shared docs).
 process.env.PEPR_MODE = process.env.PEPR_MODE ?? "build";
+process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? "silent";
 
 const esmOnly = [
   "kubernetes-fluent-client",
@@ -34,7 +35,11 @@ const common = {
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
-    { ...common, displayName: "unit", testMatch: ["<rootDir>/capabilities/**/*.test.ts", "<rootDir>/hack/**/*.test.ts"] },
+    {
+      ...common,
+      displayName: "unit",
+      testMatch: ["<rootDir>/capabilities/**/*.test.ts", "<rootDir>/hack/**/*.test.ts"],
+    },
     {
       ...common,
       displayName: "integration",

@@ -49,8 +49,6 @@ export function withDefaults(
   defaultImage: (version: string) => string,
 ): ResolvedSpec {
   const { backup, ...rest } = spec;
-  const postgresql = spec.postgresql ?? {};
-  const synchronous = postgresql.synchronous ?? {};
   return {
     ...rest,
     image: spec.image ?? defaultImage(spec.version),
@@ -60,17 +58,26 @@ export function withDefaults(
       ...spec.scheduling,
       antiAffinity: spec.scheduling?.antiAffinity ?? DEFAULT_ANTI_AFFINITY,
     },
-    postgresql: {
-      parameters: postgresql.parameters ?? {},
-      synchronous: { ...synchronous, mode: synchronous.mode ?? "off" },
-    },
-    failover: {
-      enabled: spec.failover?.enabled ?? true,
-      delaySeconds: spec.failover?.delaySeconds ?? DEFAULT_FAILOVER_DELAY_SECONDS,
-    },
+    postgresql: postgresqlDefaults(spec.postgresql),
+    failover: failoverDefaults(spec.failover),
     ...(backup
       ? { backup: { ...backup, retention: backup.retention ?? DEFAULT_BACKUP_RETENTION } }
       : {}),
     paused: spec.paused ?? false,
+  };
+}
+
+function postgresqlDefaults(postgresql: DatabaseSpec["postgresql"]): ResolvedSpec["postgresql"] {
+  const synchronous = postgresql?.synchronous ?? {};
+  return {
+    parameters: postgresql?.parameters ?? {},
+    synchronous: { ...synchronous, mode: synchronous.mode ?? "off" },
+  };
+}
+
+function failoverDefaults(failover: DatabaseSpec["failover"]): ResolvedSpec["failover"] {
+  return {
+    enabled: failover?.enabled ?? true,
+    delaySeconds: failover?.delaySeconds ?? DEFAULT_FAILOVER_DELAY_SECONDS,
   };
 }

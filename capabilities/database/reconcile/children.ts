@@ -47,6 +47,12 @@ export function immutableChanges(desired: KubeObject, live: KubeObject): string[
   });
 }
 
+const claimTemplateName = (sts: KubeObject): string | undefined =>
+  stsSpec(sts).volumeClaimTemplates?.[0]?.metadata?.name;
+
+const claimSize = (sts: KubeObject): string | undefined =>
+  stsSpec(sts).volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+
 /**
  * Storage growth: expand each instance's claim, then recreate the StatefulSet without its pods
  * (orphan delete), because volumeClaimTemplates are immutable. Pods keep running throughout.
@@ -57,17 +63,20 @@ async function recreateStatefulSet(
   desired: KubeObject,
   live: KubeObject,
 ): Promise<void> {
-  const size = stsSpec(desired).volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
-  if (size && immutableChanges(desired, live).includes("volumeClaimTemplates")) {
-    const namespace = db.metadata?.namespace ?? "";
+  const size = claimSize(desired);
+  if (size && size !== claimSize(live)) {
     const claims = await cluster.list(
       { apiVersion: "v1", kind: "PersistentVolumeClaim" },
-      namespace,
+      live.metadata?.namespace ?? "",
       {
         [LABEL_DATABASE]: db.metadata?.name ?? "",
       },
     );
-    for (const claim of claims) await cluster.resizeClaim(refOf(claim), size);
+    // Only the instances' data claims (`<template>-<sts>-<ordinal>`), never the backup volume.
+    const prefix = `${claimTemplateName(desired)}-${live.metadata?.name}-`;
+    for (const claim of claims.filter(c => c.metadata?.name?.startsWith(prefix))) {
+      await cluster.resizeClaim(refOf(claim), size);
+    }
   }
   await cluster.delete(refOf(live), { orphan: true });
 }
