@@ -44,6 +44,7 @@ module.exports = {
       ...common,
       displayName: "integration",
       testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
+      testTimeout: 120_000,
     },
   ],
 };

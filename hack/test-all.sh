@@ -20,3 +20,5 @@ step "unit tests"
 npx jest --selectProjects unit
 step "pepr build"
 bash hack/build.sh
+step "integration tests (local control plane)"
+bash hack/test-integration.sh

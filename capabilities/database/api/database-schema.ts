@@ -374,13 +374,11 @@ export const databaseRootRules: CelRule[] = [
   {
     rule: `size(self.metadata.name) <= ${MAX_NAME_LENGTH}`,
     message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters (child names add suffixes)`,
-    fieldPath: ".metadata.name",
   },
   {
     rule: "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
     message:
       "metadata.name must start with a letter and contain only lowercase letters, digits and '-' (it names Services)",
-    fieldPath: ".metadata.name",
   },
   {
     rule: "!has(self.spec.postgresql) || !has(self.spec.postgresql.synchronous) || !has(self.spec.postgresql.synchronous.number) || (has(self.spec.instances) && self.spec.postgresql.synchronous.number < self.spec.instances)",

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `npm start`: a local Kubernetes control plane, the operator as in `pepr dev`, and a sample
+# Database, shown running. Ctrl-C stops the operator; `npm run cluster:down` stops the cluster.
+#
+# Own cluster instead? Point KUBECONFIG at it and set PGKEEPER_HOST to an address of this machine
+# that the apiserver can reach (for kind: the docker bridge gateway, e.g. 172.17.0.1), then run
+# PGKEEPER_EXTERNAL_CLUSTER=1 npm start.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+SAMPLE="${PGKEEPER_SAMPLE:-samples/database.yaml}"
+HOST="${PGKEEPER_HOST:-127.0.0.1}"
+LOG_DIR="${PGKEEPER_WORK:-$PWD/.work}/logs"
+mkdir -p "$LOG_DIR"
+
+if [ ! -x node_modules/.bin/pepr ]; then
+  say "Installing npm packages"
+  npm ci --no-audit --no-fund
+fi
+
+if [ "${PGKEEPER_EXTERNAL_CLUSTER:-0}" = 1 ]; then
+  say "Using your cluster (KUBECONFIG=${KUBECONFIG:-~/.kube/config})"
+  OPERATOR_KUBECONFIG="${KUBECONFIG:-$HOME/.kube/config}"
+else
+  say "Local control plane (the first run builds Kubernetes from source: 10-20 minutes)"
+  eval "$(bash hack/cluster/cluster.sh up)"
+  OPERATOR_KUBECONFIG="$(dirname "$KUBECONFIG")/kubeconfigs/operator.kubeconfig"
+fi
+
+say "Installing the Database CRD"
+kubectl apply --server-side --force-conflicts -f deploy/crd.yaml
+kubectl wait --for=condition=Established crd/databases.pgkeeper.dev --timeout=60s
+
+say "Starting the operator: pepr dev --host $HOST (log: $LOG_DIR/operator.log)"
+KUBECONFIG="$OPERATOR_KUBECONFIG" setsid node_modules/.bin/pepr dev --host "$HOST" --yes \
+  >"$LOG_DIR/operator.log" 2>&1 &
+OPERATOR_PID=$!
+stop_operator() {
+  kill -TERM -- "-$OPERATOR_PID" 2>/dev/null || true
+  wait "$OPERATOR_PID" 2>/dev/null || true
+}
+trap 'stop_operator; echo; echo "Operator stopped. The cluster keeps running: npm run cluster:down stops it."; exit 0' INT TERM
+trap stop_operator EXIT
+
+for _ in $(seq 1 180); do
+  if curl -sk --max-time 2 "https://127.0.0.1:3000/healthz" >/dev/null 2>&1 &&
+    kubectl get validatingwebhookconfiguration pepr-pgkeeper >/dev/null 2>&1; then
+    break
+  fi
+  if ! kill -0 "$OPERATOR_PID" 2>/dev/null; then
+    tail -n 30 "$LOG_DIR/operator.log"
+    echo "the operator exited; see $LOG_DIR/operator.log" >&2
+    exit 1
+  fi
+  sleep 1
+done
+sleep 3 # let the watches list before the sample arrives
+
+say "Applying $SAMPLE"
+kubectl apply -f "$SAMPLE"
+NAME="$(kubectl create --dry-run=client -o jsonpath='{.metadata.name}' -f "$SAMPLE")"
+NS="$(kubectl create --dry-run=client -o jsonpath='{.metadata.namespace}' -f "$SAMPLE")"
+NS="${NS:-default}"
+
+say "Waiting until $NAME is reconciled"
+for _ in $(seq 1 120); do
+  gen="$(kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{.metadata.generation}')"
+  seen="$(kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{.status.observedGeneration}')"
+  rec="$(kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{.status.conditions[?(@.type=="Reconciled")].status}')"
+  [ "$gen" = "$seen" ] && [ "$rec" = "True" ] && break
+  sleep 1
+done
+
+say "kubectl get pgdb -n $NS"
+kubectl get pgdb -n "$NS" -o wide
+say "Children of $NAME"
+kubectl get statefulset,service,configmap,secret,pdb,cronjob,pvc,pod -n "$NS" -l "pgkeeper.dev/database=$NAME"
+say "Conditions and recent events"
+kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{range .status.conditions[*]}{.type}={.status} ({.reason}): {.message}{"\n"}{end}'
+kubectl get events -n "$NS" --field-selector "involvedObject.name=$NAME" --sort-by=.lastTimestamp | tail -n 10
+
+cat <<TXT
+
+The operator is running (log: $LOG_DIR/operator.log). Try:
+  export KUBECONFIG=$KUBECONFIG
+  kubectl explain database.spec
+  kubectl patch pgdb $NAME -n $NS --type merge -p '{"spec":{"instances":2}}'
+  kubectl apply -f samples/database-ha.yaml
+Ctrl-C stops the operator; npm run cluster:down stops the cluster.
+TXT
+wait "$OPERATOR_PID"

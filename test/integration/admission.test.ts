@@ -1,0 +1,180 @@
+/**
+ * Admission through the real apiserver: Pepr's webhooks (defaults, denials naming the field) and
+ * the CRD's own schema and CEL rules, which must hold even when the webhooks are gone.
+ */
+import { Operator, removeWebhooks } from "./harness/operator";
+import { create, get, kubectl } from "./harness/kubectl";
+import { database, freshNamespace, installCrd } from "./harness/fixtures";
+
+const operator = new Operator("admission");
+let ns: string;
+
+beforeAll(async () => {
+  await installCrd();
+  ns = freshNamespace("adm");
+  await operator.start();
+}, 300_000);
+
+afterAll(async () => {
+  await operator.stop();
+  removeWebhooks();
+}, 60_000);
+
+describe("with the webhooks", () => {
+  it("fills defaults on create, and only defaults", () => {
+    const r = create(database(ns, "defaults", { postgresql: { parameters: { work_mem: "8MB" } } }));
+    expect(r.stderr).toBe("");
+    const db = get("database", ns, "defaults")!;
+    expect(db.spec).toMatchObject({
+      version: "15",
+      instances: 1,
+      image: expect.stringContaining("15"),
+      storage: { size: "1Gi" },
+      failover: { enabled: true, delaySeconds: 0 },
+      postgresql: { parameters: { work_mem: "8MB" }, synchronous: { mode: "off" } },
+      scheduling: { antiAffinity: "preferred" },
+      paused: false,
+    });
+    expect(db.metadata.finalizers).toContain("pepr.dev/finalizer");
+  });
+
+  it("keeps values the user set", () => {
+    create(
+      database(ns, "explicit", { instances: 3, failover: { enabled: false, delaySeconds: 30 } }),
+    );
+    expect(get("database", ns, "explicit")?.spec).toMatchObject({
+      instances: 3,
+      failover: { enabled: false, delaySeconds: 30 },
+    });
+  });
+
+  // Each case is refused by the webhook (rules the CRD cannot express) with the field named.
+  it.each([
+    [
+      "memory too small for PostgreSQL",
+      { resources: { requests: { memory: "1Mi" } } },
+      "spec.resources.requests.memory",
+    ],
+    [
+      "cron with an out-of-range minute",
+      { backup: { schedule: "61 * * * *", volume: { size: "1Gi" } } },
+      "spec.backup.schedule",
+    ],
+    ["storage below the minimum", { storage: { size: "1Mi" } }, "spec.storage.size"],
+    [
+      "an invalid parameter name",
+      { postgresql: { parameters: { "bad name": "1" } } },
+      "spec.postgresql.parameters",
+    ],
+    [
+      "a newline in a parameter value",
+      { postgresql: { parameters: { work_mem: "8MB\nport = 1" } } },
+      "spec.postgresql.parameters",
+    ],
+    ["an image with whitespace", { image: "postgres: 15" }, "spec.image"],
+  ])("refuses %s, naming %s", (_name, spec, field) => {
+    const r = create(database(ns, "refused", spec));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("denied the request");
+    expect(r.stderr).toContain(field);
+    expect(get("database", ns, "refused")).toBeUndefined();
+  });
+
+  it.each([
+    ["storage shrink", { storage: { size: "512Mi" } }, "spec.storage.size"],
+    ["a version change", { version: "16" }, "version"],
+  ])("refuses an update with %s", (_name, change, field) => {
+    create(database(ns, "grown", { storage: { size: "2Gi" } }));
+    const r = kubectl([
+      "patch",
+      "database",
+      "grown",
+      "-n",
+      ns,
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify({ spec: change }),
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(field);
+  });
+});
+
+describe("with the webhooks gone (operator not installed)", () => {
+  beforeAll(async () => {
+    await operator.stop("SIGKILL");
+    removeWebhooks();
+  }, 60_000);
+
+  it("still admits a valid Database (nothing is refused wholesale)", () => {
+    const r = create(database(ns, "no-webhook-ok"));
+    expect(r.stderr).toBe("");
+    expect(get("database", ns, "no-webhook-ok")?.spec).not.toHaveProperty("instances"); // no defaulting without the webhook
+  });
+
+  it.each([
+    [
+      "an operator-owned parameter",
+      { postgresql: { parameters: { wal_level: "minimal" } } },
+      "managed by pgkeeper",
+    ],
+    ["too many instances", { instances: 10 }, "spec.instances"],
+    ["an unsupported version", { version: "9.6" }, "spec.version"],
+    ["a malformed type", { instances: "three" }, "spec.instances"],
+    [
+      "synchronous quorum without a number",
+      { instances: 2, postgresql: { synchronous: { mode: "quorum" } } },
+      "synchronous.number is required",
+    ],
+    [
+      "synchronous number not below instances",
+      { instances: 2, postgresql: { synchronous: { mode: "quorum", number: 2 } } },
+      "must be less than spec.instances",
+    ],
+    [
+      "a backup schedule without a volume",
+      { backup: { schedule: "@daily" } },
+      "backup.volume is required",
+    ],
+    [
+      "requests above limits",
+      { resources: { requests: { cpu: "2" }, limits: { cpu: "1" } } },
+      "must not exceed",
+    ],
+    [
+      "a restore from itself",
+      { bootstrap: { restore: { source: "cel-self" } } },
+      "cannot name this Database itself",
+    ],
+  ])("CEL/schema refuses %s", (_name, spec, message) => {
+    const r = create(database(ns, "cel-self", spec));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(message);
+  });
+
+  it("CEL refuses a name too long for child objects", () => {
+    const r = create(database(ns, "a".repeat(51)));
+    expect(r.stderr).toContain("at most 50 characters");
+  });
+
+  it.each([
+    ["storage shrink", { storage: { size: "512Mi" } }, "cannot shrink"],
+    ["a version change", { version: "16" }, "version is immutable"],
+  ])("CEL refuses an update with %s", (_name, change, message) => {
+    create(database(ns, "cel-update", { storage: { size: "2Gi" } }));
+    const r = kubectl([
+      "patch",
+      "database",
+      "cel-update",
+      "-n",
+      ns,
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify({ spec: change }),
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(message);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The tests talk to the apiserver through kubectl, as a user would: real requests, real errors.
+ */
+import { spawnSync } from "node:child_process";
+import { dump } from "js-yaml";
+import { env } from "./env";
+
+export interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs kubectl; never throws (tests assert on the result). */
+export function kubectl(args: string[], input?: string, kubeconfig = env.kubeconfig): Result {
+  const run = spawnSync(env.kubectl, ["--kubeconfig", kubeconfig, ...args], {
+    input,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: run.status ?? -1, stdout: run.stdout ?? "", stderr: run.stderr ?? "" };
+}
+
+/** Runs kubectl and throws with its stderr on failure. */
+export function kubectlOk(args: string[], input?: string): string {
+  const r = kubectl(args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
+  return r.stdout;
+}
+
+export type Obj = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { uid: string; kind: string; name: string; controller?: boolean }[];
+    finalizers?: string[];
+    deletionTimestamp?: string;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  data?: Record<string, string>;
+  [k: string]: unknown;
+};
+
+export const apply = (obj: object): Result => kubectl(["apply", "-f", "-"], dump(obj));
+export const create = (obj: object): Result => kubectl(["create", "-f", "-"], dump(obj));
+
+export function get(kind: string, namespace: string, name: string): Obj | undefined {
+  const r = kubectl(["get", kind, "-n", namespace, name, "-o", "json"]);
+  if (r.code !== 0) {
+    if (/NotFound|not found/.test(r.stderr)) return undefined;
+    throw new Error(`kubectl get ${kind} ${name}: ${r.stderr}`);
+  }
+  return JSON.parse(r.stdout) as Obj;
+}
+
+export function list(kind: string, namespace: string, selector?: string): Obj[] {
+  const args = ["get", kind, "-n", namespace, "-o", "json", ...(selector ? ["-l", selector] : [])];
+  return (JSON.parse(kubectlOk(args)) as { items: Obj[] }).items;
+}
+
+export const del = (kind: string, namespace: string, name: string, ...extra: string[]): Result =>
+  kubectl(["delete", kind, "-n", namespace, name, "--ignore-not-found", ...extra]);
+
+export function createNamespace(name: string): void {
+  kubectl(["create", "namespace", name]);
+}

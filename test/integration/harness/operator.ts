@@ -1,0 +1,139 @@
+/**
+ * Runs the operator as a developer does: `pepr dev --host 127.0.0.1` (admission through real
+ * webhooks, watches and reconcile in one local process), as its own user, in its own process
+ * group so a test can stop it gracefully or kill -9 it mid-reconcile.
+ */
+import { ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { request } from "node:https";
+import { join } from "node:path";
+import { env } from "./env";
+import { kubectl } from "./kubectl";
+import { sleep, waitFor } from "./wait";
+
+export const WEBHOOK_NAME = "pepr-pgkeeper";
+const PEPR_PORT = 3000; // fixed by pepr dev: the webhook URL it registers is https://<host>:3000
+
+/** Settings that make the loops observable within a test's patience. */
+export const TEST_OPERATOR_ENV = {
+  PGKEEPER_RESYNC_SECONDS: "10",
+  PGKEEPER_BACKOFF_BASE_MS: "1000",
+  PGKEEPER_BACKOFF_CAP_MS: "8000",
+  LOG_LEVEL: "info",
+};
+
+const healthy = (): Promise<boolean> =>
+  new Promise(resolve => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: PEPR_PORT,
+        path: "/healthz",
+        rejectUnauthorized: false,
+        timeout: 2000,
+      },
+      res => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      },
+    );
+    req.on("error", () => resolve(false));
+    req.on("timeout", () => {
+      req.destroy();
+      resolve(false);
+    });
+    req.end();
+  });
+
+let runs = 0;
+
+export class Operator {
+  private child?: ChildProcess;
+  readonly logFile: string;
+
+  constructor(
+    private readonly name = "operator",
+    private readonly extraEnv: Record<string, string> = {},
+  ) {
+    mkdirSync(env.logDir, { recursive: true });
+    this.logFile = join(env.logDir, `${name}-${process.pid}-${++runs}.log`);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Starts pepr dev and waits until its webhooks answer. */
+  async start(timeoutMs = 180_000): Promise<void> {
+    await waitFor("port 3000 to be free", async () => !(await healthy()), { timeoutMs: 30_000 });
+    const log = createWriteStream(this.logFile, { flags: "a" });
+    this.child = spawn(
+      join(env.repo, "node_modules", ".bin", "pepr"),
+      ["dev", "--host", "127.0.0.1", "--yes"],
+      {
+        cwd: env.repo,
+        detached: true, // own process group: pepr dev forks the module; we stop both together
+        env: {
+          ...process.env,
+          ...TEST_OPERATOR_ENV,
+          ...this.extraEnv,
+          KUBECONFIG: env.operatorKubeconfig,
+          PEPR_MODE: "",
+          HOSTNAME: this.name,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    this.child.stdout?.pipe(log);
+    this.child.stderr?.pipe(log);
+    const exited = new Promise<never>((_, reject) =>
+      this.child?.once("exit", code =>
+        reject(new Error(`pepr dev exited with ${code}; see ${this.logFile}`)),
+      ),
+    );
+    exited.catch(() => undefined);
+    await Promise.race([
+      waitFor("the operator's webhook to answer", healthy, { timeoutMs }),
+      exited,
+    ]);
+    await waitFor(
+      "the webhook configurations",
+      () => kubectl(["get", "validatingwebhookconfiguration", WEBHOOK_NAME]).code === 0,
+      { timeoutMs: 30_000 },
+    );
+    // The watches list everything at start; give them a moment before tests act.
+    await sleep(3000);
+  }
+
+  /** Stops the operator: SIGTERM (graceful, like a rollout) or SIGKILL (a crash). */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    const child = this.child;
+    if (!child?.pid || child.exitCode !== null) return;
+    const done = new Promise<void>(resolve => child.once("exit", () => resolve()));
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, 15_000);
+    await done;
+    clearTimeout(timer);
+    // The forked module may outlive pepr dev by a moment; wait until nobody serves the port.
+    await waitFor("port 3000 to be released", async () => !(await healthy()), {
+      timeoutMs: 30_000,
+    });
+    this.child = undefined;
+  }
+}
+
+/** Removes the webhook configurations, as if the operator had never been installed. */
+export function removeWebhooks(): void {
+  kubectl(["delete", "mutatingwebhookconfiguration", WEBHOOK_NAME, "--ignore-not-found"]);
+  kubectl(["delete", "validatingwebhookconfiguration", WEBHOOK_NAME, "--ignore-not-found"]);
+}
