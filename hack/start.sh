@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 SAMPLE="${PGKEEPER_SAMPLE:-samples/database.yaml}"
-HOST="${PGKEEPER_HOST:-127.0.0.1}"
+HOST="${PGKEEPER_HOST:-localhost}"
 LOG_DIR="${PGKEEPER_WORK:-$PWD/.work}/logs"
 mkdir -p "$LOG_DIR"
 

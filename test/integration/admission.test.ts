@@ -72,7 +72,7 @@ describe("with the webhooks", () => {
       "spec.postgresql.parameters",
     ],
     ["an image with whitespace", { image: "postgres: 15" }, "spec.image"],
-  ])("refuses %s, naming %s", (_name, spec, field) => {
+  ])("refuses %s", (_name, spec, field) => {
     const r = create(database(ns, "refused", spec));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("denied the request");

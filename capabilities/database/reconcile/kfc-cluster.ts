@@ -60,7 +60,12 @@ export const kfcCluster: Cluster = {
     let query = K8s(modelOf(ref)).InNamespace(namespace);
     for (const [key, value] of Object.entries(labels)) query = query.WithLabel(key, value);
     const list = await query.Get();
-    return list.items as KubeObject[];
+    // Items of a List carry no apiVersion/kind; stamp them so refOf() works on them.
+    return (list.items as KubeObject[]).map(item => ({
+      ...item,
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+    }));
   },
 
   async apply(obj) {

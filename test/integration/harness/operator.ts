@@ -1,5 +1,5 @@
 /**
- * Runs the operator as a developer does: `pepr dev --host 127.0.0.1` (admission through real
+ * Runs the operator as a developer does: `pepr dev --host localhost` (admission through real
  * webhooks, watches and reconcile in one local process), as its own user, in its own process
  * group so a test can stop it gracefully or kill -9 it mid-reconcile.
  */
@@ -69,7 +69,7 @@ export class Operator {
     const log = createWriteStream(this.logFile, { flags: "a" });
     this.child = spawn(
       join(env.repo, "node_modules", ".bin", "pepr"),
-      ["dev", "--host", "127.0.0.1", "--yes"],
+      ["dev", "--host", "localhost", "--yes"],
       {
         cwd: env.repo,
         detached: true, // own process group: pepr dev forks the module; we stop both together

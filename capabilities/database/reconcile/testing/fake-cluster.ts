@@ -99,7 +99,11 @@ export class FakeCluster implements Cluster {
     return [...this.objects.values()]
       .filter(o => o.kind === ref.kind && o.metadata?.namespace === namespace)
       .filter(o => Object.entries(labels).every(([k, v]) => o.metadata?.labels?.[k] === v))
-      .map(o => clone(o));
+      .map(o => {
+        // Like the real API: items of a List carry no apiVersion/kind (the Cluster adds them).
+        const { apiVersion: _a, kind: _k, ...item } = clone(o);
+        return { ...item, apiVersion: ref.apiVersion, kind: ref.kind };
+      });
   }
 
   async apply(obj: KubeObject): Promise<KubeObject> {
