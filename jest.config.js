@@ -44,7 +44,7 @@ module.exports = {
       ...common,
       displayName: "integration",
       testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
-      testTimeout: 120_000,
     },
+    { ...common, displayName: "e2e", testMatch: ["<rootDir>/test/e2e/**/*.test.ts"] },
   ],
 };

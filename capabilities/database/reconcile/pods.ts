@@ -43,9 +43,10 @@ export async function labelRoles(
   return patched;
 }
 
+/** A terminating pod is not available, whatever its last Ready condition says. */
 export const observePods = (pods: KubeObject[]): ObservedPod[] =>
   pods.map(p => ({
     name: p.metadata?.name ?? "",
-    ready: isReady(p),
+    ready: isReady(p) && !p.metadata?.deletionTimestamp,
     role: p.metadata?.labels?.[LABEL_ROLE],
   }));

@@ -342,6 +342,16 @@ describe("reconcile: status", () => {
     expect(cluster.events.map(e => e.reason)).toContain("DatabaseReady");
   });
 
+  it("counts a terminating pod as not ready", async () => {
+    const { cluster, run, addPod, stored } = setup();
+    addPod(0, true);
+    await run();
+    expect(stored().status?.phase).toBe("Ready");
+    cluster.find("Pod", NS, "orders-0")!.metadata!.deletionTimestamp = "2026-11-29T10:00:00Z";
+    await run();
+    expect(stored().status).toMatchObject({ phase: "Degraded", readyInstances: 0 });
+  });
+
   it("writes status only when it changed", async () => {
     const { cluster, run, addPod } = setup();
     addPod(0, true);

@@ -91,7 +91,7 @@ export class FakeCluster implements Cluster {
   }
 
   async list(
-    ref: Pick<ObjectRef, "kind">,
+    ref: Pick<ObjectRef, "apiVersion" | "kind">,
     namespace: string,
     labels: Record<string, string>,
   ): Promise<KubeObject[]> {

@@ -1,0 +1,73 @@
+/**
+ * A real Database on a real node: PostgreSQL in a pod, reached through its Service from the host,
+ * surviving the loss of its pod on the same volume.
+ */
+import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
+import { create, get, kubectlOk } from "../integration/harness/kubectl";
+import { Operator, removeWebhooks } from "../integration/harness/operator";
+import { waitFor } from "../integration/harness/wait";
+import { appCredentials, psql } from "./psql";
+
+const operator = new Operator("e2e", {
+  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
+});
+let ns: string;
+
+beforeAll(async () => {
+  await installCrd();
+  ns = freshNamespace("e2e");
+  await operator.start();
+}, 300_000);
+
+afterAll(async () => {
+  await operator.stop();
+  removeWebhooks();
+}, 60_000);
+
+type Status = { phase?: string; readyInstances?: number };
+const phase = (name: string): string | undefined =>
+  (get("database", ns, name)?.status as Status | undefined)?.phase;
+
+describe("a single-instance Database", () => {
+  it("becomes Ready and serves SQL through the -rw Service with the app Secret", async () => {
+    create(database(ns, "shop"));
+    await waitFor("the Database to be Ready", () => phase("shop") === "Ready", {
+      timeoutMs: 240_000,
+      intervalMs: 2000,
+    });
+    const creds = appCredentials(ns, "shop");
+    await waitFor("SQL through the Service", () => psql(creds, "select 1") === "1", {
+      timeoutMs: 60_000,
+      intervalMs: 2000,
+    });
+    psql(creds, "create table orders (id int primary key, item text)");
+    psql(creds, "insert into orders select g, 'item-' || g from generate_series(1, 1000) g");
+    expect(psql(creds, "select count(*) from orders")).toBe("1000");
+  }, 360_000);
+
+  it("survives pod deletion: same volume, rows intact, Degraded then Ready", async () => {
+    const podUid = get("pod", ns, "shop-0")?.metadata.uid;
+    kubectlOk(["delete", "pod", "shop-0", "-n", ns, "--wait=false"]);
+    await waitFor("the Database to report Degraded", () => phase("shop") === "Degraded", {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    await waitFor(
+      "a new pod",
+      () => {
+        const uid = get("pod", ns, "shop-0")?.metadata.uid;
+        return uid !== undefined && uid !== podUid;
+      },
+      { timeoutMs: 120_000 },
+    );
+    await waitFor("the Database to be Ready again", () => phase("shop") === "Ready", {
+      timeoutMs: 240_000,
+      intervalMs: 2000,
+    });
+    const creds = appCredentials(ns, "shop");
+    await waitFor("SQL again", () => psql(creds, "select count(*) from orders") === "1000", {
+      timeoutMs: 60_000,
+      intervalMs: 2000,
+    });
+  }, 480_000);
+});
