@@ -21,4 +21,4 @@ trap cleanup EXIT
 
 eval "$(bash "$cluster" up)"
 export KUBECTL="${KUBECTL:-$(command -v kubectl)}"
-npx jest --selectProjects integration --runInBand --testTimeout=120000 "$@"
+npx jest --selectProjects integration --runInBand --verbose --testTimeout=120000 "$@"
