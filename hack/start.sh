@@ -24,7 +24,9 @@ if [ "${PGKEEPER_EXTERNAL_CLUSTER:-0}" = 1 ]; then
   OPERATOR_KUBECONFIG="${KUBECONFIG:-$HOME/.kube/config}"
 else
   say "Local control plane (the first run builds Kubernetes from source: 10-20 minutes)"
-  eval "$(bash hack/cluster/cluster.sh up)"
+  # Assign first: `eval "$(cmd)"` would hide a failing `up` from `set -e`.
+  exports="$(bash hack/cluster/cluster.sh up)"
+  eval "$exports"
   OPERATOR_KUBECONFIG="$(dirname "$KUBECONFIG")/kubeconfigs/operator.kubeconfig"
 fi
 
@@ -32,28 +34,37 @@ say "Installing the Database CRD"
 kubectl apply --server-side --force-conflicts -f deploy/crd.yaml
 kubectl wait --for=condition=Established crd/databases.pgkeeper.dev --timeout=60s
 
-say "Starting the operator: pepr dev --host $HOST (log: $LOG_DIR/operator.log)"
-KUBECONFIG="$OPERATOR_KUBECONFIG" setsid node_modules/.bin/pepr dev --host "$HOST" --yes \
-  >"$LOG_DIR/operator.log" 2>&1 &
-OPERATOR_PID=$!
+OPERATOR_PID=""
 stop_operator() {
+  [ -n "$OPERATOR_PID" ] || return 0
   kill -TERM -- "-$OPERATOR_PID" 2>/dev/null || true
   wait "$OPERATOR_PID" 2>/dev/null || true
+  OPERATOR_PID=""
 }
 trap 'stop_operator; echo; echo "Operator stopped. The cluster keeps running: npm run cluster:down stops it."; exit 0' INT TERM
 trap stop_operator EXIT
 
-for _ in $(seq 1 180); do
-  if curl -sk --max-time 2 "https://127.0.0.1:3000/healthz" >/dev/null 2>&1 &&
-    kubectl get validatingwebhookconfiguration pepr-pgkeeper >/dev/null 2>&1; then
-    break
-  fi
-  if ! kill -0 "$OPERATOR_PID" 2>/dev/null; then
-    tail -n 30 "$LOG_DIR/operator.log"
-    echo "the operator exited; see $LOG_DIR/operator.log" >&2
-    exit 1
-  fi
-  sleep 1
+operator_ready() {
+  curl -sk --max-time 2 "https://127.0.0.1:3000/healthz" >/dev/null 2>&1 &&
+    kubectl get validatingwebhookconfiguration pepr-pgkeeper >/dev/null 2>&1
+}
+
+# pepr dev sometimes fails to register its webhooks (a transient API error) and then idles in
+# watch mode without serving: stop such an attempt and try again.
+for attempt in 1 2 3; do
+  say "Starting the operator: pepr dev --host $HOST (attempt $attempt, log: $LOG_DIR/operator.log)"
+  KUBECONFIG="$OPERATOR_KUBECONFIG" setsid node_modules/.bin/pepr dev --host "$HOST" --yes \
+    >"$LOG_DIR/operator.log" 2>&1 &
+  OPERATOR_PID=$!
+  for _ in $(seq 1 120); do
+    operator_ready && break
+    kill -0 "$OPERATOR_PID" 2>/dev/null || break
+    sleep 1
+  done
+  operator_ready && break
+  tail -n 20 "$LOG_DIR/operator.log" | grep -v '[├│└]' || true
+  stop_operator
+  [ "$attempt" = 3 ] && { echo "the operator did not start; see $LOG_DIR/operator.log" >&2; exit 1; }
 done
 sleep 3 # let the watches list before the sample arrives
 

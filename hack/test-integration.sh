@@ -19,6 +19,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-eval "$(bash "$cluster" up)"
+# Assign first: `eval "$(cmd)"` would hide a failing `up` from `set -e`.
+exports="$(bash "$cluster" up)"
+eval "$exports"
 export KUBECTL="${KUBECTL:-$(command -v kubectl)}"
 npx jest --selectProjects integration --runInBand --verbose --testTimeout=120000 "$@"

@@ -63,8 +63,24 @@ export class Operator {
     return this.child?.pid;
   }
 
-  /** Starts pepr dev and waits until its webhooks answer. */
-  async start(timeoutMs = 180_000): Promise<void> {
+  /**
+   * Starts pepr dev and waits until its webhooks answer. pepr dev sometimes fails to register its
+   * webhooks (a transient API error) and then idles in watch mode without serving: such an
+   * attempt is stopped and retried.
+   */
+  async start(attempts = 3): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.startOnce(120_000);
+        return;
+      } catch (err) {
+        await this.stop("SIGKILL");
+        if (attempt >= attempts) throw err;
+      }
+    }
+  }
+
+  private async startOnce(timeoutMs: number): Promise<void> {
     await waitFor("port 3000 to be free", async () => !(await healthy()), { timeoutMs: 30_000 });
     const log = createWriteStream(this.logFile, { flags: "a" });
     this.child = spawn(
