@@ -2,9 +2,9 @@
  * A real Database on a real node: PostgreSQL in a pod, reached through its Service from the host,
  * surviving the loss of its pod on the same volume.
  */
-import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
+import { database, operatorSuite } from "../integration/harness/fixtures";
 import { create, get, kubectlOk } from "../integration/harness/kubectl";
-import { Operator, removeWebhooks } from "../integration/harness/operator";
+import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { appCredentials, psql } from "./psql";
 
@@ -13,16 +13,7 @@ const operator = new Operator("e2e", {
 });
 let ns: string;
 
-beforeAll(async () => {
-  await installCrd();
-  ns = freshNamespace("e2e");
-  await operator.start();
-}, 300_000);
-
-afterAll(async () => {
-  await operator.stop();
-  removeWebhooks();
-}, 60_000);
+operatorSuite(operator, "e2e", created => (ns = created));
 
 type Status = { phase?: string; readyInstances?: number };
 const phase = (name: string): string | undefined =>

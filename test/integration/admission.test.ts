@@ -4,21 +4,12 @@
  */
 import { Operator, removeWebhooks } from "./harness/operator";
 import { create, get, kubectl } from "./harness/kubectl";
-import { database, freshNamespace, installCrd } from "./harness/fixtures";
+import { database, operatorSuite } from "./harness/fixtures";
 
 const operator = new Operator("admission");
 let ns: string;
 
-beforeAll(async () => {
-  await installCrd();
-  ns = freshNamespace("adm");
-  await operator.start();
-}, 300_000);
-
-afterAll(async () => {
-  await operator.stop();
-  removeWebhooks();
-}, 60_000);
+operatorSuite(operator, "adm", created => (ns = created));
 
 describe("with the webhooks", () => {
   it("fills defaults on create, and only defaults", () => {

@@ -3,7 +3,7 @@
  * idempotency (proved by the audit log), drift repair, failures with backoff, and crashes.
  */
 import { operatorWrites, describeEvent, auditEvents } from "./harness/audit";
-import { database, freshNamespace, installCrd } from "./harness/fixtures";
+import { database, operatorSuite } from "./harness/fixtures";
 import { Obj, create, del, get, kubectl, kubectlOk, list } from "./harness/kubectl";
 import { Operator, removeWebhooks } from "./harness/operator";
 import { sleep, waitFor } from "./harness/wait";
@@ -21,16 +21,7 @@ const CHILDREN: [string, string][] = [
 const operator = new Operator("reconcile");
 let ns: string;
 
-beforeAll(async () => {
-  await installCrd();
-  ns = freshNamespace("rec");
-  await operator.start();
-}, 300_000);
-
-afterAll(async () => {
-  await operator.stop();
-  removeWebhooks();
-}, 60_000);
+operatorSuite(operator, "rec", created => (ns = created));
 
 type Status = {
   phase?: string;

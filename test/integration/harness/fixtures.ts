@@ -1,4 +1,5 @@
 import { kubectl, kubectlOk } from "./kubectl";
+import { Operator, removeWebhooks } from "./operator";
 import { waitFor } from "./wait";
 import { env } from "./env";
 import { join } from "node:path";
@@ -35,4 +36,25 @@ export function database(
     metadata: { name, namespace },
     spec: { version: "15", storage: { size: "1Gi" }, ...spec },
   };
+}
+
+/**
+ * The usual suite frame: the CRD installed, a fresh namespace, the operator running for the
+ * whole file and its webhooks removed afterwards (so later suites start clean).
+ */
+export function operatorSuite(
+  operator: Operator,
+  prefix: string,
+  onNamespace: (ns: string) => void,
+): void {
+  beforeAll(async () => {
+    await installCrd();
+    onNamespace(freshNamespace(prefix));
+    await operator.start();
+  }, 600_000);
+
+  afterAll(async () => {
+    await operator.stop();
+    removeWebhooks();
+  }, 60_000);
 }
