@@ -28,6 +28,8 @@ else
   exports="$(bash hack/cluster/cluster.sh up)"
   eval "$exports"
   OPERATOR_KUBECONFIG="$(dirname "$KUBECONFIG")/kubeconfigs/operator.kubeconfig"
+  # The local cluster has no registry: Databases use the locally built image by default.
+  export PGKEEPER_POSTGRES_IMAGE="${PGKEEPER_POSTGRES_IMAGE:-localhost/pgkeeper/postgres:{version}}"
 fi
 
 say "Installing the Database CRD"

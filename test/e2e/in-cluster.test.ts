@@ -1,0 +1,94 @@
+/**
+ * The production path on the local node: `pepr build -i <local image>` + `pepr deploy` run the
+ * watcher and admission Deployments in the cluster; webhooks are reached through their Service.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { env } from "../integration/harness/env";
+import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
+import { create, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
+import { waitFor } from "../integration/harness/wait";
+
+const IMAGE = "localhost/pgkeeper/controller:dev";
+const MANIFEST = join(env.repo, "dist", "pepr-module-pgkeeper.yaml");
+let ns: string;
+
+function run(cmd: string, args: string[], timeoutMs: number): void {
+  const r = spawnSync(cmd, args, {
+    cwd: env.repo,
+    encoding: "utf8",
+    timeout: timeoutMs,
+    env: { ...process.env, KUBECONFIG: env.kubeconfig },
+  });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr || r.error?.message}`);
+}
+
+beforeAll(async () => {
+  await installCrd();
+  ns = freshNamespace("incluster");
+  run("bash", ["hack/build.sh", "-i", IMAGE], 300_000);
+  // pepr deploy waits for its Deployments without a timeout of its own: bound it here.
+  run(join(env.repo, "node_modules", ".bin", "pepr"), ["deploy", "--yes", "-i", IMAGE], 300_000);
+  // The image default for Databases is per cluster: the local one uses the local image.
+  for (const deployment of ["pepr-pgkeeper", "pepr-pgkeeper-watcher"]) {
+    kubectlOk([
+      "set",
+      "env",
+      "-n",
+      "pepr-system",
+      `deployment/${deployment}`,
+      "PGKEEPER_POSTGRES_IMAGE=localhost/pgkeeper/postgres:{version}",
+    ]);
+    kubectlOk([
+      "rollout",
+      "status",
+      "-n",
+      "pepr-system",
+      `deployment/${deployment}`,
+      "--timeout=240s",
+    ]);
+  }
+}, 900_000);
+
+afterAll(() => {
+  kubectl(["delete", "-f", MANIFEST, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+}, 180_000);
+
+it("the in-cluster watcher reconciles a Database", async () => {
+  create(database(ns, "incluster"));
+  const db = await waitFor(
+    "the Database to be reconciled",
+    () => {
+      const d = get("database", ns, "incluster");
+      const reconciled = (
+        d?.status as { conditions?: { type: string; status: string }[] } | undefined
+      )?.conditions?.find(c => c.type === "Reconciled");
+      return reconciled?.status === "True" ? d : undefined;
+    },
+    { timeoutMs: 180_000, intervalMs: 2000 },
+  );
+  expect(db.spec).toMatchObject({ image: "localhost/pgkeeper/postgres:15", instances: 1 }); // defaulted in-cluster
+  const events = JSON.parse(kubectlOk(["get", "events", "-n", ns, "-o", "json"])) as {
+    items: { reason: string; reportingInstance?: string }[];
+  };
+  const created = events.items.find(e => e.reason === "ChildrenCreated");
+  expect(created?.reportingInstance).toMatch(/^pepr-pgkeeper-watcher-/); // the watcher pod did it
+  expect(get("statefulset", ns, "incluster")).toBeDefined();
+}, 240_000);
+
+it("the in-cluster admission webhook denies an invalid Database", () => {
+  const r = create(database(ns, "tiny", { resources: { requests: { memory: "1Mi" } } }));
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain("denied the request");
+  expect(r.stderr).toContain("spec.resources.requests.memory");
+  const webhook = JSON.parse(
+    kubectlOk(["get", "validatingwebhookconfiguration", "pepr-pgkeeper", "-o", "json"]),
+  ) as {
+    webhooks: { clientConfig: { service?: { name: string; namespace: string }; url?: string } }[];
+  };
+  expect(webhook.webhooks[0].clientConfig.service).toMatchObject({
+    name: "pepr-pgkeeper",
+    namespace: "pepr-system",
+  });
+});
