@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Builds the Kubernetes binaries of the local cluster from the wrapper module (kube/go.mod) into a
-# cache outside the repo, and installs etcd from Debian when it is missing.
+# cache outside the repo, and installs etcd from Debian when it is missing. With the node tier
+# (PGKEEPER_NODE=1, the default) also CoreDNS (coredns/go.mod), local-path-provisioner and crictl
+# from the Go module proxy, and containerd, runc, the CNI plugins, iptables and conntrack from
+# Debian.
 #
 # Idempotent: a binary is rebuilt only when its inputs (go.mod, go.sum, Go version, build flags)
 # changed, so a warm run takes about a second.
 #
-# Usage: hack/cluster/build.sh [component...]    (default: every entry of KUBE_COMPONENTS)
+# Usage: hack/cluster/build.sh [component...]
+#   (default: every entry of KUBE_COMPONENTS, plus NODE_TOOLS with the node tier)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -15,7 +19,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 #   append it here, then: cd hack/cluster/kube && go mod edit -tool=k8s.io/kubernetes/cmd/<name> \
 #     && go mod tidy
 # (not `go get -tool`: without a version it upgrades k8s.io/kubernetes to the newest release.)
-KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)
+KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy)
+
+# The node tier's other Go programs, each pinned in lib.sh or its wrapper module (build_tool).
+NODE_TOOLS=(coredns local-path-provisioner crictl)
 
 # Static binaries like the upstream release (CGO off). One setting for every component, because
 # mixing them would compile the whole shared dependency tree twice.
@@ -74,28 +81,113 @@ build_one() {
   log "${name}: built in $((SECONDS - start)) s ($(du -h "${out}" | cut -f1))"
 }
 
+# tool_source NAME: how a node tool is built, "wrapper DIR" (a wrapper module of ours, pinned by its
+# go.mod) or "module PACKAGE@VERSION" (go install; the module has no replace directives), then
+# the -ldflags -X that stamp its version.
+tool_source() {
+  case "$1" in
+    coredns) printf 'wrapper %s\n' "${CLUSTER_DIR}/coredns" ;;
+    local-path-provisioner)
+      printf 'module github.com/rancher/local-path-provisioner@%s -X main.VERSION=%s\n' \
+        "${LOCAL_PATH_PROVISIONER_VERSION}" "${LOCAL_PATH_PROVISIONER_VERSION}"
+      ;;
+    crictl)
+      printf 'module sigs.k8s.io/cri-tools/cmd/crictl@%s -X sigs.k8s.io/cri-tools/pkg/version.Version=%s\n' \
+        "${CRICTL_VERSION}" "${CRICTL_VERSION}"
+      ;;
+    *) die "unknown component ${1}; known: ${KUBE_COMPONENTS[*]} ${NODE_TOOLS[*]}" ;;
+  esac
+}
+
+# Same flags as the Kubernetes binaries (-trimpath, CGO off) so shared packages (golang.org/x/...,
+# protobuf, ...) come from the same build cache entries.
+build_tool() {
+  local name="$1" out="${NODE_TOOLS_BIN_DIR}/$1" stamp="${NODE_TOOLS_BIN_DIR}/.$1.stamp"
+  local kind target stamp_flags hash start tmp
+  read -r kind target stamp_flags <<<"$(tool_source "${name}")"
+  hash="$({
+    [[ "${kind}" != wrapper ]] || cat "${target}/go.mod" "${target}/go.sum" "${target}"/*.go
+    go version
+    # The wrapper's path is left out: its files are hashed above, and a checkout elsewhere (CI)
+    # must not rebuild.
+    printf '%s\n' "${name}" "${kind}" "${target#"${CLUSTER_DIR}/"}" "${CGO_ENABLED}" "${stamp_flags}"
+  } | sha256sum | cut -d' ' -f1)"
+  if [[ -x "${out}" && -f "${stamp}" && "$(<"${stamp}")" == "${hash}" ]]; then
+    log "${name}: up to date"
+    return
+  fi
+  log "${name}: building ${target##*/} ..."
+  start="${SECONDS}"
+  if [[ "${kind}" == wrapper ]]; then
+    (cd "${target}" && go build -trimpath -mod=readonly -ldflags "-s -w ${stamp_flags}" \
+      -o "${out}.tmp" .)
+  else
+    # go install is the only way to build a package@version outside a module; GOBIN is a scratch
+    # directory so a failed build never leaves a half-written binary under the final name.
+    tmp="$(mktemp -d "${NODE_TOOLS_BIN_DIR}/.gobin.XXXXXX")"
+    GOBIN="${tmp}" go install -trimpath -ldflags "-s -w ${stamp_flags}" "${target}"
+    mv -f "${tmp}/$(basename "${target%@*}")" "${out}.tmp"
+    rm -rf "${tmp}"
+  fi
+  mv -f "${out}.tmp" "${out}"
+  printf '%s\n' "${hash}" >"${stamp}"
+  log "${name}: built in $((SECONDS - start)) s ($(du -h "${out}" | cut -f1))"
+}
+
+# apt_install PACKAGE...: installs Debian packages, refreshing the package lists only when needed.
+apt_install() {
+  local sudo=()
+  [[ "$(id -u)" == 0 ]] || sudo=(sudo)
+  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2; then
+    "${sudo[@]}" apt-get update >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2
+  fi
+}
+
+# The node tier's runtime from Debian: containerd 1.6, runc, the CNI plugins (/usr/lib/cni),
+# iptables (kube-proxy, CNI ipMasq) and conntrack (kube-proxy clears UDP flows with it). The
+# packaged containerd service is disabled: the node tier runs its own containerd with its own
+# config, socket and state, and a second containerd on the host would only add a second set of
+# CNI/iptables changes.
+ensure_node_packages() {
+  local missing=() cmd
+  for cmd in containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins \
+    iptables:iptables conntrack:conntrack; do
+    command -v "${cmd%%:*}" >/dev/null || missing+=("${cmd#*:}")
+  done
+  if ((${#missing[@]})); then
+    log "node: installing the Debian packages ${missing[*]} ..."
+    apt_install "${missing[@]}"
+  fi
+  if [[ -d /run/systemd/system ]] && systemctl is-enabled --quiet containerd 2>/dev/null; then
+    log "node: disabling the Debian containerd service (the node tier runs its own containerd)"
+    systemctl disable --now containerd >&2 || true
+  fi
+}
+
 # Debian's etcd-server (3.4.23) is the storage backend. Its packaged service listens on 2379;
 # the cluster uses other ports, and a service we just installed is stopped if systemd started it.
 ensure_etcd() {
   if command -v etcd >/dev/null; then
     return
   fi
-  local sudo=()
-  [[ "$(id -u)" == 0 ]] || sudo=(sudo)
   log "etcd: installing the Debian package etcd-server ..."
-  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server >&2; then
-    "${sudo[@]}" apt-get update >&2
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server >&2
-  fi
+  apt_install etcd-server
   if [[ -d /run/systemd/system ]]; then
-    "${sudo[@]}" systemctl disable --now etcd >&2 || true
+    systemctl disable --now etcd >&2 || true
   fi
   log "etcd: $(etcd --version | head -1)"
 }
 
 main() {
-  local components=("$@") version build_date started="${SECONDS}"
-  ((${#components[@]})) || components=("${KUBE_COMPONENTS[@]}")
+  local components=("$@") kube=() tools=() version build_date started="${SECONDS}" name
+  if ((${#components[@]} == 0)); then
+    components=("${KUBE_COMPONENTS[@]}")
+    [[ "${NODE_ENABLED}" != 1 ]] || components+=("${NODE_TOOLS[@]}")
+  fi
+  for name in "${components[@]}"; do
+    if [[ " ${NODE_TOOLS[*]} " == *" ${name} "* ]]; then tools+=("${name}"); else kube+=("${name}"); fi
+  done
 
   version="$(kube_version)"
   build_date="$(cd "${WRAPPER_DIR}" && go list -m \
@@ -105,17 +197,23 @@ main() {
   # -mod=readonly: go.mod/go.sum are complete (tidy), so a build never rewrites the repo.
   GO_FLAGS=(-trimpath -mod=readonly)
 
-  mkdir -p "${BIN_DIR}"
+  mkdir -p "${BIN_DIR}" "${NODE_TOOLS_BIN_DIR}"
   # One build at a time per cache: concurrent `up`s would otherwise race on the same outputs.
   exec 9>"${BIN_DIR}/.lock"
   flock 9
 
-  check_tools_declared "${components[@]}"
-  log "Kubernetes ${version} -> ${BIN_DIR}"
-  for name in "${components[@]}"; do
+  if ((${#kube[@]})); then
+    check_tools_declared "${kube[@]}"
+    log "Kubernetes ${version} -> ${BIN_DIR}"
+  fi
+  for name in "${kube[@]}"; do
     build_one "${name}"
   done
+  for name in "${tools[@]}"; do
+    build_tool "${name}"
+  done
   ensure_etcd
+  [[ "${NODE_ENABLED}" != 1 ]] || ensure_node_packages
   log "build done in $((SECONDS - started)) s"
 }
 

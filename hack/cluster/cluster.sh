@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# A local Kubernetes control plane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler
-# as plain host processes (no node yet, so pods stay Pending).
+# A local Kubernetes cluster as plain host processes: the control plane (etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler) and, unless PGKEEPER_NODE=0, one node (containerd,
+# CoreDNS, kubelet, kube-proxy, local-path-provisioner; node.sh) so pods really run.
 #
 # Usage: hack/cluster/cluster.sh up|down|status|env
 #   up      build what is missing, start what is not running, wait until the cluster is usable;
 #           stdout carries only `export ...` lines: eval "$(hack/cluster/cluster.sh up)"
-#   down    stop every component by its recorded PID (SIGTERM, then SIGKILL after a grace period)
+#   down    stop every component by its recorded PID (SIGTERM, then SIGKILL after a grace period);
+#           the node's pods, mounts, network devices and iptables rules are removed too
 #   status  pid, liveness and health of each component; exit 0 up, 1 degraded, 3 down
 #   env     print the `export ...` lines (KUBECONFIG, PATH with kubectl, audit log path)
 #
@@ -17,8 +19,12 @@ umask 077 # keys and kubeconfigs are readable by their owner only
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=pki.sh
 source "${CLUSTER_DIR}/pki.sh"
+# shellcheck source-path=SCRIPTDIR source=node.sh
+source "${CLUSTER_DIR}/node.sh"
 
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler) # start order
+CONTROL_PLANE=(etcd kube-apiserver kube-controller-manager kube-scheduler) # start order
+COMPONENTS=("${CONTROL_PLANE[@]}")
+[[ "${NODE_ENABLED}" != 1 ]] || COMPONENTS+=("${NODE_COMPONENTS[@]}")
 TIMEOUT="${PGKEEPER_CLUSTER_TIMEOUT:-180}" # seconds, per wait
 STOP_GRACE="${PGKEEPER_STOP_GRACE:-15}"    # seconds between SIGTERM and SIGKILL
 BIN_DIR="$(kube_bin_dir)"
@@ -28,7 +34,8 @@ is_loopback() { [[ "$1" == 127.* || "$1" == ::1 ]]; }
 component_binary() {
   case "$1" in
     etcd) readlink -f "$(command -v etcd)" ;;
-    *) printf '%s/%s\n' "${BIN_DIR}" "$1" ;;
+    kube-apiserver | kube-controller-manager | kube-scheduler) printf '%s/%s\n' "${BIN_DIR}" "$1" ;;
+    *) node_component_binary "$1" ;;
   esac
 }
 
@@ -39,10 +46,17 @@ component_port() {
     kube-apiserver) echo "${APISERVER_PORT}" ;;
     kube-controller-manager) echo "${CONTROLLER_MANAGER_PORT}" ;;
     kube-scheduler) echo "${SCHEDULER_PORT}" ;;
+    kubelet) echo "${KUBELET_PORT}" ;;
+    coredns) echo "${NODE_IP}:53" ;;
+    containerd) echo "${CONTAINERD_SOCKET}" ;;
   esac
 }
 
 component_ports() {
+  if is_node_component "$1"; then
+    node_component_ports "$1"
+    return
+  fi
   component_port "$1"
   [[ "$1" != etcd ]] || echo "${ETCD_PEER_PORT}"
 }
@@ -72,6 +86,7 @@ component_args() {
         --client-ca-file="${PKI_DIR}/ca.crt"
         --kubelet-client-certificate="${PKI_DIR}/apiserver-kubelet-client.crt"
         --kubelet-client-key="${PKI_DIR}/apiserver-kubelet-client.key"
+        --kubelet-preferred-address-types=InternalIP
         --service-account-issuer=https://kubernetes.default.svc.cluster.local
         --service-account-key-file="${PKI_DIR}/sa.pub"
         --service-account-signing-key-file="${PKI_DIR}/sa.key"
@@ -98,6 +113,7 @@ component_args() {
         --bind-address=127.0.0.1 --secure-port="${SCHEDULER_PORT}"
         --leader-elect=false --profiling=false)
       ;;
+    *) node_component_args "$1" ;;
   esac
 }
 
@@ -117,7 +133,10 @@ component_healthy() {
   case "$1" in
     etcd) curl -fsS --max-time 3 "http://127.0.0.1:${port}/health" 2>/dev/null | grep -q '"health":"true"' ;;
     kube-apiserver) api_ok /readyz ;;
-    *) curl -fsSk --max-time 3 "https://127.0.0.1:${port}/healthz" >/dev/null 2>&1 ;;
+    kube-controller-manager | kube-scheduler)
+      curl -fsSk --max-time 3 "https://127.0.0.1:${port}/healthz" >/dev/null 2>&1
+      ;;
+    *) node_component_healthy "$1" ;;
   esac
 }
 
@@ -166,7 +185,7 @@ check_ports_free() {
 }
 
 start_component() {
-  local name="$1" pid binary
+  local name="$1" pid binary port mask
   if pid="$(running_pid "${name}")"; then
     log "${name}: already running (pid ${pid})"
     return
@@ -175,9 +194,17 @@ start_component() {
   printf '\n===== %s starting %s\n' "$(date -Is)" "${name}" >>"${LOG_DIR}/${name}.log"
   # setsid: the component outlives this script and the terminal (and its Ctrl-C).
   binary="$(component_binary "${name}")"
-  setsid "${binary}" "${ARGS[@]}" </dev/null >>"${LOG_DIR}/${name}.log" 2>&1 &
+  port="$(component_port "${name}")"
+  # The node's components get the usual umask: with this script's 077, containerd unpacks image
+  # root directories as 0700 (non-root containers then cannot even load libc) and the kubelet
+  # makes volume directories only root can read.
+  mask="$(umask)"
+  ! is_node_component "${name}" || mask=0022
+  # 8>&-: the component must not inherit (and hold forever) the lock of serialize. The subshell
+  # execs setsid, which execs the binary: $! is the component's PID.
+  (umask "${mask}" && exec setsid "${binary}" "${ARGS[@]}") </dev/null >>"${LOG_DIR}/${name}.log" 2>&1 8>&- &
   echo "$! ${binary}" >"$(pid_file "${name}")"
-  log "${name}: started (pid $!, port $(component_port "${name}"))"
+  log "${name}: started (pid $!${port:+, ${port}})"
 }
 
 # wait_until COMPONENT DESCRIPTION COMMAND...: polls COMMAND; fails early if COMPONENT died.
@@ -198,10 +225,26 @@ print_env() {
   printf 'export PGKEEPER_AUDIT_LOG=%q\n' "${AUDIT_LOG}"
 }
 
+# One `up` or `down` at a time per work dir: two test runs starting the cluster at once would
+# otherwise both start the same component (a second kubelet, a second etcd on a taken port).
+serialize() {
+  mkdir -p "${WORK_DIR}"
+  exec 8>"${WORK_DIR}/.cluster.lock"
+  flock -n 8 && return
+  log "waiting for another cluster.sh up/down on ${WORK_DIR} ..."
+  flock -w "${TIMEOUT}" 8 || die "another cluster.sh up/down still runs after ${TIMEOUT} s"
+}
+
 cmd_up() {
   local started="${SECONDS}"
+  serialize
   "${CLUSTER_DIR}/build.sh"
   mkdir -p "${LOG_DIR}" "${PID_DIR}" "${ETCD_DATA_DIR}"
+  if [[ "${NODE_ENABLED}" == 1 ]]; then
+    node_check_host
+    node_reconcile_apiserver
+    node_prepare_host
+  fi
   ensure_pki
   write_kubeconfigs
 
@@ -227,6 +270,8 @@ cmd_up() {
     api_ok /api/v1/namespaces/default/serviceaccounts/default
   wait_until kube-controller-manager "ConfigMap default/kube-root-ca.crt" \
     api_ok /api/v1/namespaces/default/configmaps/kube-root-ca.crt
+
+  if [[ "${NODE_ENABLED}" == 1 ]]; then node_up; else node_forget; fi
 
   log "cluster up in $((SECONDS - started)) s: https://127.0.0.1:${APISERVER_PORT}"
   log "KUBECONFIG=${KUBECONFIG_PATH}"
@@ -256,10 +301,15 @@ stop_component() {
   log "${name}: stopped (pid ${pid})"
 }
 
+# Stops whatever runs, whether or not PGKEEPER_NODE is set now: the node first (its teardown
+# needs containerd, and the kubelet must not see its pods vanish while the apiserver is up), then
+# the control plane.
 cmd_down() {
   local i
-  for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
-    stop_component "${COMPONENTS[i]}"
+  serialize
+  node_down
+  for ((i = ${#CONTROL_PLANE[@]} - 1; i >= 0; i--)); do
+    stop_component "${CONTROL_PLANE[i]}"
   done
 }
 
@@ -276,6 +326,10 @@ cmd_status() {
     fi
     printf '%-24s %-8s %-6s %s\n' "${name}" "${pid}" "${alive}" "${health}"
   done
+  if [[ "${NODE_ENABLED}" == 1 ]] && ((healthy == ${#COMPONENTS[@]})) && ! node_ready; then
+    echo "node ${NODE_NAME}: not Ready (or still tainted)"
+    healthy=0
+  fi
   if ((healthy == ${#COMPONENTS[@]})); then
     echo "cluster: up (https://127.0.0.1:${APISERVER_PORT}, KUBECONFIG=${KUBECONFIG_PATH})"
   elif ((running == 0)); then

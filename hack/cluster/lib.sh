@@ -42,10 +42,50 @@ APISERVER_PORT="${PGKEEPER_APISERVER_PORT:-16443}"
 CONTROLLER_MANAGER_PORT="${PGKEEPER_CONTROLLER_MANAGER_PORT:-17257}"
 SCHEDULER_PORT="${PGKEEPER_SCHEDULER_PORT:-17259}"
 
-# The apiserver advertises a loopback address by default. Endpoints may not hold loopback IPs, so
-# in that case the `kubernetes` Service endpoints are not reconciled (see cluster.sh).
-ADVERTISE_ADDRESS="${PGKEEPER_ADVERTISE_ADDRESS:-127.0.0.1}"
+# Node tier (node.sh): containerd, kubelet, kube-proxy, CoreDNS and local-path-provisioner on this
+# host, so pods really run. PGKEEPER_NODE=0 keeps the control plane alone (pods stay Pending).
+NODE_ENABLED="${PGKEEPER_NODE:-1}"
+# The node's address lives on a device the node tier creates (NODE_LINK): stable, and independent
+# of the VM's own network, which the cluster never needs.
+NODE_IP="${PGKEEPER_NODE_IP:-10.250.0.1}"
+
+# The apiserver advertises a loopback address without a node. Endpoints may not hold loopback IPs,
+# so in that case the `kubernetes` Service endpoints are not reconciled (see cluster.sh). With the
+# node tier it advertises the node IP, which pods reach through the `kubernetes` Service.
+if [[ "${NODE_ENABLED}" == 1 ]]; then
+  ADVERTISE_ADDRESS="${PGKEEPER_ADVERTISE_ADDRESS:-${NODE_IP}}"
+else
+  ADVERTISE_ADDRESS="${PGKEEPER_ADVERTISE_ADDRESS:-127.0.0.1}"
+fi
 SERVICE_CIDR="${PGKEEPER_SERVICE_CIDR:-10.96.0.0/16}"
 # First address of the service range: the ClusterIP of the `kubernetes` Service.
 SERVICE_CLUSTER_IP="${PGKEEPER_SERVICE_CLUSTER_IP:-10.96.0.1}"
 CLUSTER_NAME="pgkeeper-local"
+
+# Node tier settings (node.sh). Network names are per host, not per work dir: one node tier runs
+# on a host at a time.
+NODE_NAME="${PGKEEPER_NODE_NAME:-pgkeeper-node}"
+NODE_LINK=pgk-host # device (an empty bridge) holding NODE_IP; the service range is routed to it
+POD_BRIDGE=pgk0    # the pods' bridge (CNI network "pgkeeper")
+POD_CIDR="${PGKEEPER_POD_CIDR:-10.244.0.0/24}"
+POD_GATEWAY="${POD_CIDR%0/*}1" # first address of the pod subnet (an x.y.z.0/N subnet)
+CLUSTER_DNS_IP="${PGKEEPER_CLUSTER_DNS_IP:-10.96.0.10}"
+CLUSTER_DOMAIN=cluster.local
+NODE_DIR="${WORK_DIR}/node"
+KUBELET_PORT="${PGKEEPER_KUBELET_PORT:-17250}" # on NODE_IP; the apiserver calls it for logs/exec
+KUBELET_HEALTHZ_PORT="${PGKEEPER_KUBELET_HEALTHZ_PORT:-17248}"
+KUBE_PROXY_HEALTHZ_PORT="${PGKEEPER_KUBE_PROXY_HEALTHZ_PORT:-17256}"
+KUBE_PROXY_METRICS_PORT="${PGKEEPER_KUBE_PROXY_METRICS_PORT:-17249}"
+COREDNS_HEALTH_PORT="${PGKEEPER_COREDNS_HEALTH_PORT:-17253}"
+COREDNS_READY_PORT="${PGKEEPER_COREDNS_READY_PORT:-17281}"
+
+# Images imported into containerd (built by hack/images/pause.sh; nothing can be pulled).
+PAUSE_IMAGE=localhost/pgkeeper/pause:1
+HELPER_IMAGE=localhost/pgkeeper/busybox:1
+IMAGE_CACHE_DIR="${PGKEEPER_CACHE:-${HOME}/.cache/pgkeeper}/images"
+
+# Node tools built from the Go module proxy besides Kubernetes itself (build.sh), into
+# NODE_TOOLS_BIN_DIR. CoreDNS is pinned by its wrapper module (coredns/go.mod).
+LOCAL_PATH_PROVISIONER_VERSION=v0.0.30
+CRICTL_VERSION=v1.34.0
+NODE_TOOLS_BIN_DIR="${PGKEEPER_CACHE:-${HOME}/.cache/pgkeeper}/node-tools/bin"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke check of a running local cluster (hack/cluster/cluster.sh up): server version, the
 # controller-manager (Deployment -> ReplicaSet -> Pod, garbage collection of owner references,
-# namespace deletion) and the scheduler (the pod is marked Unschedulable: there is no node).
+# namespace deletion) and the scheduler (the pod is bound to the node, or marked Unschedulable
+# with PGKEEPER_NODE=0). The node itself is checked by node-smoke.sh.
 #
 # Usage: hack/cluster/smoke.sh     (exit 0 when every check passed)
 set -euo pipefail
@@ -29,6 +30,10 @@ eventually() {
 absent() { ! k get "$@" >/dev/null 2>&1; }
 
 pod_exists() { [[ -n "$(k -n "${NS}" get pods -l app=smoke -o name)" ]]; }
+
+pod_scheduled() {
+  [[ -n "$(k -n "${NS}" get pods -l app=smoke -o jsonpath='{.items[0].spec.nodeName}')" ]]
+}
 
 pod_unschedulable() {
   [[ "$(k -n "${NS}" get pods -l app=smoke \
@@ -63,7 +68,11 @@ EOF
 check_workload() {
   k -n "${NS}" create deployment smoke --image=localhost/none:1 >/dev/null
   eventually "Deployment -> ReplicaSet -> Pod created" pod_exists
-  eventually "scheduler marked the pod Unschedulable (no node)" pod_unschedulable
+  if [[ "${NODE_ENABLED}" == 1 ]]; then
+    eventually "scheduler bound the pod to ${NODE_NAME}" pod_scheduled
+  else
+    eventually "scheduler marked the pod Unschedulable (no node)" pod_unschedulable
+  fi
 }
 
 main() {

@@ -52,6 +52,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(() => {
+  kubectl(["delete", "namespace", ns, "--wait=false"]);
   kubectl(["delete", "-f", MANIFEST, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
 }, 180_000);
 
