@@ -22,3 +22,5 @@ step "pepr build"
 bash hack/build.sh
 step "integration tests (local control plane)"
 bash hack/test-integration.sh
+step "e2e tests (local cluster with a node: real PostgreSQL)"
+bash hack/test-e2e.sh
