@@ -23,7 +23,9 @@ if [ "${PGKEEPER_EXTERNAL_CLUSTER:-0}" = 1 ]; then
   say "Using your cluster (KUBECONFIG=${KUBECONFIG:-~/.kube/config})"
   OPERATOR_KUBECONFIG="${KUBECONFIG:-$HOME/.kube/config}"
 else
-  say "Local control plane (the first run builds Kubernetes from source: 10-20 minutes)"
+  say "Local images: PostgreSQL, pause, controller (the first run builds them: about 6 minutes)"
+  bash hack/images/build-all.sh
+  say "Local cluster (the first run builds Kubernetes from source: about 30 minutes)"
   # Assign first: `eval "$(cmd)"` would hide a failing `up` from `set -e`.
   exports="$(bash hack/cluster/cluster.sh up)"
   eval "$exports"

@@ -21,6 +21,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The images the tests run (PostgreSQL, the controller): built once, cached, imported by `up`.
+bash hack/images/build-all.sh
 # Assign first: `eval "$(cmd)"` would hide a failing `up` from `set -e`.
 exports="$(bash "$cluster" up)"
 eval "$exports"
