@@ -11,6 +11,13 @@ let ns: string;
 
 operatorSuite(operator, "adm", created => (ns = created));
 
+/** Creates a 2Gi Database (if absent) and merge-patches its spec with `change`. */
+function updateAfterCreate(name: string, change: object) {
+  create(database(ns, name, { storage: { size: "2Gi" } }));
+  const patch = JSON.stringify({ spec: change });
+  return kubectl(["patch", "database", name, "-n", ns, "--type", "merge", "-p", patch]);
+}
+
 describe("with the webhooks", () => {
   it("fills defaults on create, and only defaults", () => {
     const r = create(database(ns, "defaults", { postgresql: { parameters: { work_mem: "8MB" } } }));
@@ -75,18 +82,7 @@ describe("with the webhooks", () => {
     ["storage shrink", { storage: { size: "512Mi" } }, "spec.storage.size"],
     ["a version change", { version: "16" }, "version"],
   ])("refuses an update with %s", (_name, change, field) => {
-    create(database(ns, "grown", { storage: { size: "2Gi" } }));
-    const r = kubectl([
-      "patch",
-      "database",
-      "grown",
-      "-n",
-      ns,
-      "--type",
-      "merge",
-      "-p",
-      JSON.stringify({ spec: change }),
-    ]);
+    const r = updateAfterCreate("grown", change);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(field);
   });
@@ -153,18 +149,7 @@ describe("with the webhooks gone (operator not installed)", () => {
     ["storage shrink", { storage: { size: "512Mi" } }, "cannot shrink"],
     ["a version change", { version: "16" }, "version is immutable"],
   ])("CEL refuses an update with %s", (_name, change, message) => {
-    create(database(ns, "cel-update", { storage: { size: "2Gi" } }));
-    const r = kubectl([
-      "patch",
-      "database",
-      "cel-update",
-      "-n",
-      ns,
-      "--type",
-      "merge",
-      "-p",
-      JSON.stringify({ spec: change }),
-    ]);
+    const r = updateAfterCreate("cel-update", change);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(message);
   });
