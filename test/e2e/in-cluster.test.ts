@@ -13,6 +13,26 @@ const IMAGE = "localhost/pgkeeper/controller:dev";
 const MANIFEST = join(env.repo, "dist", "pepr-module-pgkeeper.yaml");
 let ns: string;
 
+/** All replicas of the newest generation are updated and available. */
+function rolledOut(name: string): boolean {
+  const d = get("deployment", "pepr-system", name);
+  const spec = d?.spec as { replicas?: number } | undefined;
+  type RolloutStatus = {
+    observedGeneration?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+    replicas?: number;
+  };
+  const status = d?.status as RolloutStatus | undefined;
+  const want = spec?.replicas ?? 1;
+  return (
+    status?.observedGeneration === d?.metadata.generation &&
+    status?.updatedReplicas === want &&
+    status?.availableReplicas === want &&
+    status?.replicas === want
+  );
+}
+
 function run(cmd: string, args: string[], timeoutMs: number): void {
   const r = spawnSync(cmd, args, {
     cwd: env.repo,
@@ -40,14 +60,13 @@ beforeAll(async () => {
       `deployment/${deployment}`,
       "PGKEEPER_POSTGRES_IMAGE=localhost/pgkeeper/postgres:{version}",
     ]);
-    kubectlOk([
-      "rollout",
-      "status",
-      "-n",
-      "pepr-system",
-      `deployment/${deployment}`,
-      "--timeout=240s",
-    ]);
+    await waitFor(`${deployment} to roll out`, () => rolledOut(deployment), {
+      timeoutMs: 300_000,
+      intervalMs: 2000,
+    }).catch(err => {
+      const pods = kubectl(["get", "pods", "-n", "pepr-system", "-o", "wide"]).stdout;
+      throw new Error(`${(err as Error).message}\n${pods}`);
+    });
   }
 }, 900_000);
 

@@ -18,7 +18,11 @@ export function kubectl(args: string[], input?: string, kubeconfig = env.kubecon
     encoding: "utf8",
     timeout: 60_000,
   });
-  return { code: run.status ?? -1, stdout: run.stdout ?? "", stderr: run.stderr ?? "" };
+  const timedOut = run.signal !== null || run.error !== undefined;
+  const stderr =
+    (run.stderr ?? "") +
+    (timedOut ? `\n(kubectl stopped: ${run.error?.message ?? run.signal})` : "");
+  return { code: timedOut ? -1 : (run.status ?? -1), stdout: run.stdout ?? "", stderr };
 }
 
 /** Runs kubectl and throws with its stderr on failure. */
