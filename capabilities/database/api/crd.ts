@@ -2,7 +2,7 @@
  * The CustomResourceDefinition of `Database`, built from the schema source. deploy/crd.yaml is
  * this object serialised by hack/generate-crd.ts; crd.test.ts fails when the two drift.
  */
-import { API_VERSION, GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from "./database";
+import { GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from "./identity";
 import { databaseRootRules, databaseSpecSchema, databaseStatusSchema } from "./database-schema";
 import { JsonSchema } from "./schema";
 
@@ -101,5 +101,3 @@ export function celRules(
   const items = schema.items ? celRules(schema.items, `${path}[]`) : [];
   return [...own, ...children, ...items];
 }
-
-export { API_VERSION };

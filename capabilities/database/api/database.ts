@@ -1,13 +1,9 @@
 import { a, RegisterKind } from "pepr";
 import { DatabaseSpec, DatabaseStatus } from "./database-schema";
 
-export const GROUP = "pgkeeper.dev";
-export const VERSION = "v1alpha1";
-export const API_VERSION = `${GROUP}/${VERSION}`;
-export const KIND = "Database";
-export const PLURAL = "databases";
-export const SINGULAR = "database";
-export const SHORT_NAMES = ["pgdb"];
+import { GROUP, KIND, PLURAL, VERSION } from "./identity";
+
+export * from "./identity";
 
 /** The `Database` custom resource as the operator sees it. */
 export class Database extends a.GenericKind {

@@ -8,11 +8,9 @@ import { childNames } from "../api/names";
 import { Cluster, KubeObject } from "./cluster";
 import { ReconcileError } from "./errors";
 import { isOwnedBy } from "./ownership";
+import type { Passwords } from "../specs";
 
-export interface Passwords {
-  superuser: string;
-  app: string;
-}
+export type { Passwords };
 
 /** 32 random bytes, URL-safe: strong, and no quoting trouble in URIs or shells. */
 export const generatePassword = (): string => randomBytes(32).toString("base64url");

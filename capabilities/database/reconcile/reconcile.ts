@@ -49,8 +49,6 @@ export interface ReconcileReport {
 /** While instances are starting, look again even if no watch event arrives. */
 export const NOT_READY_REQUEUE_MS = 15_000;
 
-const keyOf = (db: Database): string => `${db.metadata?.namespace}/${db.metadata?.name}`;
-
 export async function reconcile(
   deps: ReconcileDeps,
   namespace: string,
@@ -216,5 +214,3 @@ async function handleDeletion(deps: ReconcileDeps, db: Database): Promise<Reconc
   await deps.cluster.removeFinalizer(db, PEPR_FINALIZER);
   return { writes: 1 };
 }
-
-export { keyOf };

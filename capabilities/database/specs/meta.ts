@@ -6,14 +6,11 @@ import type { ResolvedSpec } from "../api/defaults";
 import type { Database } from "../api/database";
 import { childNames, commonLabels } from "../api/names";
 import type { ChildNames } from "../api/names";
+import { API_VERSION, KIND } from "../api/identity";
 
-/**
- * The owner's apiVersion and kind. Spelled here rather than imported from api/database.ts, which
- * loads pepr at run time: the builders stay free of it (unit tests of this directory run in a
- * fraction of the time). meta.test.ts checks they equal API_VERSION and KIND there.
- */
-export const OWNER_API_VERSION = "pgkeeper.dev/v1alpha1";
-export const OWNER_KIND = "Database";
+/** The owner's apiVersion and kind (from api/identity.ts, which, unlike api/database.ts, does not load pepr). */
+export const OWNER_API_VERSION = API_VERSION;
+export const OWNER_KIND = KIND;
 
 /** Input of every builder: the Database (for its identity) and its spec with defaults filled. */
 export interface BuildInput {
