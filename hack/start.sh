@@ -95,13 +95,31 @@ say "Conditions and recent events"
 kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{range .status.conditions[*]}{.type}={.status} ({.reason}): {.message}{"\n"}{end}'
 kubectl get events -n "$NS" --field-selector "involvedObject.name=$NAME" --sort-by=.lastTimestamp | tail -n 10
 
+if [ "${PGKEEPER_EXTERNAL_CLUSTER:-0}" != 1 ]; then
+  say "Waiting until PostgreSQL in $NAME is Ready"
+  for _ in $(seq 1 150); do
+    [ "$(kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{.status.phase}')" = Ready ] && break
+    sleep 2
+  done
+  kubectl get pgdb "$NAME" -n "$NS"
+  kubectl get pod -n "$NS" -l "pgkeeper.dev/database=$NAME" -o wide
+  RW_IP="$(kubectl get service "$NAME-rw" -n "$NS" -o jsonpath='{.spec.clusterIP}')"
+  say "Connect through the $NAME-rw Service with the app Secret"
+  echo "  PGPASSWORD=\"\$(kubectl get secret $NAME-app -n $NS -o jsonpath='{.data.password}' | base64 -d)\" psql -h $RW_IP -U app -d app"
+  if command -v psql >/dev/null; then
+    echo
+    PGPASSWORD="$(kubectl get secret "$NAME-app" -n "$NS" -o jsonpath='{.data.password}' | base64 -d)" \
+      PGCONNECT_TIMEOUT=5 psql -h "$RW_IP" -U app -d app -c "select version()" || true
+  fi
+fi
+
 cat <<TXT
 
 The operator is running (log: $LOG_DIR/operator.log). Try:
   export KUBECONFIG=$KUBECONFIG
   kubectl explain database.spec
+  kubectl get secret $NAME-app -n $NS -o jsonpath='{.data.uri}' | base64 -d   # connection URI
   kubectl patch pgdb $NAME -n $NS --type merge -p '{"spec":{"instances":2}}'
-  kubectl apply -f samples/database-ha.yaml
 Ctrl-C stops the operator; npm run cluster:down stops the cluster.
 TXT
 wait "$OPERATOR_PID"
