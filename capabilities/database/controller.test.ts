@@ -25,6 +25,14 @@ function setup() {
   return { cluster, clock, ctl, db, status };
 }
 
+/** A Service with the `-rw` child's name that the Database does not own: reconcile must fail. */
+const squatOnRwService = (cluster: FakeCluster): void =>
+  cluster.put({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: `${NAME}-rw`, namespace: NS },
+  });
+
 afterEach(() => jest.restoreAllMocks());
 
 describe("controller", () => {
@@ -38,11 +46,7 @@ describe("controller", () => {
 
   it("records failures in status, backs off, and recovers once the cause is gone", async () => {
     const { cluster, clock, ctl, db, status } = setup();
-    cluster.put({
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name: `${NAME}-rw`, namespace: NS },
-    });
+    squatOnRwService(cluster);
     ctl.enqueue(db);
     await clock.advanceAsync(0);
     await clock.advanceAsync(0);
@@ -73,11 +77,7 @@ describe("controller", () => {
 
   it("retries at once when the user changes the spec during a backoff", async () => {
     const { cluster, clock, ctl, db, status } = setup();
-    cluster.put({
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name: `${NAME}-rw`, namespace: NS },
-    });
+    squatOnRwService(cluster);
     ctl.enqueue(db);
     await clock.advanceAsync(0);
     await clock.advanceAsync(1000);
