@@ -305,8 +305,13 @@ const instanceStatus = object(
     lagBytes: integer("Replication lag behind the primary, in bytes."),
     streaming: boolean("A replica receiving WAL from the primary."),
     synchronous: boolean("A standby the primary counts toward the synchronous quorum."),
-    pendingRestart: array(string("Parameter name."), "Parameters waiting for a restart of this instance."),
-    needsRestart: boolean("The pod runs an older StatefulSet revision or has parameters pending restart."),
+    pendingRestart: array(
+      string("Parameter name."),
+      "Parameters waiting for a restart of this instance.",
+    ),
+    needsRestart: boolean(
+      "The pod runs an older StatefulSet revision or has parameters pending restart.",
+    ),
   },
   "Observed state of one instance.",
   { required: ["name", "role", "ready"] },
@@ -350,7 +355,9 @@ export const databaseStatusSchema = object(
         to: string("The instance being promoted."),
         reason: string("Why it started."),
         startedAt: string("When it started.", { format: "date-time" }),
-        fencedPodUid: string("UID of the old primary's pod that was stopped (a new pod with another UID is no longer a threat)."),
+        fencedPodUid: string(
+          "UID of the old primary's pod that was stopped (a new pod with another UID is no longer a threat).",
+        ),
         requested: boolean("Started from the switchover annotation (removed when done)."),
       },
       "The failover or switchover in progress, recorded before each step so an operator restarted midway resumes it (and never promotes a different instance).",

@@ -60,7 +60,10 @@ export interface Cluster {
    * `orphan` keeps dependents (used to recreate a StatefulSet without touching its pods);
    * `gracePeriodSeconds` shortens a pod's termination (fencing a failed primary).
    */
-  delete(ref: ObjectRef, options?: { orphan?: boolean; gracePeriodSeconds?: number }): Promise<void>;
+  delete(
+    ref: ObjectRef,
+    options?: { orphan?: boolean; gracePeriodSeconds?: number },
+  ): Promise<void>;
   /** Removes one annotation from the Database if it still has the value we read. */
   removeAnnotation(db: Database, key: string): Promise<void>;
   /** Merge-patches labels (null removes one). */

@@ -18,6 +18,9 @@ import { ReconcileError } from "./errors";
 import { ensurePasswords, generatePassword } from "./passwords";
 import { labelRoles, listInstancePods, observePods, primaryOf } from "./pods";
 import { Failure, convergedStatus, failedStatus, pausedStatus, statusPatch } from "./status";
+import { HaDeps, HaResult, haStep } from "../ha/ha-step";
+import { BuildInput } from "../specs";
+import { instanceName } from "../api/names";
 
 /** The finalizer Pepr's Finalize binding adds; reconcile removes it too (see deletion.ts). */
 export const PEPR_FINALIZER = "pepr.dev/finalizer";
@@ -36,6 +39,10 @@ export interface ReconcileDeps {
   newPassword?: () => string;
   /** Cleanup shared with Pepr's Finalize callback. */
   onDeleted?: (db: Database) => Promise<void>;
+  /** SQL probing, failover, switchover, live parameters; absent in tests of the other steps. */
+  ha?: HaDeps;
+  /** Leader election: HA steps re-check it before acting. Absent: always the leader. */
+  isLeader?: () => boolean;
 }
 
 export interface ReconcileReport {
@@ -69,6 +76,30 @@ export async function reconcile(
 
 const generation = (db: Database): number => db.metadata?.generation ?? 0;
 
+/**
+ * The StatefulSet keeps the primary's ordinal while scaling down until a switchover moved the
+ * primary below the new count (scaling must never remove the primary).
+ */
+function buildInput(db: Database, spec: ResolvedSpec): BuildInput {
+  const name = db.metadata?.name ?? "";
+  const ordinal = (pod: string | undefined): number =>
+    pod ? Number(pod.slice(pod.lastIndexOf("-") + 1)) + 1 : 0;
+  const status = db.status;
+  const primary = status?.operation?.to ?? status?.targetPrimary ?? primaryOf(db);
+  const replicas = Math.max(
+    spec.instances,
+    ordinal(status?.currentPrimary),
+    ordinal(status?.operation?.from),
+    ordinal(status?.operation?.to),
+  );
+  return {
+    db,
+    spec,
+    ...(primary !== instanceName(name, 0) ? { primary } : {}),
+    ...(replicas !== spec.instances ? { replicas } : {}),
+  };
+}
+
 async function converge(
   deps: ReconcileDeps,
   db: Database,
@@ -76,7 +107,7 @@ async function converge(
 ): Promise<ReconcileReport> {
   const { cluster } = deps;
   const passwords = await ensurePasswords(cluster, db, deps.newPassword ?? generatePassword);
-  const input = { db, spec };
+  const input = buildInput(db, spec);
   const results: ChildResult[] = [];
   for (const child of desiredChildren(input, passwords)) {
     results.push(await convergeChild(cluster, db, withAppliedHash(child)));
@@ -89,16 +120,32 @@ async function converge(
   const changed = results.filter(r => r.change !== "none");
   await announceChanges(deps, db, changed);
 
-  const primary = primaryOf(db);
   const pods = await listInstancePods(cluster, db);
-  const relabelled = await labelRoles(cluster, pods, primary);
+  const ha = deps.ha
+    ? await haStep(
+        {
+          cluster,
+          ha: deps.ha,
+          db,
+          input,
+          primary: primaryOf(db),
+          pods,
+          password: passwords.superuser,
+          now: deps.now,
+          isLeader: deps.isLeader ?? (() => true),
+        },
+        await updateRevisionOf(deps, db),
+      )
+    : undefined;
+  const primary = ha?.primary ?? primaryOf(db);
+  const relabelled = ha?.busy ? 0 : await labelRoles(cluster, pods, primary);
   const observation = {
     generation: generation(db),
     desiredInstances: spec.instances,
     primary,
     pods: observePods(pods),
   };
-  const next = convergedStatus(db.status, observation, deps.now());
+  const next = withHaStatus(convergedStatus(db.status, observation, deps.now()), ha, db);
   const statusWrites = await writeStatus(deps, db, next);
   if (next.phase === "Ready" && db.status?.phase !== "Ready") {
     await deps.cluster.recordEvent(db, {
@@ -107,10 +154,78 @@ async function converge(
       message: `All ${spec.instances} instances are ready`,
     });
   }
+  const requeue = Math.min(
+    ha?.requeueAfterMs ?? Infinity,
+    next.phase === "Ready" ? Infinity : NOT_READY_REQUEUE_MS,
+  );
   return {
-    writes: changed.length + relabelled + statusWrites,
-    ...(next.phase === "Ready" ? {} : { requeueAfterMs: NOT_READY_REQUEUE_MS }),
+    writes: changed.length + relabelled + statusWrites + (ha?.writes ?? 0),
+    ...(Number.isFinite(requeue) ? { requeueAfterMs: requeue } : {}),
   };
+}
+
+/** StatefulSet status.updateRevision once its controller has seen our latest template. */
+async function updateRevisionOf(deps: ReconcileDeps, db: Database): Promise<string | undefined> {
+  const sts = await deps.cluster.get({
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    namespace: db.metadata?.namespace ?? "",
+    name: db.metadata?.name ?? "",
+  });
+  const status = sts?.status as
+    | { observedGeneration?: number; updateRevision?: string }
+    | undefined;
+  if (!sts || status?.observedGeneration !== sts.metadata?.generation) return undefined;
+  return status?.updateRevision;
+}
+
+/** Replication progress changes all the time: refresh it in status at most this often. */
+export const PROGRESS_REFRESH_MS = 30_000;
+const progressWrittenAt = new Map<string, number>();
+
+/**
+ * Merges what the HA step observed into status. While an operation runs, its phase stays. LSNs
+ * and lag are copied from the previous status unless something else changes or they are older
+ * than PROGRESS_REFRESH_MS, so a busy database does not rewrite its status on every reconcile.
+ */
+function withHaStatus(
+  next: DatabaseStatus,
+  ha: HaResult | undefined,
+  db: Database,
+): DatabaseStatus {
+  if (!ha) return next;
+  const merged: DatabaseStatus = {
+    ...next,
+    ...(ha.busy ? { phase: db.status?.phase, targetPrimary: db.status?.targetPrimary } : {}),
+    instances: ha.status.instances,
+    ...(ha.status.pendingRestart?.length ? { pendingRestart: ha.status.pendingRestart } : {}),
+    ...(ha.status.synchronousStandbys?.length
+      ? { synchronousStandbys: ha.status.synchronousStandbys }
+      : {}),
+  };
+  if (!ha.status.pendingRestart?.length) delete merged.pendingRestart;
+  const key = `${db.metadata?.namespace}/${db.metadata?.name}`;
+  const now = Date.now();
+  const withOldProgress: DatabaseStatus = {
+    ...merged,
+    instances: merged.instances?.map(i => {
+      const old = db.status?.instances?.find(o => o.name === i.name);
+      const { lsn: _l, lagBytes: _g, ...rest } = i;
+      return old && old.lsn !== undefined && i.lsn !== undefined
+        ? {
+            ...rest,
+            lsn: old.lsn,
+            ...(old.lagBytes !== undefined && i.lagBytes !== undefined
+              ? { lagBytes: old.lagBytes }
+              : {}),
+          }
+        : i;
+    }),
+  };
+  const fresh = now - (progressWrittenAt.get(key) ?? 0) >= PROGRESS_REFRESH_MS;
+  if (!fresh && !statusPatch(db.status, withOldProgress)) return withOldProgress;
+  progressWrittenAt.set(key, now);
+  return merged;
 }
 
 /** One Event per kind of change, listing the objects: sparse, and readable in `kubectl describe`. */
