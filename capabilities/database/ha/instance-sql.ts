@@ -79,10 +79,19 @@ const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms))
 const addressOf = (t: InstanceTarget): string =>
   t.host.includes(":") ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
 
+/**
+ * The message of anything thrown. Duck-typed: errors made by Node itself (ECONNREFUSED) are not
+ * `instanceof Error` inside a jest sandbox, and a driver may throw non-Errors.
+ */
+function messageOf(err: unknown): string {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? message : String(err);
+}
+
 /** Error → InstanceSqlError with the operation and address, the password scrubbed. */
 function wrap(err: unknown, what: string, t: InstanceTarget): InstanceSqlError {
   if (err instanceof InstanceSqlError && err.message.startsWith(`${what} on `)) return err;
-  const raw = err instanceof Error ? err.message : String(err);
+  const raw = messageOf(err);
   const scrub = (s: string): string => (t.password ? s.split(t.password).join("********") : s);
   const code = (err as { code?: unknown } | null)?.code;
   return new InstanceSqlError(
@@ -346,11 +355,11 @@ async function rewriteAutoConf(
     try {
       await c.query(alterSystemSet(name, value));
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = messageOf(err);
       try {
         await writeExactly(c, previous);
       } catch (restoreErr) {
-        const how = restoreErr instanceof Error ? restoreErr.message : String(restoreErr);
+        const how = messageOf(restoreErr);
         throw new Error(
           `parameter ${name}: ${why} (and restoring postgresql.auto.conf failed: ${how})`,
         );

@@ -98,6 +98,30 @@ export class PgServer {
     this.signalAll("SIGSTOP");
   }
 
+  /**
+   * SIGSTOP the postmaster alone, as soon as it has forked a backend for a TCP client: that
+   * session goes on, but nothing the postmaster does for it happens any more (relaying
+   * pg_reload_conf()'s SIGHUP, for one). Resolves once frozen.
+   */
+  async freezePostmasterOnceConnected(timeoutMs = 10_000): Promise<void> {
+    const pid = this.pid;
+    if (!pid) throw new Error(`${this.name} is not running`);
+    const deadline = Date.now() + timeoutMs;
+    while (!childPids(pid).some(p => this.isTcpBackend(p))) {
+      if (Date.now() > deadline) throw new Error(`${this.name}: no TCP client connected`);
+      await sleep(2);
+    }
+    process.kill(pid, "SIGSTOP");
+  }
+
+  private isTcpBackend(pid: number): boolean {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("127.0.0.1(");
+    } catch {
+      return false;
+    }
+  }
+
   thaw(): void {
     this.signalAll("SIGCONT");
   }
