@@ -60,7 +60,7 @@ describe("failures are bounded and clear", () => {
     // The session is up and ALTER SYSTEM works, but the frozen postmaster never relays the
     // reload to the backend: only the overall deadline can end the wait for it.
     const work = applyParameters(server.target, { work_mem: "9MB" }, 2000);
-    await server.freezePostmasterOnceConnected();
+    await server.freezePostmasterOnceSessionUp();
     try {
       const { err, ms } = await rejection(work);
       expect(err.message).toBe(

@@ -99,24 +99,28 @@ export class PgServer {
   }
 
   /**
-   * SIGSTOP the postmaster alone, as soon as it has forked a backend for a TCP client: that
-   * session goes on, but nothing the postmaster does for it happens any more (relaying
-   * pg_reload_conf()'s SIGHUP, for one). Resolves once frozen.
+   * SIGSTOP the postmaster alone, as soon as a TCP client's session is up (authenticated: idle
+   * or running a statement): that session goes on, but nothing the postmaster does for it
+   * happens any more (relaying pg_reload_conf()'s SIGHUP, for one). Backends still in
+   * authentication do not count: one may be left over from a client that gave up while the
+   * server was frozen. Resolves once frozen.
    */
-  async freezePostmasterOnceConnected(timeoutMs = 10_000): Promise<void> {
+  async freezePostmasterOnceSessionUp(timeoutMs = 10_000): Promise<void> {
     const pid = this.pid;
     if (!pid) throw new Error(`${this.name} is not running`);
     const deadline = Date.now() + timeoutMs;
-    while (!childPids(pid).some(p => this.isTcpBackend(p))) {
+    while (!childPids(pid).some(p => this.isTcpSession(p))) {
       if (Date.now() > deadline) throw new Error(`${this.name}: no TCP client connected`);
       await sleep(2);
     }
     process.kill(pid, "SIGSTOP");
   }
 
-  private isTcpBackend(pid: number): boolean {
+  private isTcpSession(pid: number): boolean {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("127.0.0.1(");
+      // update_process_title: "postgres: USER DB 127.0.0.1(PORT) idle" (or the statement's tag)
+      const title = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      return /127\.0\.0\.1\(\d+\) (idle|SELECT|ALTER SYSTEM)/.test(title);
     } catch {
       return false;
     }
