@@ -10,6 +10,10 @@ import { Clock } from "./lib/clock";
 import { readConfig } from "./lib/config";
 import { errorMessage } from "./lib/errors";
 import { WorkQueue } from "./lib/workqueue";
+import { newHaMemory } from "./ha/ha-step";
+import * as instanceSql from "./ha/instance-sql";
+import { InstanceMonitor } from "./ha/monitor";
+import { POSTGRES_PORT } from "./specs/layout";
 import { kfcCluster } from "./reconcile/kfc-cluster";
 import { ReconcileDeps, recordFailure, reconcile } from "./reconcile/reconcile";
 
@@ -47,6 +51,7 @@ export function createController(
     if (key) {
       known.delete(key);
       queue.forget(key);
+      deps.ha?.monitor.untrack?.(key);
     }
     await deps.cluster.recordEvent(db, {
       type: "Normal",
@@ -120,19 +125,42 @@ export function createController(
       if (!key) return;
       known.delete(key);
       queue.forget(key);
+      deps.ha?.monitor.untrack?.(key);
     },
   };
 }
 
 let singleton: Controller | undefined;
 
-/** The process-wide controller on the real API (created on first use, in watcher/dev mode). */
+/**
+ * The process-wide controller on the real API (created on first use, in watcher/dev mode), with
+ * the instance monitor probing every instance over SQL and waking reconcile on what matters.
+ */
 export function controller(): Controller {
-  singleton ??= createController({
+  if (singleton) return singleton;
+  const config = readConfig();
+  const monitor = new InstanceMonitor({
+    sql: instanceSql,
+    intervalMs: config.probeIntervalMs,
+    timeoutMs: config.probeTimeoutMs,
+    failureThreshold: config.probeFailureThreshold,
+    port: POSTGRES_PORT,
+    onChange: key => {
+      const [namespace, name] = key.split("/");
+      singleton?.enqueue({ metadata: { namespace, name } });
+    },
+  });
+  singleton = createController({
     cluster: kfcCluster,
-    config: readConfig(),
+    config,
     now: () => new Date(),
     validate: db => validateDatabase(db),
+    ha: {
+      monitor,
+      sql: instanceSql,
+      failureThreshold: config.probeFailureThreshold,
+      memory: newHaMemory(),
+    },
   });
   return singleton;
 }

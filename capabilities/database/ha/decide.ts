@@ -5,7 +5,7 @@
  */
 import type { ResolvedSpec } from "../api/defaults";
 import type { InstanceProbe } from "./probe-types";
-import { lsnBytes } from "./lsn-compare";
+import { parseLsn } from "./lsn";
 
 /** One instance slot: its pod as the API shows it and the operator's last SQL probe of it. */
 export interface InstanceView {
@@ -77,9 +77,17 @@ const streaming = (i: InstanceView): boolean =>
   healthyReplica(i) && !!i.pod?.ready && i.sql?.probe?.walReceiverStatus === "streaming";
 
 /** Highest received LSN first, then the lowest ordinal: deterministic. */
+const receivedLsn = (i: InstanceView): bigint => {
+  try {
+    return parseLsn(i.sql?.probe?.lsn ?? "");
+  } catch {
+    return -1n; // no answer yet: last in line
+  }
+};
+
 const bestFirst = (a: InstanceView, b: InstanceView): number => {
-  const la = lsnBytes(a.sql?.probe?.lsn) ?? -1n;
-  const lb = lsnBytes(b.sql?.probe?.lsn) ?? -1n;
+  const la = receivedLsn(a);
+  const lb = receivedLsn(b);
   if (la !== lb) return la > lb ? -1 : 1;
   return a.ordinal - b.ordinal;
 };

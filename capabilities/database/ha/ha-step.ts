@@ -11,7 +11,7 @@ import { BuildInput } from "../specs";
 import { POSTGRES_PORT } from "../specs/layout";
 import { Cluster, KubeObject, refOf } from "../reconcile/cluster";
 import { Decision, HaInput, InstanceView, decide, primaryFailure } from "./decide";
-import { lagBytes } from "./lsn-compare";
+import { lagBytes } from "./lsn";
 import { ProbeRecord } from "./monitor";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import type { InstanceSql } from "./probe-types";
@@ -25,6 +25,7 @@ export interface HaDeps {
       password: string,
     ): void;
     view(key: string): Map<string, ProbeRecord>;
+    untrack?(key: string): void;
   };
   sql: InstanceSql;
   failureThreshold: number;
@@ -40,12 +41,15 @@ export interface HaDeps {
  */
 export interface HaMemory {
   downSince: Map<string, number>;
+  /** When status last got fresh LSN/lag figures, per Database. */
+  progressWrittenAt: Map<string, number>;
   appliedParameters: Map<string, string>;
   announced: Map<string, string>;
 }
 
 export const newHaMemory = (): HaMemory => ({
   downSince: new Map(),
+  progressWrittenAt: new Map(),
   appliedParameters: new Map(),
   announced: new Map(),
 });
@@ -82,46 +86,40 @@ const isReady = (pod: KubeObject): boolean =>
   );
 const ordinalOf = (name: string): number => Number(name.slice(name.lastIndexOf("-") + 1));
 
+function viewOf(pod: KubeObject, records: Map<string, ProbeRecord>): InstanceView {
+  const name = pod.metadata?.name ?? "";
+  const record = records.get(name);
+  const terminating = !!pod.metadata?.deletionTimestamp;
+  const view: InstanceView = {
+    name,
+    ordinal: ordinalOf(name),
+    pod: {
+      uid: pod.metadata?.uid ?? "",
+      ready: isReady(pod) && !terminating,
+      terminating,
+      revision: pod.metadata?.labels?.["controller-revision-hash"],
+    },
+  };
+  if (record && record.uid === pod.metadata?.uid)
+    view.sql = { ok: record.ok, failures: record.failures, probe: record.probe };
+  return view;
+}
+
+/** One view per pod, plus the primary even when its pod is gone. */
 function views(
   pods: KubeObject[],
   records: Map<string, ProbeRecord>,
   primary: string,
 ): InstanceView[] {
-  const result: InstanceView[] = pods.map(pod => {
-    const name = pod.metadata?.name ?? "";
-    const record = records.get(name);
-    return {
-      name,
-      ordinal: ordinalOf(name),
-      pod: {
-        uid: pod.metadata?.uid ?? "",
-        ready: isReady(pod) && !pod.metadata?.deletionTimestamp,
-        terminating: !!pod.metadata?.deletionTimestamp,
-        revision: pod.metadata?.labels?.["controller-revision-hash"],
-      },
-      ...(record && record.uid === pod.metadata?.uid
-        ? { sql: { ok: record.ok, failures: record.failures, probe: record.probe } }
-        : {}),
-    };
-  });
+  const result = pods.map(pod => viewOf(pod, records));
   if (!result.some(v => v.name === primary))
     result.push({ name: primary, ordinal: ordinalOf(primary) });
   return result.sort((a, b) => a.ordinal - b.ordinal);
 }
 
-export async function haStep(
-  step: StepInput,
-  updateRevision: string | undefined,
-): Promise<HaResult> {
+function operationContext(step: StepInput): OperationContext {
   const { db, ha } = step;
-  const key = keyOf(db);
-  const targets = step.pods
-    .filter(p => !p.metadata?.deletionTimestamp && podIP(p))
-    .map(p => ({ name: p.metadata?.name ?? "", uid: p.metadata?.uid ?? "", ip: podIP(p)! }));
-  ha.monitor.track(key, targets, step.password);
-  const records = ha.monitor.view(key);
-  const instanceViews = views(step.pods, records, step.primary);
-  const ctx: OperationContext = {
+  return {
     cluster: step.cluster,
     sql: ha.sql,
     db,
@@ -133,57 +131,70 @@ export async function haStep(
     isLeader: step.isLeader,
     onFailover: s => ha.onFailover?.(db.metadata?.namespace ?? "", db.metadata?.name ?? "", s),
   };
+}
 
-  const running = db.status?.operation;
-  if (running) {
-    const result = await runOperation(ctx, running);
-    const primary = result.done ? running.to : step.primary;
-    return {
-      ...result,
-      status: instanceStatus(instanceViews, primary, db),
-      primary,
-      busy: !result.done,
-    };
-  }
-
-  const spec = step.input.spec;
-  const haInput: HaInput = {
-    spec,
+function haInputOf(
+  step: StepInput,
+  instances: InstanceView[],
+  updateRevision: string | undefined,
+): HaInput {
+  const { db, ha } = step;
+  const now = step.now().getTime();
+  const phase = db.status?.phase;
+  return {
+    spec: step.input.spec,
     primary: step.primary,
-    instances: instanceViews,
+    instances,
     updateRevision,
     synchronousStandbys: db.status?.synchronousStandbys ?? [],
     switchoverRequest: db.metadata?.annotations?.[ANNOTATION_SWITCHOVER],
-    wasUp: db.status?.phase === "Ready" || db.status?.phase === "Degraded",
+    wasUp: phase === "Ready" || phase === "Degraded",
     primaryDownSince: trackDownSince(
       ha.memory.downSince,
-      key,
-      primaryFailure(baseInput(step, instanceViews)),
-      step.now().getTime(),
+      keyOf(db),
+      primaryFailure(baseInput(step, instances)),
+      now,
     ),
-    now: step.now().getTime(),
+    now,
     failureThreshold: ha.failureThreshold,
   };
-  const decision = decide(haInput);
-  const acted = await act(ctx, decision, step);
+}
+
+export async function haStep(
+  step: StepInput,
+  updateRevision: string | undefined,
+): Promise<HaResult> {
+  const { db, ha } = step;
+  const key = keyOf(db);
+  const targets = step.pods
+    .filter(p => !p.metadata?.deletionTimestamp && podIP(p))
+    .map(p => ({ name: p.metadata?.name ?? "", uid: p.metadata?.uid ?? "", ip: podIP(p) ?? "" }));
+  ha.monitor.track(key, targets, step.password);
+  const records = ha.monitor.view(key);
+  const instanceViews = views(step.pods, records, step.primary);
+  const ctx = operationContext(step);
+  const result = (primary: string, rest: Omit<HaResult, "status" | "primary">): HaResult => ({
+    ...rest,
+    status: instanceStatus(instanceViews, primary, db),
+    primary,
+  });
+
+  const running = db.status?.operation;
+  if (running) {
+    const done = await runOperation(ctx, running);
+    return result(done.done ? running.to : step.primary, { ...done, busy: !done.done });
+  }
+  const acted = await act(ctx, decide(haInputOf(step, instanceViews, updateRevision)), step);
   if (acted.operationDone) {
     ha.memory.downSince.delete(key);
-    const primary = db.status?.currentPrimary ?? step.primary;
-    return {
-      writes: acted.writes,
-      status: instanceStatus(instanceViews, primary, db),
-      primary,
-      busy: false,
-    };
+    return result(db.status?.currentPrimary ?? step.primary, { writes: acted.writes, busy: false });
   }
   const configWrites = await applyParameters(step, instanceViews, records);
-  return {
+  return result(step.primary, {
     writes: acted.writes + configWrites,
     requeueAfterMs: acted.requeueAfterMs,
-    status: instanceStatus(instanceViews, step.primary, db),
-    primary: step.primary,
     busy: acted.busy,
-  };
+  });
 }
 
 const baseInput = (step: StepInput, instances: InstanceView[]) => ({
@@ -235,37 +246,53 @@ async function act(ctx: OperationContext, decision: Decision, step: StepInput): 
       });
       await cluster.removeAnnotation(db, ANNOTATION_SWITCHOVER);
       return { writes: 2, busy: false };
-    case "restart": {
-      if (!step.isLeader()) return { writes: 0, busy: false };
-      const pod = step.pods.find(p => p.metadata?.name === decision.instance);
-      if (!pod) return { writes: 0, busy: false };
-      await cluster.recordEvent(db, {
-        type: "Normal",
-        reason: "InstanceRestarting",
-        message: `Restarting ${decision.instance}: ${decision.reason}`,
-      });
-      await cluster.delete(refOf(pod));
-      return { writes: 2, busy: true, requeueAfterMs: 2000 };
-    }
+    case "restart":
+      return restartInstance(ctx, step, decision.instance, decision.reason);
     case "failover":
-    case "switchover": {
-      if (!step.isLeader()) return { writes: 0, busy: false };
-      const op = await startOperation(ctx, {
-        type: decision.kind === "failover" ? "Failover" : "Switchover",
-        from: step.primary,
-        to: decision.to,
-        reason: decision.reason,
-        ...(decision.kind === "switchover" && decision.requested ? { requested: true } : {}),
-      });
-      const result = await runOperation(ctx, op);
-      return {
-        writes: result.writes + 2,
-        requeueAfterMs: result.requeueAfterMs,
-        busy: !result.done,
-        operationDone: result.done,
-      };
-    }
+    case "switchover":
+      return beginOperation(ctx, step, decision);
   }
+}
+
+/** Rolling restart of one instance: delete its pod (normal grace: a clean shutdown). */
+async function restartInstance(
+  ctx: OperationContext,
+  step: StepInput,
+  instance: string,
+  reason: string,
+): Promise<Acted> {
+  const pod = step.pods.find(p => p.metadata?.name === instance);
+  if (!step.isLeader() || !pod) return { writes: 0, busy: false };
+  await ctx.cluster.recordEvent(ctx.db, {
+    type: "Normal",
+    reason: "InstanceRestarting",
+    message: `Restarting ${instance}: ${reason}`,
+  });
+  await ctx.cluster.delete(refOf(pod));
+  return { writes: 2, busy: true, requeueAfterMs: 2000 };
+}
+
+async function beginOperation(
+  ctx: OperationContext,
+  step: StepInput,
+  decision: Extract<Decision, { kind: "failover" | "switchover" }>,
+): Promise<Acted> {
+  if (!step.isLeader()) return { writes: 0, busy: false };
+  const requested = decision.kind === "switchover" && decision.requested;
+  const op = await startOperation(ctx, {
+    type: decision.kind === "failover" ? "Failover" : "Switchover",
+    from: step.primary,
+    to: decision.to,
+    reason: decision.reason,
+    ...(requested ? { requested: true } : {}),
+  });
+  const result = await runOperation(ctx, op);
+  return {
+    writes: result.writes + 2,
+    requeueAfterMs: result.requeueAfterMs,
+    busy: !result.done,
+    operationDone: result.done,
+  };
 }
 
 /** One Event per distinct message: a refused failover is re-evaluated every 2 s. */
@@ -293,29 +320,41 @@ async function applyParameters(
 ): Promise<number> {
   const desired = Object.fromEntries(managedParameters(step.input.spec));
   const wanted = JSON.stringify(desired);
+  const { appliedParameters } = step.ha.memory;
   let changed = 0;
   for (const view of instances) {
-    const pod = step.pods.find(p => p.metadata?.name === view.name);
-    const ip = pod && podIP(pod);
-    if (!pod || !ip || !records.get(view.name)?.ok || pod.metadata?.deletionTimestamp) continue;
-    const memo = `${pod.metadata?.uid}`;
-    const { appliedParameters } = step.ha.memory;
-    if (appliedParameters.get(memo) === wanted) continue;
+    const target = configurable(step, view, records);
+    if (!target || appliedParameters.get(target.uid) === wanted) continue;
     const result = await step.ha.sql.applyParameters(
-      { host: ip, port: POSTGRES_PORT, password: step.password },
+      { host: target.ip, port: POSTGRES_PORT, password: step.password },
       desired,
     );
-    appliedParameters.set(memo, wanted);
-    if (result.changed) {
-      changed++;
-      await step.cluster.recordEvent(step.db, {
-        type: "Normal",
-        reason: "ParametersApplied",
-        message: `${view.name}: parameters reloaded${result.pendingRestart.length ? `; pending restart: ${result.pendingRestart.join(", ")}` : ""}`,
-      });
-    }
+    appliedParameters.set(target.uid, wanted);
+    if (!result.changed) continue;
+    changed++;
+    const pending = result.pendingRestart.length
+      ? `; pending restart: ${result.pendingRestart.join(", ")}`
+      : "";
+    await step.cluster.recordEvent(step.db, {
+      type: "Normal",
+      reason: "ParametersApplied",
+      message: `${view.name}: parameters reloaded${pending}`,
+    });
   }
   return changed;
+}
+
+/** The pod of an instance that answers SQL and is not going away, with its address. */
+function configurable(
+  step: StepInput,
+  view: InstanceView,
+  records: Map<string, ProbeRecord>,
+): { uid: string; ip: string } | undefined {
+  const pod = step.pods.find(p => p.metadata?.name === view.name);
+  const ip = pod && podIP(pod);
+  if (!pod || !ip || pod.metadata?.deletionTimestamp || !records.get(view.name)?.ok)
+    return undefined;
+  return { uid: pod.metadata?.uid ?? "", ip };
 }
 
 /** status.instances, pendingRestart and the synchronous set from the pods and the probes. */
@@ -343,7 +382,7 @@ function instanceStatus(
         ...(answering ? { timeline: probe.timeline, lsn: probe.lsn } : {}),
         ...(answering && i.name !== primary
           ? {
-              lagBytes: lagBytes(primaryLsn, probe.lsn),
+              ...(primaryLsn ? { lagBytes: Number(lagBytes(primaryLsn, probe.lsn)) } : {}),
               streaming: probe.walReceiverStatus === "streaming",
               synchronous: syncNames.includes(i.name),
             }

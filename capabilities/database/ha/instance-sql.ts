@@ -11,42 +11,9 @@
 import pg from "pg";
 import { isListQuoted, sameFileValue, SettingRow, settingMatches, splitList } from "./guc-value";
 
-export interface InstanceTarget {
-  host: string;
-  port: number;
-  password: string;
-  /** Default postgres. */
-  user?: string;
-  /** Default postgres. */
-  database?: string;
-}
+import type { InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
 
-export interface StandbyInfo {
-  /** application_name of the walsender's client. */
-  name: string;
-  state: string;
-  syncState: string;
-  flushLsn?: string;
-  replayLsn?: string;
-}
-
-export interface InstanceProbe {
-  inRecovery: boolean;
-  /** Primary: the timeline it writes. Replica: the one it receives (else its last checkpoint's). */
-  timeline: number;
-  /** Primary: current WAL write position. Replica: last received, else last replayed. */
-  lsn: string;
-  /** Replica only: last replayed. */
-  replayLsn?: string;
-  /** Replica only: pg_stat_wal_receiver.status ("streaming"…), undefined without a receiver. */
-  walReceiverStatus?: string;
-  /** pg_postmaster_start_time(), ISO 8601 (millisecond precision). */
-  postmasterStartTime: string;
-  /** Parameters changed in the configuration that wait for a restart, sorted. */
-  pendingRestart: string[];
-  /** Primary: pg_stat_replication by name. Replica: none. */
-  standbys: StandbyInfo[];
-}
+export type { InstanceProbe, InstanceTarget, StandbyInfo };
 
 export interface ApplyResult {
   /** Whether postgresql.auto.conf was rewritten (and the configuration reloaded). */

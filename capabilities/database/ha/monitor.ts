@@ -127,21 +127,9 @@ export class InstanceMonitor {
     const before = entry.records.get(target.name);
     let next: ProbeRecord;
     try {
-      const probe = await this.opts.sql.probeInstance(
-        { host: target.ip, port: this.opts.port, password: entry.password },
-        this.opts.timeoutMs,
-      );
-      next = { uid: target.uid, ok: true, failures: 0, probe };
+      next = await this.answer(entry, target);
     } catch (err) {
-      const previous = before?.uid === target.uid ? before : undefined;
-      next = {
-        uid: target.uid,
-        ok: false,
-        failures: (previous?.failures ?? 0) + 1,
-        probe: previous?.probe,
-        lastError: errorMessage(err),
-        failingSince: previous?.failingSince ?? this.clock.now(),
-      };
+      next = this.failure(before?.uid === target.uid ? before : undefined, target, err);
     } finally {
       entry.inFlight.delete(target.name);
     }
@@ -152,5 +140,29 @@ export class InstanceMonitor {
     const threshold = this.opts.failureThreshold;
     if (!before || signature(before, threshold) !== signature(next, threshold))
       this.opts.onChange(key);
+  }
+
+  private async answer(entry: Tracked, target: ProbeTarget): Promise<ProbeRecord> {
+    const probe = await this.opts.sql.probeInstance(
+      { host: target.ip, port: this.opts.port, password: entry.password },
+      this.opts.timeoutMs,
+    );
+    return { uid: target.uid, ok: true, failures: 0, probe };
+  }
+
+  /** One more failure in a row; the last answer is kept (failover compares received LSNs). */
+  private failure(
+    previous: ProbeRecord | undefined,
+    target: ProbeTarget,
+    err: unknown,
+  ): ProbeRecord {
+    return {
+      uid: target.uid,
+      ok: false,
+      failures: (previous?.failures ?? 0) + 1,
+      probe: previous?.probe,
+      lastError: errorMessage(err),
+      failingSince: previous?.failingSince ?? this.clock.now(),
+    };
   }
 }

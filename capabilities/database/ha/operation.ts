@@ -101,36 +101,45 @@ async function fence(
   op: Operation,
 ): Promise<{ writes: number; done: boolean }> {
   ensureLeader(ctx);
-  let writes = 0;
   const topology = buildTopologyConfigMap({ ...ctx.input, primary: op.to }) as Child<V1ConfigMap>;
   const applied = await convergeChild(ctx.cluster, ctx.db, withAppliedHash(topology));
-  if (applied.change !== "none") writes++;
+  let writes = applied.change === "none" ? 0 : 1;
   const old = podNamed(ctx.pods, op.from);
-  if (old && old.metadata?.labels?.[LABEL_ROLE] !== undefined) {
+  if (!old) return { writes, done: true };
+  if (old.metadata?.labels?.[LABEL_ROLE] !== undefined) {
     await ctx.cluster.patchLabels(refOf(old), { [LABEL_ROLE]: null });
     writes++;
   }
-  if (old && op.fencedPodUid === undefined) {
-    if (op.type === "Switchover") await checkpointQuietly(ctx, old);
-    ensureLeader(ctx);
-    await ctx.cluster.delete(
-      refOf(old),
-      op.type === "Failover" ? { gracePeriodSeconds: 1 } : undefined,
-    );
-    op.fencedPodUid = old.metadata?.uid;
-    writes += 1 + (await writeStatus(ctx, { ...ctx.db.status, operation: { ...op } }));
-    return { writes, done: false };
-  }
-  const gone = !old || old.metadata?.uid !== op.fencedPodUid;
-  if (gone) return { writes, done: true };
-  const waited = ctx.now().getTime() - Date.parse(op.startedAt);
-  if (waited < FENCE_TIMEOUT_MS) return { writes, done: false };
+  if (op.fencedPodUid === undefined)
+    return { writes: writes + (await stopPod(ctx, op, old)), done: false };
+  if (old.metadata?.uid !== op.fencedPodUid) return { writes, done: true };
+  return { writes: writes + (await fenceTimedOut(ctx, op)), done: fenceGaveUp(ctx, op) };
+}
+
+/** Deletes the old primary's pod and records which pod that was. */
+async function stopPod(ctx: OperationContext, op: Operation, pod: KubeObject): Promise<number> {
+  if (op.type === "Switchover") await checkpointQuietly(ctx, pod);
+  ensureLeader(ctx);
+  await ctx.cluster.delete(
+    refOf(pod),
+    op.type === "Failover" ? { gracePeriodSeconds: 1 } : undefined,
+  );
+  op.fencedPodUid = pod.metadata?.uid;
+  return 1 + (await writeStatus(ctx, { ...ctx.db.status, operation: { ...op } }));
+}
+
+const fenceGaveUp = (ctx: OperationContext, op: Operation): boolean =>
+  ctx.now().getTime() - Date.parse(op.startedAt) >= FENCE_TIMEOUT_MS;
+
+async function fenceTimedOut(ctx: OperationContext, op: Operation): Promise<number> {
+  if (!fenceGaveUp(ctx, op)) return 0;
+  const waited = Math.round((ctx.now().getTime() - Date.parse(op.startedAt)) / 1000);
   await ctx.cluster.recordEvent(ctx.db, {
     type: "Warning",
     reason: "FenceTimeout",
-    message: `${op.from}'s pod is still there after ${Math.round(waited / 1000)} s (node lost?); promoting ${op.to} anyway: it is out of <db>-rw`,
+    message: `${op.from}'s pod is still there after ${waited} s (node lost?); promoting ${op.to} anyway: it is out of <db>-rw`,
   });
-  return { writes: writes + 1, done: true };
+  return 1;
 }
 
 /** A checkpoint before a clean shutdown makes the shutdown (and so the switchover) faster. */
@@ -146,9 +155,8 @@ async function checkpointQuietly(ctx: OperationContext, pod: KubeObject): Promis
 
 async function promote(ctx: OperationContext, op: Operation): Promise<OperationResult> {
   const target = podNamed(ctx.pods, op.to);
-  const ip = podIP(target);
-  if (!target || target.metadata?.deletionTimestamp || !ip)
-    return { writes: 0, done: false, requeueAfterMs: STEP_REQUEUE_MS };
+  const ip = target && !target.metadata?.deletionTimestamp ? podIP(target) : undefined;
+  if (!target || !ip) return { writes: 0, done: false, requeueAfterMs: STEP_REQUEUE_MS };
   ensureLeader(ctx);
   await ctx.sql.promote(
     { host: ip, port: ctx.port, password: ctx.password },
@@ -159,6 +167,12 @@ async function promote(ctx: OperationContext, op: Operation): Promise<OperationR
     await ctx.cluster.patchLabels(refOf(target), { [LABEL_ROLE]: "primary" });
     writes++;
   }
+  writes += await complete(ctx, op);
+  return { writes, done: true };
+}
+
+/** Status, metrics and Events once the target is the writable primary. */
+async function complete(ctx: OperationContext, op: Operation): Promise<number> {
   const finished = ctx.now();
   const seconds = Math.max(0, Math.round((finished.getTime() - Date.parse(op.startedAt)) / 1000));
   const record = {
@@ -169,7 +183,7 @@ async function promote(ctx: OperationContext, op: Operation): Promise<OperationR
     durationSeconds: seconds,
   };
   const { operation: _done, ...rest } = ctx.db.status ?? {};
-  writes += await writeStatus(ctx, {
+  const writes = await writeStatus(ctx, {
     ...rest,
     currentPrimary: op.to,
     targetPrimary: op.to,
@@ -182,7 +196,7 @@ async function promote(ctx: OperationContext, op: Operation): Promise<OperationR
     message: `${op.to} is the primary (was ${op.from}); took ${seconds} s`,
   });
   if (op.requested) await ctx.cluster.removeAnnotation(ctx.db, ANNOTATION_SWITCHOVER);
-  return { writes, done: true };
+  return writes;
 }
 
 function ensureLeader(ctx: OperationContext): void {

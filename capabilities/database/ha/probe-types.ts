@@ -14,6 +14,7 @@ export interface StandbyInfo {
 
 export interface InstanceProbe {
   inRecovery: boolean;
+  /** Primary: the timeline it writes. Replica: the one it receives (else its last checkpoint's). */
   timeline: number;
   /** Primary: pg_current_wal_lsn(); replica: last received (else replayed) LSN. */
   lsn: string;

@@ -11,7 +11,7 @@ import { DatabaseStatus } from "../api/database-schema";
 import { OperatorConfig, defaultImageFor } from "../lib/config";
 import { desiredChildren, obsoleteChildren } from "../specs";
 import { ChildResult, convergeChild, pruneChild } from "./children";
-import { Cluster, EventInput, describeRef } from "./cluster";
+import { Cluster, EventInput, KubeObject, describeRef } from "./cluster";
 import { findCondition } from "./conditions";
 import { withAppliedHash } from "./diff";
 import { ReconcileError } from "./errors";
@@ -19,8 +19,9 @@ import { ensurePasswords, generatePassword } from "./passwords";
 import { labelRoles, listInstancePods, observePods, primaryOf } from "./pods";
 import { Failure, convergedStatus, failedStatus, pausedStatus, statusPatch } from "./status";
 import { HaDeps, HaResult, haStep } from "../ha/ha-step";
-import { BuildInput } from "../specs";
-import { instanceName } from "../api/names";
+import { PROGRESS_REFRESH_MS, mergeHaStatus } from "../ha/ha-status";
+import { BuildInput, Passwords } from "../specs";
+import { buildInput } from "./build-input";
 
 /** The finalizer Pepr's Finalize binding adds; reconcile removes it too (see deletion.ts). */
 export const PEPR_FINALIZER = "pepr.dev/finalizer";
@@ -76,30 +77,6 @@ export async function reconcile(
 
 const generation = (db: Database): number => db.metadata?.generation ?? 0;
 
-/**
- * The StatefulSet keeps the primary's ordinal while scaling down until a switchover moved the
- * primary below the new count (scaling must never remove the primary).
- */
-function buildInput(db: Database, spec: ResolvedSpec): BuildInput {
-  const name = db.metadata?.name ?? "";
-  const ordinal = (pod: string | undefined): number =>
-    pod ? Number(pod.slice(pod.lastIndexOf("-") + 1)) + 1 : 0;
-  const status = db.status;
-  const primary = status?.operation?.to ?? status?.targetPrimary ?? primaryOf(db);
-  const replicas = Math.max(
-    spec.instances,
-    ordinal(status?.currentPrimary),
-    ordinal(status?.operation?.from),
-    ordinal(status?.operation?.to),
-  );
-  return {
-    db,
-    spec,
-    ...(primary !== instanceName(name, 0) ? { primary } : {}),
-    ...(replicas !== spec.instances ? { replicas } : {}),
-  };
-}
-
 async function converge(
   deps: ReconcileDeps,
   db: Database,
@@ -108,35 +85,9 @@ async function converge(
   const { cluster } = deps;
   const passwords = await ensurePasswords(cluster, db, deps.newPassword ?? generatePassword);
   const input = buildInput(db, spec);
-  const results: ChildResult[] = [];
-  for (const child of desiredChildren(input, passwords)) {
-    results.push(await convergeChild(cluster, db, withAppliedHash(child)));
-  }
-  for (const ref of obsoleteChildren(input)) {
-    results.push(
-      await pruneChild(cluster, db, { ...ref, namespace: db.metadata?.namespace ?? "" }),
-    );
-  }
-  const changed = results.filter(r => r.change !== "none");
-  await announceChanges(deps, db, changed);
-
+  const childWrites = await convergeChildren(deps, db, input, passwords);
   const pods = await listInstancePods(cluster, db);
-  const ha = deps.ha
-    ? await haStep(
-        {
-          cluster,
-          ha: deps.ha,
-          db,
-          input,
-          primary: primaryOf(db),
-          pods,
-          password: passwords.superuser,
-          now: deps.now,
-          isLeader: deps.isLeader ?? (() => true),
-        },
-        await updateRevisionOf(deps, db),
-      )
-    : undefined;
+  const ha = await runHa(deps, db, input, pods, passwords.superuser);
   const primary = ha?.primary ?? primaryOf(db);
   const relabelled = ha?.busy ? 0 : await labelRoles(cluster, pods, primary);
   const observation = {
@@ -145,23 +96,76 @@ async function converge(
     primary,
     pods: observePods(pods),
   };
-  const next = withHaStatus(convergedStatus(db.status, observation, deps.now()), ha, db);
+  const next = withHa(deps, db, convergedStatus(db.status, observation, deps.now()), ha);
   const statusWrites = await writeStatus(deps, db, next);
-  if (next.phase === "Ready" && db.status?.phase !== "Ready") {
-    await deps.cluster.recordEvent(db, {
-      type: "Normal",
-      reason: "DatabaseReady",
-      message: `All ${spec.instances} instances are ready`,
-    });
-  }
+  await announceReady(deps, db, next, spec.instances);
   const requeue = Math.min(
     ha?.requeueAfterMs ?? Infinity,
     next.phase === "Ready" ? Infinity : NOT_READY_REQUEUE_MS,
   );
   return {
-    writes: changed.length + relabelled + statusWrites + (ha?.writes ?? 0),
+    writes: childWrites + relabelled + statusWrites + (ha?.writes ?? 0),
     ...(Number.isFinite(requeue) ? { requeueAfterMs: requeue } : {}),
   };
+}
+
+async function announceReady(
+  deps: ReconcileDeps,
+  db: Database,
+  next: DatabaseStatus,
+  instances: number,
+): Promise<void> {
+  if (next.phase !== "Ready" || db.status?.phase === "Ready") return;
+  await deps.cluster.recordEvent(db, {
+    type: "Normal",
+    reason: "DatabaseReady",
+    message: `All ${instances} instances are ready`,
+  });
+}
+
+/** Applies what differs, prunes what must not exist, announces changes; returns the writes. */
+async function convergeChildren(
+  deps: ReconcileDeps,
+  db: Database,
+  input: BuildInput,
+  passwords: Passwords,
+): Promise<number> {
+  const results: ChildResult[] = [];
+  for (const child of desiredChildren(input, passwords)) {
+    results.push(await convergeChild(deps.cluster, db, withAppliedHash(child)));
+  }
+  for (const ref of obsoleteChildren(input)) {
+    results.push(
+      await pruneChild(deps.cluster, db, { ...ref, namespace: db.metadata?.namespace ?? "" }),
+    );
+  }
+  const changed = results.filter(r => r.change !== "none");
+  await announceChanges(deps, db, changed);
+  return changed.length;
+}
+
+async function runHa(
+  deps: ReconcileDeps,
+  db: Database,
+  input: BuildInput,
+  pods: KubeObject[],
+  password: string,
+): Promise<HaResult | undefined> {
+  if (!deps.ha) return undefined;
+  return haStep(
+    {
+      cluster: deps.cluster,
+      ha: deps.ha,
+      db,
+      input,
+      primary: primaryOf(db),
+      pods,
+      password,
+      now: deps.now,
+      isLeader: deps.isLeader ?? (() => true),
+    },
+    await updateRevisionOf(deps, db),
+  );
 }
 
 /** StatefulSet status.updateRevision once its controller has seen our latest template. */
@@ -179,53 +183,20 @@ async function updateRevisionOf(deps: ReconcileDeps, db: Database): Promise<stri
   return status?.updateRevision;
 }
 
-/** Replication progress changes all the time: refresh it in status at most this often. */
-export const PROGRESS_REFRESH_MS = 30_000;
-const progressWrittenAt = new Map<string, number>();
-
-/**
- * Merges what the HA step observed into status. While an operation runs, its phase stays. LSNs
- * and lag are copied from the previous status unless something else changes or they are older
- * than PROGRESS_REFRESH_MS, so a busy database does not rewrite its status on every reconcile.
- */
-function withHaStatus(
+function withHa(
+  deps: ReconcileDeps,
+  db: Database,
   next: DatabaseStatus,
   ha: HaResult | undefined,
-  db: Database,
 ): DatabaseStatus {
-  if (!ha) return next;
-  const merged: DatabaseStatus = {
-    ...next,
-    ...(ha.busy ? { phase: db.status?.phase, targetPrimary: db.status?.targetPrimary } : {}),
-    instances: ha.status.instances,
-    ...(ha.status.pendingRestart?.length ? { pendingRestart: ha.status.pendingRestart } : {}),
-    ...(ha.status.synchronousStandbys?.length
-      ? { synchronousStandbys: ha.status.synchronousStandbys }
-      : {}),
-  };
-  if (!ha.status.pendingRestart?.length) delete merged.pendingRestart;
+  if (!ha || !deps.ha) return next;
   const key = `${db.metadata?.namespace}/${db.metadata?.name}`;
-  const now = Date.now();
-  const withOldProgress: DatabaseStatus = {
-    ...merged,
-    instances: merged.instances?.map(i => {
-      const old = db.status?.instances?.find(o => o.name === i.name);
-      const { lsn: _l, lagBytes: _g, ...rest } = i;
-      return old && old.lsn !== undefined && i.lsn !== undefined
-        ? {
-            ...rest,
-            lsn: old.lsn,
-            ...(old.lagBytes !== undefined && i.lagBytes !== undefined
-              ? { lagBytes: old.lagBytes }
-              : {}),
-          }
-        : i;
-    }),
-  };
-  const fresh = now - (progressWrittenAt.get(key) ?? 0) >= PROGRESS_REFRESH_MS;
-  if (!fresh && !statusPatch(db.status, withOldProgress)) return withOldProgress;
-  progressWrittenAt.set(key, now);
-  return merged;
+  const now = deps.now().getTime();
+  const { progressWrittenAt } = deps.ha.memory;
+  const stale = now - (progressWrittenAt.get(key) ?? 0) >= PROGRESS_REFRESH_MS;
+  const merged = mergeHaStatus(next, ha, db.status, stale);
+  if (merged.progressWritten) progressWrittenAt.set(key, now);
+  return merged.status;
 }
 
 /** One Event per kind of change, listing the objects: sparse, and readable in `kubectl describe`. */
