@@ -62,7 +62,11 @@ describe("decide: failover", () => {
     [
       "primary failing probes at the threshold",
       { instances: [failing(primary(), 3), up("db-1"), up("db-2", { lsn: "1/0" })] },
-      { kind: "failover", to: "db-2", reason: "db-0 failed 3 SQL probes in a row" },
+      {
+        kind: "failover",
+        to: "db-2",
+        reason: "db-0 stopped answering SQL probes (3 failed in a row)",
+      },
     ],
     [
       "primary failing probes below the threshold: not yet",
@@ -161,6 +165,16 @@ describe("failoverCandidate in quorum mode", () => {
         instances: [up("db-1"), failing(up("db-2"), 3)],
       },
       { to: "db-1" },
+    ],
+    [
+      "the old primary and scaled-away replicas in the last set do not count",
+      {
+        spec: { ...quorum(1), instances: 3 },
+        primary: "db-1",
+        synchronousStandbys: ["db-0", "db-1", "db-2", "db-3"],
+        instances: [up("db-0", { lsn: "0/1" }), up("db-2", { lsn: "0/2" })],
+      },
+      { to: "db-2" },
     ],
     [
       "no synchronous standby ever seen",

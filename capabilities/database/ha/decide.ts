@@ -55,6 +55,8 @@ export type Decision =
   | { kind: "refuseSwitchover"; reason: string }
   | { kind: "restart"; instance: string; reason: string };
 
+const ordinalOf = (name: string): number => Number(name.slice(name.lastIndexOf("-") + 1));
+
 const byName = (input: HaInput, name: string): InstanceView | undefined =>
   input.instances.find(i => i.name === name);
 
@@ -65,7 +67,7 @@ export function primaryFailure(input: HaInput): string | undefined {
   if (primary.pod.terminating) return `the primary's pod ${input.primary} is being deleted`;
   const sql = primary.sql;
   if (sql && !sql.ok && sql.failures >= input.failureThreshold)
-    return `${input.primary} failed ${sql.failures} SQL probes in a row`;
+    return `${input.primary} stopped answering SQL probes (${input.failureThreshold} failed in a row)`;
   if (sql?.ok && sql.probe?.inRecovery) return undefined; // restarted as standby: promote via operation
   return undefined;
 }
@@ -104,7 +106,11 @@ export function failoverCandidate(input: HaInput): { to: string } | { refused: s
   );
   const sync = input.spec.postgresql.synchronous;
   if (sync.mode === "quorum") {
-    const known = input.synchronousStandbys;
+    // The last set the primary reported, less instances that can no longer hold the newest WAL
+    // on its behalf: the primary itself (after an earlier failover) and replicas scaled away.
+    const known = input.synchronousStandbys.filter(
+      name => name !== input.primary && ordinalOf(name) < input.spec.instances,
+    );
     if (known.length === 0)
       return { refused: "no synchronous standby was ever reported by the primary" };
     const eligible = candidates.filter(c => known.includes(c.name));
@@ -154,8 +160,6 @@ const allHealthy = (input: HaInput): boolean =>
       ? !!i.pod?.ready && !i.pod.terminating && !!i.sql?.ok && i.sql.probe?.inRecovery === false
       : streaming(i),
   );
-
-const ordinalOf = (name: string): number => Number(name.slice(name.lastIndexOf("-") + 1));
 
 export function decide(input: HaInput): Decision {
   const failure = input.wasUp ? primaryFailure(input) : undefined;

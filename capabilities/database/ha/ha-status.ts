@@ -5,6 +5,7 @@
  * does not rewrite its status (and wake its own watch) on every reconcile.
  */
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
+import { setCondition } from "../reconcile/conditions";
 import { statusPatch } from "../reconcile/status";
 import type { HaResult } from "./ha-step";
 
@@ -18,15 +19,43 @@ function withOldProgress(i: InstanceStatus, old: InstanceStatus | undefined): In
   return { ...rest, lsn: old.lsn, ...(lag !== undefined ? { lagBytes: lag } : {}) };
 }
 
+/** ParametersApplied: whether spec.postgresql reached postgresql.auto.conf everywhere. */
+function parametersCondition(
+  next: DatabaseStatus,
+  ha: HaResult,
+  now: Date,
+): DatabaseStatus["conditions"] {
+  return setCondition(
+    next.conditions,
+    ha.parametersError
+      ? {
+          type: "ParametersApplied",
+          status: "False",
+          reason: "ApplyFailed",
+          message: ha.parametersError,
+        }
+      : {
+          type: "ParametersApplied",
+          status: "True",
+          reason: "Applied",
+          message: "Every answering instance has the parameters of the spec",
+        },
+    now,
+    next.observedGeneration,
+  );
+}
+
 export function mergeHaStatus(
   next: DatabaseStatus,
   ha: HaResult,
   prev: DatabaseStatus | undefined,
   progressIsStale: boolean,
+  now: Date,
 ): { status: DatabaseStatus; progressWritten: boolean } {
   const { pendingRestart: _p, synchronousStandbys: _s, ...base } = next;
   const merged: DatabaseStatus = {
     ...base,
+    conditions: parametersCondition(next, ha, now),
     ...(ha.busy ? { phase: prev?.phase, targetPrimary: prev?.targetPrimary } : {}),
     instances: ha.status.instances,
     ...(ha.status.pendingRestart?.length ? { pendingRestart: ha.status.pendingRestart } : {}),

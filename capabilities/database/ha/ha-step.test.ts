@@ -33,12 +33,14 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   const sqlCalls: string[] = [];
   let leader = true;
   const ip = (n: number) => `10.0.0.${n + 1}`;
+  let parametersFail: Error | undefined;
   const sql: InstanceSql = {
     probeInstance: async () => answer(),
     promote: async (t: InstanceTarget) => void sqlCalls.push(`promote ${t.host}`),
     checkpoint: async (t: InstanceTarget) => void sqlCalls.push(`checkpoint ${t.host}`),
     applyParameters: async (t: InstanceTarget) => {
       sqlCalls.push(`parameters ${t.host}`);
+      if (parametersFail) throw parametersFail;
       return { changed: false, pendingRestart: [], notApplied: [] };
     },
   };
@@ -102,6 +104,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     sqlCalls,
     ip,
     setLeader: (v: boolean) => (leader = v),
+    failParameters: (err: Error | undefined) => (parametersFail = err),
   };
 }
 
@@ -259,5 +262,28 @@ describe("status and parameters", () => {
     expect(t.cluster.events.find(e => e.reason === "InstanceRestarting")?.message).toBe(
       "Restarting orders-1: parameters pending restart: shared_buffers",
     );
+  });
+
+  it("keeps failing over when parameters cannot be applied: condition and one Warning", async () => {
+    const t = setup();
+    t.failParameters(new Error("parameter work_mem: invalid value"));
+    const report = await t.run();
+    expect(report.requeueAfterMs).toBeLessThanOrEqual(10_000);
+    await t.run();
+    expect(t.cluster.events.filter(e => e.reason === "ParametersNotApplied")).toHaveLength(1);
+    expect(t.stored().status?.conditions?.find(c => c.type === "ParametersApplied")).toMatchObject({
+      status: "False",
+      reason: "ApplyFailed",
+    });
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run();
+    expect(t.stored().status?.operation).toMatchObject({ type: "Failover", to: "orders-2" });
+  });
+
+  it("keeps the last synchronous set while the primary reports none", async () => {
+    const t = setup({ postgresql: { synchronous: { mode: "quorum", number: 1 } } });
+    t.stored().status = { ...t.stored().status, synchronousStandbys: ["orders-1", "orders-2"] };
+    await t.run(); // primary answers with no standbys (they are reconnecting)
+    expect(t.stored().status?.synchronousStandbys).toEqual(["orders-1", "orders-2"]);
   });
 });

@@ -6,6 +6,7 @@
 import { Database } from "../api/database";
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
 import { ANNOTATION_SWITCHOVER } from "../api/names";
+import { errorMessage } from "../lib/errors";
 import { managedParameters } from "../specs/postgresql-conf";
 import { BuildInput } from "../specs";
 import { POSTGRES_PORT } from "../specs/layout";
@@ -63,6 +64,8 @@ export interface HaResult {
   primary: string;
   /** An operation is running: reconcile must not relabel pods or recompute the phase. */
   busy: boolean;
+  /** Why the managed parameters could not be applied everywhere (undefined: they were). */
+  parametersError?: string;
 }
 
 interface StepInput {
@@ -189,11 +192,14 @@ export async function haStep(
     ha.memory.downSince.delete(key);
     return result(db.status?.currentPrimary ?? step.primary, { writes: acted.writes, busy: false });
   }
-  const configWrites = await applyParameters(step, instanceViews, records);
+  const config = await applyParameters(step, instanceViews, records);
   return result(step.primary, {
-    writes: acted.writes + configWrites,
-    requeueAfterMs: acted.requeueAfterMs,
+    writes: acted.writes + config.writes,
+    requeueAfterMs: config.error
+      ? Math.min(acted.requeueAfterMs ?? Infinity, PARAMETERS_RETRY_MS)
+      : acted.requeueAfterMs,
     busy: acted.busy,
+    ...(config.error ? { parametersError: config.error } : {}),
   });
 }
 
@@ -295,10 +301,13 @@ async function beginOperation(
   };
 }
 
+/** Parameters that could not be applied are tried again this often. */
+export const PARAMETERS_RETRY_MS = 10_000;
+
 /** One Event per distinct message: a refused failover is re-evaluated every 2 s. */
 async function announceOnce(
   { announced }: HaMemory,
-  ctx: OperationContext,
+  ctx: Pick<OperationContext, "db" | "cluster">,
   type: "Normal" | "Warning",
   reason: string,
   message: string,
@@ -317,31 +326,48 @@ async function applyParameters(
   step: StepInput,
   instances: InstanceView[],
   records: Map<string, ProbeRecord>,
-): Promise<number> {
+): Promise<{ writes: number; error?: string }> {
   const desired = Object.fromEntries(managedParameters(step.input.spec));
   const wanted = JSON.stringify(desired);
   const { appliedParameters } = step.ha.memory;
-  let changed = 0;
+  let writes = 0;
+  const errors: string[] = [];
   for (const view of instances) {
     const target = configurable(step, view, records);
     if (!target || appliedParameters.get(target.uid) === wanted) continue;
-    const result = await step.ha.sql.applyParameters(
-      { host: target.ip, port: POSTGRES_PORT, password: step.password },
-      desired,
-    );
-    appliedParameters.set(target.uid, wanted);
-    if (!result.changed) continue;
-    changed++;
-    const pending = result.pendingRestart.length
-      ? `; pending restart: ${result.pendingRestart.join(", ")}`
-      : "";
-    await step.cluster.recordEvent(step.db, {
-      type: "Normal",
-      reason: "ParametersApplied",
-      message: `${view.name}: parameters reloaded${pending}`,
-    });
+    try {
+      writes += await applyOn(step, view.name, target.ip, desired);
+      appliedParameters.set(target.uid, wanted);
+    } catch (err) {
+      // Never fatal: a failing instance (or a bad value) must not stop failover or the others.
+      errors.push(`${view.name}: ${errorMessage(err)}`);
+    }
   }
-  return changed;
+  const error = errors.length ? errors.join("; ") : undefined;
+  if (error) await announceOnce(step.ha.memory, step, "Warning", "ParametersNotApplied", error);
+  return { writes, error };
+}
+
+async function applyOn(
+  step: StepInput,
+  instance: string,
+  ip: string,
+  desired: Record<string, string>,
+): Promise<number> {
+  const result = await step.ha.sql.applyParameters(
+    { host: ip, port: POSTGRES_PORT, password: step.password },
+    desired,
+  );
+  if (!result.changed) return 0;
+  const pending = result.pendingRestart.length
+    ? `; pending restart: ${result.pendingRestart.join(", ")}`
+    : "";
+  await step.cluster.recordEvent(step.db, {
+    type: "Normal",
+    reason: "ParametersApplied",
+    message: `${instance}: parameters reloaded${pending}`,
+  });
+  return 2;
 }
 
 /** The pod of an instance that answers SQL and is not going away, with its address. */
@@ -391,10 +417,11 @@ function instanceStatus(
       };
     });
   const pendingRestart = [...new Set(list.flatMap(i => i.pendingRestart ?? []))].sort();
-  const primaryAnswers = instances.find(i => i.name === primary)?.sql?.ok;
+  // A primary reporting no synchronous standby (just restarted, standbys reconnecting) cannot
+  // acknowledge a commit, so the last non-empty set still names who may hold the newest ones.
   return {
     instances: list,
     pendingRestart,
-    synchronousStandbys: primaryAnswers ? syncNames : (db.status?.synchronousStandbys ?? []),
+    synchronousStandbys: syncNames.length > 0 ? syncNames : (db.status?.synchronousStandbys ?? []),
   };
 }

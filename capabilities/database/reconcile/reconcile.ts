@@ -194,7 +194,7 @@ function withHa(
   const now = deps.now().getTime();
   const { progressWrittenAt } = deps.ha.memory;
   const stale = now - (progressWrittenAt.get(key) ?? 0) >= PROGRESS_REFRESH_MS;
-  const merged = mergeHaStatus(next, ha, db.status, stale);
+  const merged = mergeHaStatus(next, ha, db.status, stale, deps.now());
   if (merged.progressWritten) progressWrittenAt.set(key, now);
   return merged.status;
 }
