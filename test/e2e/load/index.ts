@@ -94,6 +94,22 @@ export class Load {
   errors(): string[] {
     return this.lines("errors");
   }
+
+  /** Times (ms) of the writer's failed attempts. */
+  errorTimes(): number[] {
+    return this.errors().map(l => Number(l.split(" ")[0]));
+  }
+}
+
+/**
+ * The write acknowledged once writes failed after `t0`: the end of the outage the writer saw
+ * (undefined while it lasts; the first ack after t0 when no write failed at all).
+ */
+export function recoveredAfter(load: Load, t0: number): Ack | undefined {
+  const failed = load.errorTimes().filter(t => t >= t0);
+  const acks = load.acks();
+  const lastFailure = failed.length ? Math.max(...failed) : t0;
+  return acks.find(a => a.at >= lastFailure);
 }
 
 /** The first write acknowledged at or after `t` (ms), optionally by a server other than `not`. */
