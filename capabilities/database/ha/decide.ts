@@ -145,7 +145,8 @@ function switchoverCandidate(input: HaInput, requested?: string): string | { ref
   return [...eligible].sort(bestFirst)[0].name;
 }
 
-const needsRestart = (i: InstanceView, updateRevision?: string): string | undefined => {
+/** Why an instance must restart to match the spec, or undefined. */
+export const needsRestart = (i: InstanceView, updateRevision?: string): string | undefined => {
   if (updateRevision && i.pod?.revision && i.pod.revision !== updateRevision)
     return "runs an older pod template";
   const pending = i.sql?.probe?.pendingRestart ?? [];

@@ -11,7 +11,7 @@ import { managedParameters } from "../specs/postgresql-conf";
 import { BuildInput } from "../specs";
 import { POSTGRES_PORT } from "../specs/layout";
 import { Cluster, KubeObject, refOf } from "../reconcile/cluster";
-import { Decision, HaInput, InstanceView, decide, primaryFailure } from "./decide";
+import { Decision, HaInput, InstanceView, decide, needsRestart, primaryFailure } from "./decide";
 import { lagBytes } from "./lsn";
 import { ProbeRecord } from "./monitor";
 import { OperationContext, runOperation, startOperation } from "./operation";
@@ -178,7 +178,7 @@ export async function haStep(
   const ctx = operationContext(step);
   const result = (primary: string, rest: Omit<HaResult, "status" | "primary">): HaResult => ({
     ...rest,
-    status: instanceStatus(instanceViews, primary, db),
+    status: instanceStatus(instanceViews, primary, db, updateRevision),
     primary,
   });
 
@@ -383,11 +383,32 @@ function configurable(
   return { uid: pod.metadata?.uid ?? "", ip };
 }
 
+/** What the last answer of an instance adds to its status entry. */
+function probeFields(
+  i: InstanceView,
+  isPrimary: boolean,
+  primaryLsn: string | undefined,
+  syncNames: string[],
+): Partial<InstanceStatus> {
+  const probe = i.sql?.ok ? i.sql.probe : undefined;
+  if (!probe) return {};
+  const replica = isPrimary
+    ? {}
+    : {
+        ...(primaryLsn ? { lagBytes: Number(lagBytes(primaryLsn, probe.lsn)) } : {}),
+        streaming: probe.walReceiverStatus === "streaming",
+        synchronous: syncNames.includes(i.name),
+      };
+  const pending = probe.pendingRestart.length ? { pendingRestart: probe.pendingRestart } : {};
+  return { timeline: probe.timeline, lsn: probe.lsn, ...replica, ...pending };
+}
+
 /** status.instances, pendingRestart and the synchronous set from the pods and the probes. */
 function instanceStatus(
   instances: InstanceView[],
   primary: string,
   db: Database,
+  updateRevision: string | undefined,
 ): HaResult["status"] {
   const primaryProbe = instances.find(i => i.name === primary)?.sql?.probe;
   const syncNames = (primaryProbe?.standbys ?? [])
@@ -397,25 +418,13 @@ function instanceStatus(
   const primaryLsn = primaryProbe && !primaryProbe.inRecovery ? primaryProbe.lsn : undefined;
   const list: InstanceStatus[] = instances
     .filter(i => i.pod)
-    .map(i => {
-      const probe = i.sql?.probe;
-      const answering = !!i.sql?.ok && !!probe;
-      const pending = answering ? probe.pendingRestart : [];
-      return {
-        name: i.name,
-        role: i.name === primary ? "primary" : "replica",
-        ready: !!i.pod?.ready,
-        ...(answering ? { timeline: probe.timeline, lsn: probe.lsn } : {}),
-        ...(answering && i.name !== primary
-          ? {
-              ...(primaryLsn ? { lagBytes: Number(lagBytes(primaryLsn, probe.lsn)) } : {}),
-              streaming: probe.walReceiverStatus === "streaming",
-              synchronous: syncNames.includes(i.name),
-            }
-          : {}),
-        ...(pending.length ? { pendingRestart: pending } : {}),
-      };
-    });
+    .map(i => ({
+      name: i.name,
+      role: i.name === primary ? "primary" : "replica",
+      ready: !!i.pod?.ready,
+      ...probeFields(i, i.name === primary, primaryLsn, syncNames),
+      ...(needsRestart(i, updateRevision) ? { needsRestart: true } : {}),
+    }));
   const pendingRestart = [...new Set(list.flatMap(i => i.pendingRestart ?? []))].sort();
   // A primary reporting no synchronous standby (just restarted, standbys reconnecting) cannot
   // acknowledge a commit, so the last non-empty set still names who may hold the newest ones.
