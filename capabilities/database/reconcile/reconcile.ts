@@ -36,6 +36,11 @@ export interface ReconcileDeps {
   newPassword?: () => string;
   /** Cleanup shared with Pepr's Finalize callback. */
   onDeleted?: (db: Database) => Promise<void>;
+  /**
+   * Whether this process holds the leader Lease (absent: always). Steps that act on PostgreSQL
+   * (failover, promotion, fencing) check it right before acting.
+   */
+  isLeader?: () => boolean;
 }
 
 export interface ReconcileReport {

@@ -123,7 +123,7 @@ export class FakeCluster implements Cluster {
     this.objects.delete(keyOf(ref));
   }
 
-  async patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<void> {
+  async patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject> {
     this.count("patchLabels");
     const obj = this.objects.get(keyOf(ref));
     if (!obj) throw { status: 404, data: { message: "not found" } };
@@ -133,6 +133,7 @@ export class FakeCluster implements Cluster {
       else next[k] = v;
     }
     obj.metadata = { ...obj.metadata, labels: next, resourceVersion: String(this.version++) };
+    return clone(obj);
   }
 
   async resizeClaim(ref: ObjectRef, size: string): Promise<void> {
@@ -145,7 +146,7 @@ export class FakeCluster implements Cluster {
       );
   }
 
-  async patchStatus(db: Database, status: DatabaseStatusPatch): Promise<void> {
+  async patchStatus(db: Database, status: DatabaseStatusPatch): Promise<Database> {
     this.count("patchStatus");
     const key = `${db.metadata?.namespace}/${db.metadata?.name}`;
     const stored = this.databases.get(key);
@@ -157,6 +158,7 @@ export class FakeCluster implements Cluster {
     }
     stored.status = next as Database["status"];
     stored.metadata = { ...stored.metadata, resourceVersion: String(this.version++) };
+    return clone(stored);
   }
 
   async removeFinalizer(db: Database, finalizer: string): Promise<void> {
