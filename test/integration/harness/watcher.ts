@@ -90,7 +90,9 @@ export function ensurePeprPrerequisites(): void {
       ],
     },
   };
-  kubectlOk(["create", "-f", "-"], JSON.stringify(crd));
+  // As field manager "pepr": `pepr dev` later applies its own copy without force, which would
+  // conflict (409) with fields owned by any other manager and leave it without webhooks.
+  kubectlOk(["apply", "--server-side", "--field-manager=pepr", "-f", "-"], JSON.stringify(crd));
   kubectlOk(["wait", "--for=condition=Established", "crd/peprstores.pepr.dev", "--timeout=30s"]);
 }
 
