@@ -37,9 +37,19 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   const leadership: { elector?: LeaderElector } = {};
   const isLeader = (): boolean => leadership.elector?.isLeader() ?? true;
 
+  const cluster = new CachedCluster(kfcCluster, cache, isManaged);
+  m.watchCache(() => ({
+    objects: cache.sizes(),
+    synced: cache.syncedKinds(),
+    reads: {
+      cache: cluster.reads.cacheHits,
+      api_get: cluster.reads.apiGets,
+      api_list: cluster.reads.apiLists,
+    },
+  }));
   const ctl = createController(
     {
-      cluster: new CachedCluster(kfcCluster, cache, isManaged),
+      cluster,
       config: readConfig(),
       now: () => new Date(),
       validate: db => validateDatabase(db),

@@ -88,6 +88,10 @@ export class ObjectCache {
     return this.synced.has(kind);
   }
 
+  syncedKinds(): KindKey[] {
+    return [...this.synced];
+  }
+
   /** Objects held, by kind (for logs and benchmarks). */
   sizes(): Record<KindKey, number> {
     const out: Record<KindKey, number> = {};

@@ -58,6 +58,22 @@ describe("OperatorMetrics", () => {
     expect(await sample(registry, "pgkeeper_workqueue_delayed")).toBe(1);
   });
 
+  it("cache gauges and read counters come from their source at scrape time", async () => {
+    const { registry, m } = setup();
+    m.watchCache(() => ({
+      objects: { "v1/Pod": 3, "apps/v1/StatefulSet": 1 },
+      synced: ["v1/Pod"],
+      reads: { cache: 40, api_get: 2, api_list: 0 },
+    }));
+    expect(await sample(registry, 'pgkeeper_cache_objects{kind="v1/Pod"}')).toBe(3);
+    expect(await sample(registry, 'pgkeeper_informer_synced{kind="v1/Pod"}')).toBe(1);
+    expect(
+      await sample(registry, 'pgkeeper_informer_synced{kind="apps/v1/StatefulSet"}'),
+    ).toBeUndefined();
+    expect(await sample(registry, 'pgkeeper_cluster_reads_total{source="cache"}')).toBe(40);
+    expect(await sample(registry, 'pgkeeper_cluster_reads_total{source="api_get"}')).toBe(2);
+  });
+
   it("leader gauge and failovers", async () => {
     const { registry, m } = setup();
     expect(await sample(registry, "pgkeeper_leader")).toBe(0);

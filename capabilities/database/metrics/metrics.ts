@@ -21,6 +21,16 @@ const RECONCILE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 /** Failovers take seconds (detection delay + promotion) to a couple of minutes. */
 const FAILOVER_BUCKETS = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300];
 
+/** What the read cache reports at scrape time. */
+export interface CacheStats {
+  /** Objects held, by kind ("apps/v1/StatefulSet"). */
+  objects: Record<string, number>;
+  /** Kinds whose informer has listed everything. */
+  synced: string[];
+  /** Reads since start, by source: cache, api_get, api_list. */
+  reads: Record<string, number>;
+}
+
 type DbLabels = { namespace: string; database: string };
 type InstanceLabels = DbLabels & { instance: string };
 type RoleLabels = InstanceLabels & { role: string };
@@ -38,6 +48,7 @@ export class OperatorMetrics {
   private readonly instanceLag: Gauge<"namespace" | "database" | "instance">;
   /** Label sets currently exported per Database, to remove exactly those later. */
   private readonly series = new Map<string, { roles: RoleLabels[]; instances: InstanceLabels[] }>();
+  private cacheSource: () => CacheStats = () => ({ objects: {}, synced: [], reads: {} });
   private queueSource: () => { depth: number; inFlight: number; delayed: number } = () => ({
     depth: 0,
     inFlight: 0,
@@ -87,6 +98,37 @@ export class OperatorMetrics {
       "Keys waiting for a timer (backoff retries, requeue-after).",
       "delayed",
     );
+    const readCache = () => this.cacheSource();
+    new Gauge({
+      name: "pgkeeper_cache_objects",
+      help: "Objects in the watch-fed read cache, by kind.",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [kind, n] of Object.entries(readCache().objects)) this.set({ kind }, n);
+      },
+    });
+    new Gauge({
+      name: "pgkeeper_informer_synced",
+      help: "1 for each child kind whose informer has listed everything (a miss then means absent).",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        this.reset();
+        for (const kind of readCache().synced) this.set({ kind }, 1);
+      },
+    });
+    new Counter({
+      name: "pgkeeper_cluster_reads_total",
+      help: "Reads made by reconcile, by source: cache, api_get, api_list (0 API reads when converged).",
+      labelNames: ["source"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [source, n] of Object.entries(readCache().reads)) this.inc({ source }, n);
+      },
+    });
     this.failovers = new Counter({
       name: "pgkeeper_failovers_total",
       help: "Completed failovers, by Database.",
@@ -122,6 +164,11 @@ export class OperatorMetrics {
   /** Where the queue gauges read from at scrape time (no timers). */
   watchQueue(source: () => { depth: number; inFlight: number; delayed: number }): void {
     this.queueSource = source;
+  }
+
+  /** Where the cache gauges read from at scrape time. */
+  watchCache(source: () => CacheStats): void {
+    this.cacheSource = source;
   }
 
   observeReconcile(result: ReconcileResultLabel, seconds: number): void {
