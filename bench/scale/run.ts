@@ -113,7 +113,7 @@ const perDb = (counts: Record<string, number>, n: number): string =>
 async function runOnce(n: number, concurrency: number, o: Options): Promise<void> {
   const ns = `bench-${n}-c${concurrency}-${Date.now() % 100000}`;
   kubectlOk(["create", "namespace", ns]);
-  applyList(volumes(ns, 3 * n));
+  applyList(volumes(ns, 3 * n + 3)); // + the warm-up Database's (Retain: not reused)
   const watcher = new Watcher(`bench-${ns}`, {
     PGKEEPER_MAX_CONCURRENT_RECONCILES: String(concurrency),
     PGKEEPER_RESYNC_SECONDS: String(o.resyncSeconds),
