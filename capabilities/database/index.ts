@@ -2,12 +2,12 @@
  * The Database capability — the routing table. Each binding says what it does; the work lives in
  * admission/ (webhooks), reconcile/ (convergence) and controller.ts (queue and retries).
  */
-import { Capability, a } from "pepr";
+import { Capability } from "pepr";
 import { Database } from "./api/database";
-import { LABEL_DATABASE, LABEL_MANAGED_BY, MANAGER } from "./api/names";
 import { mutateDatabase } from "./admission/mutate";
 import { validateDatabaseRequest } from "./admission/validate";
 import { controller } from "./controller";
+import { isWatcherProcess, startWatcherRuntime } from "./runtime";
 
 export const DatabaseCapability = new Capability({
   name: "database",
@@ -16,42 +16,23 @@ export const DatabaseCapability = new Capability({
 
 const { When } = DatabaseCapability;
 
-/** The owning Database of a child object, from our label (no API call). */
-const ownerOf = (obj: a.GenericKind): { metadata: { namespace?: string; name?: string } } => ({
-  metadata: { namespace: obj.metadata?.namespace, name: obj.metadata?.labels?.[LABEL_DATABASE] },
-});
-
 // Admission: fill defaults, then reject invalid specs with the field named. Reconcile follows
-// every create/update through our work queue; Finalize runs cleanup before the object goes.
+// every create/update through our work queue (not our own status writes: see cache/changes.ts);
+// Finalize runs cleanup before the object goes (on the leader only; a standby returns false).
 When(Database)
   .IsCreatedOrUpdated()
   .Mutate(mutateDatabase)
   .Validate(validateDatabaseRequest)
   .Watch(db => controller().enqueue(db))
-  .Finalize(async db => {
-    await controller().onDeleted(db);
-    return true;
-  });
+  .Finalize(db => controller().finalize(db));
 
 // A deleted Database: drop its queue entry and retry state.
 When(Database)
   .IsDeleted()
   .Watch(db => controller().forget(db));
 
-// Children we manage changed or vanished (drift, pod readiness): reconcile their Database.
-When(a.StatefulSet)
-  .IsCreatedOrUpdated()
-  .WithLabel(LABEL_MANAGED_BY, MANAGER)
-  .Watch(sts => controller().enqueue(ownerOf(sts)));
-When(a.StatefulSet)
-  .IsDeleted()
-  .WithLabel(LABEL_MANAGED_BY, MANAGER)
-  .Watch(sts => controller().enqueue(ownerOf(sts)));
-When(a.Pod)
-  .IsCreatedOrUpdated()
-  .WithLabel(LABEL_MANAGED_BY, MANAGER)
-  .Watch(pod => controller().enqueue(ownerOf(pod)));
-When(a.Pod)
-  .IsDeleted()
-  .WithLabel(LABEL_MANAGED_BY, MANAGER)
-  .Watch(pod => controller().enqueue(ownerOf(pod)));
+// Children we manage (Secrets, ConfigMaps, Services, Pods, PVCs, StatefulSets, PDBs, CronJobs):
+// not Pepr bindings but one label-selected informer per kind (cache/informers.ts), feeding the
+// read cache and enqueuing the owning Database when a child changed or vanished (drift, pod
+// readiness). Started with the controller's cache, leader election and metrics, in the watcher only.
+if (isWatcherProcess()) startWatcherRuntime();

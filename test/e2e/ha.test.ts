@@ -97,7 +97,6 @@ describe("a 3-instance Database in quorum mode under write load", () => {
         timeoutMs: 60_000,
       },
     );
-    // eslint-disable-next-line no-console
     console.log(
       `failover ${oldPrimary} -> ${s.currentPrimary}: first acknowledged write ${ack.at - t0} ms after the fault`,
     );
@@ -146,7 +145,6 @@ describe("a 3-instance Database in quorum mode under write load", () => {
         timeoutMs: 120_000,
       },
     );
-    // eslint-disable-next-line no-console
     console.log(
       `SIGKILL of ${primary}'s postgres: primary now ${status().currentPrimary}, first acknowledged write ${ack.at - t0} ms later`,
     );

@@ -110,7 +110,9 @@ export async function pruneChild(
   db: Database,
   ref: ObjectRef,
 ): Promise<ChildResult> {
-  const live = await cluster.get(ref);
+  // Only an object we own (and so labelled, hence cached) is ever pruned: a miss means nothing
+  // to do, without asking the apiserver on every reconcile.
+  const live = await cluster.get(ref, { missingIsAbsent: true });
   if (!live || !isOwnedBy(live, db)) return { ref, change: "none" };
   await cluster.delete(ref);
   return { ref, change: "deleted" };

@@ -48,7 +48,11 @@ export interface EventInput {
 
 export interface Cluster {
   getDatabase(namespace: string, name: string): Promise<Database | undefined>;
-  get(ref: ObjectRef): Promise<KubeObject | undefined>;
+  /**
+   * `missingIsAbsent`: the caller only cares about objects pgkeeper labelled (e.g. pruning), so a
+   * cached Cluster may answer a miss from its synced cache instead of asking the apiserver.
+   */
+  get(ref: ObjectRef, options?: { missingIsAbsent?: boolean }): Promise<KubeObject | undefined>;
   list(
     kind: Pick<ObjectRef, "apiVersion" | "kind">,
     namespace: string,
@@ -66,12 +70,12 @@ export interface Cluster {
   ): Promise<void>;
   /** Removes one annotation from the Database if it still has the value we read. */
   removeAnnotation(db: Database, key: string): Promise<void>;
-  /** Merge-patches labels (null removes one). */
-  patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<void>;
-  /** Merge-patches the PVC's storage request (volume expansion). */
-  resizeClaim(ref: ObjectRef, size: string): Promise<void>;
-  /** Merge-patches status; `null` values remove fields. */
-  patchStatus(db: Database, status: DatabaseStatusPatch): Promise<void>;
+  /** Merge-patches labels (null removes one); may return the patched object. */
+  patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject | void>;
+  /** Merge-patches the PVC's storage request (volume expansion); may return the claim. */
+  resizeClaim(ref: ObjectRef, size: string): Promise<KubeObject | void>;
+  /** Merge-patches status; `null` values remove fields; may return the patched Database. */
+  patchStatus(db: Database, status: DatabaseStatusPatch): Promise<Database | void>;
   removeFinalizer(db: Database, finalizer: string): Promise<void>;
   recordEvent(db: Database, event: EventInput): Promise<void>;
 }

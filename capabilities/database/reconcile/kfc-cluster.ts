@@ -6,6 +6,7 @@ import { K8s, kind } from "pepr";
 import { GenericClass } from "kubernetes-fluent-client";
 import { Database } from "../api/database";
 import { isNotFound } from "../lib/errors";
+import { readRuntimeConfig } from "../lib/runtime-config";
 import { Cluster, DatabaseStatusPatch, EventInput, KubeObject, ObjectRef } from "./cluster";
 
 const MODELS: Record<string, GenericClass> = {
@@ -34,8 +35,9 @@ const pathOf = (ref: ObjectRef): string => {
   return `${base}/namespaces/${ref.namespace}/${plural}/${ref.name}`;
 };
 
-/** Identity of this operator process in Events (issue: reporting instance). */
-const reportingInstance = (): string => process.env.HOSTNAME ?? "pgkeeper";
+let identity: string | undefined;
+/** This process's leader-election identity (the pod name in Kubernetes), named in its Events. */
+const reportingInstance = (): string => (identity ??= readRuntimeConfig().leaderElection.identity);
 
 export const kfcCluster: Cluster = {
   async getDatabase(namespace, name) {
@@ -112,17 +114,19 @@ export const kfcCluster: Cluster = {
       const path = `/metadata/labels/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
       return value === null ? { op: "remove" as const, path } : { op: "add" as const, path, value };
     });
-    await K8s(modelOf(ref), { namespace: ref.namespace, name: ref.name }).Patch(ops);
+    return (await K8s(modelOf(ref), { namespace: ref.namespace, name: ref.name }).Patch(
+      ops,
+    )) as KubeObject;
   },
 
   async resizeClaim(ref, size) {
-    await K8s(modelOf(ref), { namespace: ref.namespace, name: ref.name }).Patch([
+    return (await K8s(modelOf(ref), { namespace: ref.namespace, name: ref.name }).Patch([
       { op: "replace", path: "/spec/resources/requests/storage", value: size },
-    ]);
+    ])) as KubeObject;
   },
 
   async patchStatus(db: Database, status: DatabaseStatusPatch) {
-    await K8s(Database).PatchStatus({
+    return K8s(Database).PatchStatus({
       metadata: { name: db.metadata?.name, namespace: db.metadata?.namespace },
       status: status as never,
     });
@@ -163,7 +167,7 @@ export const kfcCluster: Cluster = {
       type: event.type,
       reason: event.reason,
       message: event.message,
-      source: { component: "pgkeeper" },
+      source: { component: "pgkeeper", host: reportingInstance() },
       reportingComponent: "pgkeeper.dev/operator",
       reportingInstance: reportingInstance(),
       firstTimestamp: now,

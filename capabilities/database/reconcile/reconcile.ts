@@ -42,7 +42,10 @@ export interface ReconcileDeps {
   onDeleted?: (db: Database) => Promise<void>;
   /** SQL probing, failover, switchover, live parameters; absent in tests of the other steps. */
   ha?: HaDeps;
-  /** Leader election: HA steps re-check it before acting. Absent: always the leader. */
+  /**
+   * Whether this process holds the leader Lease (absent: always). Steps that act on PostgreSQL
+   * (failover, promotion, fencing) check it right before acting.
+   */
   isLeader?: () => boolean;
 }
 

@@ -20,6 +20,9 @@ export const TEST_OPERATOR_ENV = {
   PGKEEPER_BACKOFF_BASE_MS: "1000",
   PGKEEPER_BACKOFF_CAP_MS: "8000",
   LOG_LEVEL: "info",
+  // One operator at a time, always the same leader-election identity: a restarted operator
+  // renews its own Lease at once instead of waiting for its previous incarnation's to expire.
+  PGKEEPER_LEADER_IDENTITY: "pgkeeper-test-operator",
 };
 
 const healthy = (): Promise<boolean> =>

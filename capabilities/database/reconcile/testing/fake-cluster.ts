@@ -143,7 +143,7 @@ export class FakeCluster implements Cluster {
     if (stored?.metadata?.annotations) delete stored.metadata.annotations[key];
   }
 
-  async patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<void> {
+  async patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject> {
     this.count("patchLabels");
     const obj = this.objects.get(keyOf(ref));
     if (!obj) throw { status: 404, data: { message: "not found" } };
@@ -153,6 +153,7 @@ export class FakeCluster implements Cluster {
       else next[k] = v;
     }
     obj.metadata = { ...obj.metadata, labels: next, resourceVersion: String(this.version++) };
+    return clone(obj);
   }
 
   async resizeClaim(ref: ObjectRef, size: string): Promise<void> {
@@ -165,7 +166,7 @@ export class FakeCluster implements Cluster {
       );
   }
 
-  async patchStatus(db: Database, status: DatabaseStatusPatch): Promise<void> {
+  async patchStatus(db: Database, status: DatabaseStatusPatch): Promise<Database> {
     this.count("patchStatus");
     const key = `${db.metadata?.namespace}/${db.metadata?.name}`;
     const stored = this.databases.get(key);
@@ -177,6 +178,7 @@ export class FakeCluster implements Cluster {
     }
     stored.status = next as Database["status"];
     stored.metadata = { ...stored.metadata, resourceVersion: String(this.version++) };
+    return clone(stored);
   }
 
   async removeFinalizer(db: Database, finalizer: string): Promise<void> {

@@ -1,0 +1,158 @@
+/**
+ * bench/admission: the Database webhooks (Pepr's mutate + validate, as `pepr dev` serves them)
+ * under 50 concurrent creates through the apiserver. Prints:
+ * - webhook latency p50/p99 as the apiserver measures it
+ *   (apiserver_admission_webhook_admission_duration_seconds, per webhook type), and the
+ *   client-side create latency p50/p99;
+ * - the webhook server's own throughput: AdmissionReviews/s sent straight to it, 50 at a time.
+ * Creates are dry-run by default (the webhooks run, nothing is stored, so reconciles do not
+ * compete for the CPU); --persist stores them. Figures, not a test. Run through
+ * bench/admission.sh (npm run bench:admission -- --creates 1000 --concurrency 50).
+ */
+import { randomUUID } from "node:crypto";
+import { database, freshNamespace, installCrd } from "../../test/integration/harness/fixtures";
+import { kubectl, kubectlOk } from "../../test/integration/harness/kubectl";
+import { Operator, removeWebhooks } from "../../test/integration/harness/operator";
+import { delta, histogramQuantile, scrapeApiserver, Sample } from "../lib/apiserver-metrics";
+import { apiClient, percentile, pool } from "../lib/apiclient";
+import { fmt } from "../lib/process";
+
+const WEBHOOK = "pepr-pgkeeper.pepr.dev";
+const METRIC = "apiserver_admission_webhook_admission_duration_seconds_bucket";
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+
+/** Cumulative buckets of the apiserver's webhook histogram for one webhook type. */
+const buckets = (samples: Sample[], type: string): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const s of samples)
+    if (
+      s.name === METRIC &&
+      s.labels.name === WEBHOOK &&
+      s.labels.type === type &&
+      s.labels.operation === "CREATE"
+    )
+      out[s.labels.le] = (out[s.labels.le] ?? 0) + s.value;
+  return out;
+};
+
+async function throughTheApiserver(
+  ns: string,
+  creates: number,
+  concurrency: number,
+  persist: boolean,
+) {
+  const api = apiClient(concurrency);
+  const path = `/apis/pgkeeper.dev/v1alpha1/namespaces/${ns}/databases${persist ? "" : "?dryRun=All"}`;
+  // Warm-up: connections, the webhook's first requests.
+  await pool(concurrency, concurrency, i => api("POST", path, database(ns, `warm-${i}`)));
+  const before = scrapeApiserver();
+  const started = Date.now();
+  const results = await pool(creates, concurrency, i => api("POST", path, database(ns, `db-${i}`)));
+  const seconds = (Date.now() - started) / 1000;
+  const after = scrapeApiserver();
+  const failed = results.filter(r => r.status !== 201);
+  console.log(
+    `\n=== ${creates} ${persist ? "" : "dry-run "}creates through the apiserver, ${concurrency} concurrent ===`,
+  );
+  console.log(
+    `creates/s                                  ${fmt(creates / seconds)} (${failed.length} failed${failed[0] ? `: ${failed[0].status} ${failed[0].body.slice(0, 200)}` : ""})`,
+  );
+  console.log(
+    `client create latency p50 / p99            ${fmt(
+      percentile(
+        results.map(r => r.ms),
+        0.5,
+      ),
+    )} / ${fmt(
+      percentile(
+        results.map(r => r.ms),
+        0.99,
+      ),
+    )} ms`,
+  );
+  for (const type of ["admit", "validating"]) {
+    const d = delta(buckets(after, type), buckets(before, type));
+    const p50 = histogramQuantile(0.5, d);
+    const p99 = histogramQuantile(0.99, d);
+    console.log(
+      `webhook ${type === "admit" ? "mutate  " : "validate"} p50 / p99 (apiserver metric)   ${fmt(p50 === undefined ? undefined : p50 * 1000)} / ${fmt(p99 === undefined ? undefined : p99 * 1000)} ms over ${d["+Inf"] ?? 0} calls; buckets ${JSON.stringify(d)}`,
+    );
+  }
+}
+
+async function webhookThroughput(ns: string, requests: number, concurrency: number) {
+  const config = JSON.parse(
+    kubectlOk(["get", "validatingwebhookconfiguration", "pepr-pgkeeper", "-o", "json"]),
+  ) as {
+    webhooks: { clientConfig: { url: string } }[];
+  };
+  const url = new URL(config.webhooks[0].clientConfig.url);
+  const client = apiClient(concurrency, { url: url.origin, insecure: true });
+  for (const kind of ["validate", "mutate"]) {
+    const path = url.pathname.replace(/^\/validate\//, `/${kind}/`);
+    const review = (i: number) => ({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: randomUUID(),
+        kind: { group: "pgkeeper.dev", version: "v1alpha1", kind: "Database" },
+        resource: { group: "pgkeeper.dev", version: "v1alpha1", resource: "databases" },
+        requestKind: { group: "pgkeeper.dev", version: "v1alpha1", kind: "Database" },
+        requestResource: { group: "pgkeeper.dev", version: "v1alpha1", resource: "databases" },
+        name: `db-${i}`,
+        namespace: ns,
+        operation: "CREATE",
+        userInfo: { username: "bench" },
+        object: database(ns, `db-${i}`),
+        oldObject: null,
+        dryRun: true,
+        options: { apiVersion: "meta.k8s.io/v1", kind: "CreateOptions" },
+      },
+    });
+    await pool(concurrency, concurrency, i => client("POST", path, review(i)));
+    const started = Date.now();
+    const results = await pool(requests, concurrency, i => client("POST", path, review(i)));
+    const seconds = (Date.now() - started) / 1000;
+    const ok = results.filter(r => r.status === 200).length;
+    console.log(
+      `webhook server alone, ${kind.padEnd(8)} ${fmt(requests / seconds)} reviews/s (${concurrency} concurrent, ${ok}/${requests} answered 200), latency p50 / p99 ${fmt(
+        percentile(
+          results.map(r => r.ms),
+          0.5,
+        ),
+      )} / ${fmt(
+        percentile(
+          results.map(r => r.ms),
+          0.99,
+        ),
+      )} ms`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const creates = arg("creates", 1000);
+  const concurrency = arg("concurrency", 50);
+  const persist = process.argv.includes("--persist");
+  await installCrd();
+  const ns = freshNamespace("bench-admission");
+  const operator = new Operator("bench-admission", { LOG_LEVEL: "warn" });
+  try {
+    await operator.start();
+    await throughTheApiserver(ns, creates, concurrency, persist);
+    await webhookThroughput(ns, creates, concurrency);
+  } finally {
+    await operator.stop();
+    removeWebhooks();
+    kubectl(["delete", "namespace", ns, "--wait=false"]);
+  }
+}
+
+main().catch(err => {
+  console.error(err);
+  process.exitCode = 1;
+});

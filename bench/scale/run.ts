@@ -1,0 +1,264 @@
+/**
+ * bench/scale: N Databases (3 instances each) created at once on the local control plane with
+ * fake kwok nodes (pods become Running/Ready without PostgreSQL). Prints, per run:
+ * - time until all are reconciled (children applied, status.observedGeneration current) and
+ *   until all are Ready; reconciles/s;
+ * - apiserver requests per Database by verb: all clients (the apiserver's apiserver_request_total)
+ *   and the operator's own (audit log, user pgkeeper-operator);
+ * - GET/LIST per steady-state reconcile (resyncs during the idle window; goal 0);
+ * - the operator's writes during the idle window (goal: none but Lease renewals);
+ * - operator peak RSS (VmHWM; goal < 200 MiB at 1000).
+ *
+ * Figures, not a test: nothing here fails on a missed goal. Run through bench/scale.sh
+ * (npm run bench:scale -- --n 100,500,1000 --concurrency 4,1 --idle 300).
+ */
+import { Obj, kubectl, kubectlOk } from "../../test/integration/harness/kubectl";
+import { sleep, waitFor } from "../../test/integration/harness/wait";
+import {
+  Watcher,
+  buildWatcher,
+  ensurePeprPrerequisites,
+} from "../../test/integration/harness/watcher";
+import { installCrd } from "../../test/integration/harness/fixtures";
+import { removeWebhooks } from "../../test/integration/harness/operator";
+import { delta, scrapeApiserver, sumBy } from "../lib/apiserver-metrics";
+import { auditSize, countOperatorRequests, writesOf } from "../lib/audit";
+import { Kwok } from "../lib/kwok";
+import { kubectlBig } from "../lib/kubectl";
+import { fmt, memoryOf } from "../lib/process";
+
+interface Options {
+  sizes: number[];
+  concurrencies: number[];
+  idleSeconds: number;
+  nodes: number;
+  resyncSeconds: number;
+  kwok: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const arg = (name: string, fallback: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 && argv[i + 1] ? argv[i + 1] : fallback;
+  };
+  const list = (s: string) =>
+    s
+      .split(",")
+      .map(Number)
+      .filter(n => n > 0);
+  return {
+    sizes: list(arg("n", "100")),
+    concurrencies: list(arg("concurrency", "4")),
+    idleSeconds: Number(arg("idle", "300")),
+    nodes: Number(arg("nodes", "10")),
+    resyncSeconds: Number(arg("resync", "60")),
+    kwok: arg("kwok", process.env.PGKEEPER_KWOK ?? "kwok"),
+  };
+}
+
+const database = (ns: string, i: number) => ({
+  apiVersion: "pgkeeper.dev/v1alpha1",
+  kind: "Database",
+  metadata: { name: `db-${i}`, namespace: ns },
+  spec: { version: "15", instances: 3, storage: { size: "1Gi" } },
+});
+
+/** Pre-created volumes (no provisioner on the control plane): one per instance. */
+const volumes = (ns: string, count: number) =>
+  Array.from({ length: count }, (_, i) => ({
+    apiVersion: "v1",
+    kind: "PersistentVolume",
+    metadata: { name: `${ns}-pv-${i}`, labels: { "pgkeeper.dev/bench": ns } },
+    spec: {
+      capacity: { storage: "1Gi" },
+      accessModes: ["ReadWriteOnce"],
+      persistentVolumeReclaimPolicy: "Retain",
+      hostPath: { path: `/tmp/pgkeeper-bench/${ns}/${i}` },
+    },
+  }));
+
+const applyList = (items: object[]) =>
+  kubectlBig(["create", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items }));
+
+type Status = {
+  observedGeneration?: number;
+  phase?: string;
+  conditions?: { type: string; status: string }[];
+};
+
+function progress(ns: string): { reconciled: number; ready: number } {
+  const list = JSON.parse(kubectlBig(["get", "databases", "-n", ns, "-o", "json"])) as {
+    items: Obj[];
+  };
+  let reconciled = 0;
+  let ready = 0;
+  for (const db of list.items) {
+    const s = (db.status ?? {}) as Status;
+    if (
+      s.observedGeneration === db.metadata.generation &&
+      s.conditions?.some(c => c.type === "Reconciled" && c.status === "True")
+    )
+      reconciled++;
+    if (s.phase === "Ready") ready++;
+  }
+  return { reconciled, ready };
+}
+
+const perDb = (counts: Record<string, number>, n: number): string =>
+  Object.entries(counts)
+    .sort()
+    .map(([verb, c]) => `${verb}=${fmt(c / n, 2)}`)
+    .join(" ");
+
+async function runOnce(n: number, concurrency: number, o: Options): Promise<void> {
+  const ns = `bench-${n}-c${concurrency}-${Date.now() % 100000}`;
+  kubectlOk(["create", "namespace", ns]);
+  applyList(volumes(ns, 3 * n + 3)); // + the warm-up Database's (Retain: not reused)
+  const watcher = new Watcher(`bench-${ns}`, {
+    PGKEEPER_MAX_CONCURRENT_RECONCILES: String(concurrency),
+    PGKEEPER_RESYNC_SECONDS: String(o.resyncSeconds),
+    PGKEEPER_LEASE_NAMESPACE: ns,
+    LOG_LEVEL: "warn",
+  });
+  try {
+    await watcher.start();
+    await waitFor(
+      "the bench operator to lead",
+      async () => (await watcher.metric("pgkeeper_leader")) === 1,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    // Start the clock only once every watch runs: the informers say so; Pepr's Database watch
+    // does not, so a warm-up Database must be reconciled first.
+    await waitFor(
+      "the informers to sync",
+      async () => (await watcher.metric("pgkeeper_informer_synced")) === 8,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    kubectlBig(
+      ["create", "-f", "-"],
+      JSON.stringify({ ...database(ns, 0), metadata: { name: "warmup", namespace: ns } }),
+    );
+    await waitFor("the warm-up Database to be reconciled", () => progress(ns).reconciled === 1, {
+      timeoutMs: 120_000,
+    });
+    kubectlBig(["delete", "database", "-n", ns, "warmup", "--wait=true"]);
+    const pid = watcher.pid!;
+    const reconcilesNow = () => watcher.metric("pgkeeper_reconcile_duration_seconds_count");
+    const before = {
+      api: scrapeApiserver(),
+      audit: auditSize(),
+      reconciles: await reconcilesNow(),
+    };
+
+    const t0 = Date.now();
+    for (let i = 0; i < n; i += 250)
+      applyList(Array.from({ length: Math.min(250, n - i) }, (_, k) => database(ns, i + k)));
+    const createdS = (Date.now() - t0) / 1000;
+
+    let reconciledAt: number | undefined;
+    let readyAt: number | undefined;
+    let peakDuring = 0;
+    const deadline = t0 + Math.max(600, n * 3) * 1000;
+    while (Date.now() < deadline && readyAt === undefined) {
+      await sleep(2000);
+      const p = progress(ns);
+      peakDuring = Math.max(peakDuring, memoryOf(pid)?.rssMiB ?? 0);
+      if (p.reconciled === n && reconciledAt === undefined) reconciledAt = Date.now();
+      if (p.ready === n) readyAt = Date.now();
+    }
+    const atConvergence = { api: scrapeApiserver(), reconciles: await reconcilesNow() };
+    const operator = await countOperatorRequests(before.audit);
+    const convS = reconciledAt ? (reconciledAt - t0) / 1000 : undefined;
+    const allVerbs = delta(
+      sumBy(atConvergence.api, "apiserver_request_total", "verb"),
+      sumBy(before.api, "apiserver_request_total", "verb"),
+    );
+    const reconciles = atConvergence.reconciles - before.reconciles;
+    const readsBySource = async () => ({
+      cache: await watcher.metric("pgkeeper_cluster_reads_total", 'source="cache"'),
+      api: await watcher.metric("pgkeeper_cluster_reads_total", 'source="api_'),
+    });
+
+    // Idle: nothing changes; resyncs reconcile every Database every resyncSeconds.
+    const idleFrom = {
+      audit: auditSize(),
+      reconciles: await reconcilesNow(),
+      reads: await readsBySource(),
+    };
+    await sleep(o.idleSeconds * 1000);
+    const idle = await countOperatorRequests(idleFrom.audit);
+    const idleReconciles = (await reconcilesNow()) - idleFrom.reconciles;
+    const idleReads = await readsBySource();
+    const mem = memoryOf(pid);
+
+    console.log(
+      `\n=== N=${n} Databases × 3 instances, concurrency ${concurrency} (${o.nodes} kwok nodes) ===`,
+    );
+    console.log(`created in                         ${fmt(createdS)} s`);
+    console.log(
+      `all reconciled after               ${fmt(convS)} s (children applied, observedGeneration current)`,
+    );
+    console.log(
+      `all Ready after                    ${fmt(readyAt ? (readyAt - t0) / 1000 : undefined)} s`,
+    );
+    console.log(
+      `reconciles until Ready             ${reconciles} (${fmt(reconciles / n, 1)} per Database)`,
+    );
+    console.log(
+      `reconciles/s                       ${fmt(readyAt ? reconciles / ((readyAt - t0) / 1000) : undefined)}`,
+    );
+    console.log(
+      `apiserver requests per DB, all clients (apiserver_request_total): ${perDb(allVerbs, n)}`,
+    );
+    console.log(
+      `operator requests per DB (audit):  ${perDb(operator.byVerb, n)} events=${fmt(operator.events / n, 2)}`,
+    );
+    console.log(`operator requests by resource:     ${JSON.stringify(operator.byVerbResource)}`);
+    console.log(
+      `idle ${o.idleSeconds} s: reconciles ${idleReconciles}, operator GET ${idle.reconcileReads.get}, reconcile LIST ${idle.reconcileReads.list} → GET/LIST per steady-state reconcile ${fmt((idle.reconcileReads.get + idle.reconcileReads.list) / Math.max(idleReconciles, 1), 3)}`,
+    );
+    console.log(
+      `idle ${o.idleSeconds} s: reconcile reads from the cache ${idleReads.cache - idleFrom.reads.cache}, from the apiserver ${idleReads.api - idleFrom.reads.api} (operator metrics)`,
+    );
+    console.log(
+      `idle ${o.idleSeconds} s: operator writes ${writesOf(idle)} (${JSON.stringify(idle.byVerbResource)}), events ${idle.events}, Lease renewals ${idle.leaseWrites}`,
+    );
+    console.log(`operator RSS now ${fmt(mem?.rssMiB)} MiB, peak (VmHWM) ${fmt(mem?.peakMiB)} MiB`);
+  } finally {
+    await watcher.stop("SIGTERM");
+    kubectl(["delete", "namespace", ns, "--wait=false"]);
+    await waitFor(
+      `namespace ${ns} to be deleted`,
+      () => kubectl(["get", "namespace", ns]).code !== 0,
+      {
+        timeoutMs: 900_000,
+        intervalMs: 5000,
+      },
+    ).catch(err => console.warn(String(err)));
+    kubectl(["delete", "pv", "-l", `pgkeeper.dev/bench=${ns}`, "--wait=false"]);
+  }
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  await installCrd();
+  removeWebhooks(); // no admission here (and none left over from a pepr dev run)
+  ensurePeprPrerequisites();
+  buildWatcher();
+  const kwok = new Kwok();
+  await kwok.start(o.kwok, o.nodes);
+  try {
+    for (const n of o.sizes) for (const c of o.concurrencies) await runOnce(n, c, o);
+  } finally {
+    await kwok.stop();
+  }
+}
+
+main().catch(err => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,148 @@
+import { Database } from "../api/database";
+import { LABEL_MANAGED_BY, MANAGER, commonLabels, selectorLabels } from "../api/names";
+import { DEFAULT_CONFIG } from "../lib/config";
+import { KubeObject } from "../reconcile/cluster";
+import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
+import { FakeCluster } from "../reconcile/testing/fake-cluster";
+import { CachedCluster, DATABASE_KIND } from "./cached-cluster";
+import { ObjectCache, kindKeyOf } from "./object-cache";
+
+const NS = "prod";
+const NAME = "orders";
+const CHILD_KINDS = [
+  "v1/Secret",
+  "v1/ConfigMap",
+  "v1/Service",
+  "v1/Pod",
+  "v1/PersistentVolumeClaim",
+  "apps/v1/StatefulSet",
+  "policy/v1/PodDisruptionBudget",
+  "batch/v1/CronJob",
+];
+const ours = (obj: KubeObject): boolean => obj.metadata?.labels?.[LABEL_MANAGED_BY] === MANAGER;
+
+function setup(spec: Record<string, unknown> = {}) {
+  const api = new FakeCluster();
+  const cache = new ObjectCache();
+  const cluster = new CachedCluster(api, cache, ours);
+  let passwords = 0;
+  const deps: ReconcileDeps = {
+    cluster,
+    config: DEFAULT_CONFIG,
+    now: () => new Date("2026-11-29T10:00:00Z"),
+    validate: () => [],
+    newPassword: () => `pw-${++passwords}`,
+  };
+  api.addDatabase({
+    apiVersion: "pgkeeper.dev/v1alpha1",
+    kind: "Database",
+    metadata: { name: NAME, namespace: NS },
+    spec: { version: "16", storage: { size: "1Gi" }, ...spec },
+  } as Database);
+  /** What the informers do once their first LIST is in: every labelled object cached. */
+  const syncInformers = () => {
+    for (const obj of api.objects.values())
+      if (ours(obj)) cache.upsert(kindKeyOf(obj), structuredClone(obj));
+    for (const kind of CHILD_KINDS) cache.markSynced(kind);
+  };
+  const reads = () => ({ get: api.calls.get, list: api.calls.list });
+  return { api, cache, cluster, deps, syncInformers, reads, run: () => reconcile(deps, NS, NAME) };
+}
+
+const addPod = (api: FakeCluster, ordinal: number) =>
+  api.put({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: `${NAME}-${ordinal}`,
+      namespace: NS,
+      labels: { ...commonLabels(NAME), ...selectorLabels(NAME) },
+    },
+    status: { conditions: [{ type: "Ready", status: "True" }] },
+  });
+
+describe("CachedCluster", () => {
+  it("a converged reconcile makes no GET and no LIST (and no write)", async () => {
+    const { api, syncInformers, reads, run } = setup({ instances: 3 });
+    addPod(api, 0);
+    addPod(api, 1);
+    addPod(api, 2);
+    syncInformers();
+    await run(); // creates the children (misses on the first sight: they are confirmed absent)
+    await run(); // pods labelled, status written
+    const before = { ...reads(), writes: api.mutatingCalls };
+    const report = await run();
+    expect(report.writes).toBe(0);
+    expect({ ...reads(), writes: api.mutatingCalls }).toEqual(before);
+  });
+
+  it("the same reconcile on the plain API reads every child (what the cache saves)", async () => {
+    const { api, deps, run } = setup({ instances: 3 });
+    deps.cluster = api;
+    await run();
+    await run();
+    const before = reads(api);
+    await run();
+    expect(reads(api).get - before.get).toBeGreaterThan(5);
+    expect(reads(api).list - before.list).toBeGreaterThan(0);
+  });
+
+  it("a foreign object with a child's name is found by a GET on the miss, and left alone", async () => {
+    const { api, syncInformers, run } = setup();
+    api.put({ apiVersion: "v1", kind: "Service", metadata: { name: `${NAME}-rw`, namespace: NS } });
+    syncInformers(); // not labelled by us: the informer never saw it
+    await expect(run()).rejects.toMatchObject({ reason: "OwnershipConflict" });
+    expect(api.find("Service", NS, `${NAME}-rw`)?.metadata?.labels).toBeUndefined();
+  });
+
+  it("before an informer has synced, reads go to the apiserver", async () => {
+    const { api, cluster } = setup();
+    addPod(api, 0);
+    const pods = await cluster.list({ apiVersion: "v1", kind: "Pod" }, NS, selectorLabels(NAME));
+    expect(pods).toHaveLength(1);
+    expect(api.calls.list).toBe(1);
+    const missing = await cluster.get(
+      { apiVersion: "batch/v1", kind: "CronJob", namespace: NS, name: "x" },
+      { missingIsAbsent: true },
+    );
+    expect(missing).toBeUndefined();
+    expect(api.calls.get).toBe(1);
+    expect(cluster.reads).toMatchObject({ apiGets: 1, apiLists: 1 });
+  });
+
+  it("writes go through and their responses are cached (read-your-writes)", async () => {
+    const { api, cache, cluster } = setup();
+    const applied = await cluster.apply({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c", namespace: NS, labels: commonLabels(NAME) },
+    });
+    expect(cache.get("v1/ConfigMap", NS, "c")?.metadata?.resourceVersion).toBe(
+      applied.metadata?.resourceVersion,
+    );
+    // The watch echo of that write carries the same version: nothing new.
+    expect(cache.upsert("v1/ConfigMap", structuredClone(api.find("ConfigMap", NS, "c")!))).toBe(
+      "unchanged",
+    );
+    await cluster.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: NS, name: "c" });
+    expect(cache.get("v1/ConfigMap", NS, "c")).toBeUndefined();
+
+    const db = (await cluster.getDatabase(NS, NAME))!;
+    await cluster.patchStatus(db, { phase: "Ready" });
+    expect((cache.get(DATABASE_KIND, NS, NAME) as Database).status?.phase).toBe("Ready");
+  });
+
+  it("objects outside the informers' selector are never cached", async () => {
+    const { cache, cluster } = setup();
+    await cluster.apply({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "x", namespace: NS },
+    });
+    expect(cache.get("v1/ConfigMap", NS, "x")).toBeUndefined();
+  });
+});
+
+function reads(api: FakeCluster) {
+  return { get: api.calls.get, list: api.calls.list };
+}

@@ -1,0 +1,79 @@
+import { KubeObject } from "../reconcile/cluster";
+import { ObjectCache, kindKeyOf } from "./object-cache";
+
+const svc = (
+  name: string,
+  rv: string,
+  extra: Partial<KubeObject["metadata"]> = {},
+): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name, namespace: "team", resourceVersion: rv, uid: `uid-${name}`, ...extra },
+});
+const SVC = "v1/Service";
+
+describe("ObjectCache", () => {
+  it("keys kinds by apiVersion and kind", () => {
+    expect(kindKeyOf({ apiVersion: "apps/v1", kind: "StatefulSet" })).toBe("apps/v1/StatefulSet");
+  });
+
+  it.each([
+    ["nothing cached", undefined, "5", "added"],
+    ["newer version", "5", "6", "changed"],
+    ["same version (the echo of our own write)", "5", "5", "unchanged"],
+    ["older version (an event overtaken by a write's response)", "6", "5", "stale"],
+    ["non-numeric versions: the latest delivery wins", "abc", "abd", "changed"],
+  ])("upsert with %s", (_name, cached, incoming, outcome) => {
+    const cache = new ObjectCache();
+    if (cached) cache.upsert(SVC, svc("a", cached));
+    expect(cache.upsert(SVC, svc("a", incoming))).toBe(outcome);
+    const expected = outcome === "stale" ? cached : incoming;
+    expect(cache.get(SVC, "team", "a")?.metadata?.resourceVersion).toBe(expected);
+  });
+
+  it("a recreated object (new uid) with the same version number replaces the old one", () => {
+    const cache = new ObjectCache();
+    cache.upsert(SVC, svc("a", "5"));
+    expect(cache.upsert(SVC, svc("a", "5", { uid: "other" }))).toBe("changed");
+  });
+
+  it("drops managedFields", () => {
+    const cache = new ObjectCache();
+    const obj = svc("a", "1");
+    (obj.metadata as Record<string, unknown>).managedFields = [{ manager: "pepr" }];
+    cache.upsert(SVC, obj);
+    expect(cache.get(SVC, "team", "a")?.metadata).not.toHaveProperty("managedFields");
+  });
+
+  it("lists by namespace and labels", () => {
+    const cache = new ObjectCache();
+    cache.upsert(SVC, svc("a", "1", { labels: { db: "x", role: "rw" } }));
+    cache.upsert(SVC, svc("b", "1", { labels: { db: "x" } }));
+    cache.upsert(SVC, svc("c", "1", { labels: { db: "y" } }));
+    cache.upsert(SVC, {
+      ...svc("d", "1", { labels: { db: "x" } }),
+      metadata: { name: "d", namespace: "other", labels: { db: "x" } },
+    });
+    expect(cache.list(SVC, "team", { db: "x" }).map(o => o.metadata?.name)).toEqual(["a", "b"]);
+    expect(cache.list(SVC, "team", {}).map(o => o.metadata?.name)).toEqual(["a", "b", "c"]);
+    expect(cache.list("v1/Secret", "team", {})).toEqual([]);
+    expect(cache.sizes()).toEqual({ [SVC]: 4 });
+  });
+
+  it("removes only the object it was asked about (not a successor with the same name)", () => {
+    const cache = new ObjectCache();
+    cache.upsert(SVC, svc("a", "5", { uid: "new" }));
+    expect(cache.remove(SVC, "team", "a", "old")).toBe(false);
+    expect(cache.get(SVC, "team", "a")).toBeDefined();
+    expect(cache.remove(SVC, "team", "a", "new")).toBe(true);
+    expect(cache.get(SVC, "team", "a")).toBeUndefined();
+    expect(cache.remove(SVC, "team", "a")).toBe(false);
+  });
+
+  it("tracks which kinds are synced", () => {
+    const cache = new ObjectCache();
+    expect(cache.isSynced(SVC)).toBe(false);
+    cache.markSynced(SVC);
+    expect(cache.isSynced(SVC)).toBe(true);
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * The watch-fed read cache: the objects our watches deliver (and the objects our own writes
+ * return), by kind, namespace and name. Reconcile reads from here instead of the apiserver, so a
+ * converged reconcile makes no GET or LIST calls.
+ *
+ * Objects are stored as delivered, not copied: KFC's watcher keeps the same object in its own
+ * relist cache, so sharing it costs no extra memory. Readers must not mutate what they get.
+ */
+import { KubeObject } from "../reconcile/cluster";
+
+/** `apiVersion/kind`, e.g. "apps/v1/StatefulSet" or "v1/Secret". */
+export type KindKey = string;
+
+export const kindKeyOf = (obj: Pick<KubeObject, "apiVersion" | "kind">): KindKey =>
+  `${obj.apiVersion ?? ""}/${obj.kind ?? ""}`;
+
+/** What an upsert did: `stale` and `unchanged` mean the cache already knew better or the same. */
+export type UpsertOutcome = "added" | "changed" | "unchanged" | "stale";
+
+/** etcd revisions are integers in practice; when either is not, the newer delivery wins. */
+function compareVersions(a: string | undefined, b: string | undefined): number | undefined {
+  if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return undefined;
+  const [x, y] = [BigInt(a), BigInt(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** How an incoming object relates to the cached one with the same name. */
+function versionOutcome(cached: KubeObject, incoming: KubeObject): UpsertOutcome {
+  const order = compareVersions(
+    incoming.metadata?.resourceVersion,
+    cached.metadata?.resourceVersion,
+  );
+  if (order !== undefined && order < 0) return "stale";
+  if (order === 0 && cached.metadata?.uid === incoming.metadata?.uid) return "unchanged";
+  return "changed";
+}
+
+const matches = (obj: KubeObject, labels: Record<string, string>): boolean =>
+  Object.entries(labels).every(([k, v]) => obj.metadata?.labels?.[k] === v);
+
+export class ObjectCache {
+  /** kind → namespace → name → object */
+  private readonly kinds = new Map<KindKey, Map<string, Map<string, KubeObject>>>();
+  private readonly synced = new Set<KindKey>();
+
+  get(kind: KindKey, namespace: string, name: string): KubeObject | undefined {
+    return this.kinds.get(kind)?.get(namespace)?.get(name);
+  }
+
+  list(kind: KindKey, namespace: string, labels: Record<string, string>): KubeObject[] {
+    const objects = this.kinds.get(kind)?.get(namespace);
+    return objects ? [...objects.values()].filter(o => matches(o, labels)) : [];
+  }
+
+  /**
+   * Stores `obj` unless the cache holds a newer version (a watch event can arrive after the
+   * response of the write that superseded it). managedFields are dropped: nothing reads them, and
+   * they are often a third of an object's size.
+   */
+  upsert(kind: KindKey, obj: KubeObject): UpsertOutcome {
+    const meta = obj.metadata ?? {};
+    delete (meta as { managedFields?: unknown }).managedFields;
+    const byNamespace = this.namespaceMap(kind, meta.namespace ?? "");
+    const cached = byNamespace.get(meta.name ?? "");
+    const outcome = cached ? versionOutcome(cached, obj) : "added";
+    if (outcome === "added" || outcome === "changed") byNamespace.set(meta.name ?? "", obj);
+    return outcome;
+  }
+
+  /** Removes the object; with `uid`, only if the cached one is that very object (not a successor). */
+  remove(kind: KindKey, namespace: string, name: string, uid?: string): boolean {
+    const byNamespace = this.kinds.get(kind)?.get(namespace);
+    const cached = byNamespace?.get(name);
+    if (!byNamespace || !cached) return false;
+    if (uid !== undefined && cached.metadata?.uid !== undefined && cached.metadata.uid !== uid)
+      return false;
+    byNamespace.delete(name);
+    if (byNamespace.size === 0) this.kinds.get(kind)?.delete(namespace);
+    return true;
+  }
+
+  /** The kind's watch has listed everything: a miss now means the object does not exist. */
+  markSynced(kind: KindKey): void {
+    this.synced.add(kind);
+  }
+
+  isSynced(kind: KindKey): boolean {
+    return this.synced.has(kind);
+  }
+
+  syncedKinds(): KindKey[] {
+    return [...this.synced];
+  }
+
+  /** Objects held, by kind (for logs and benchmarks). */
+  sizes(): Record<KindKey, number> {
+    const out: Record<KindKey, number> = {};
+    for (const [kind, namespaces] of this.kinds) {
+      out[kind] = [...namespaces.values()].reduce((n, m) => n + m.size, 0);
+    }
+    return out;
+  }
+
+  private namespaceMap(kind: KindKey, namespace: string): Map<string, KubeObject> {
+    let namespaces = this.kinds.get(kind);
+    if (!namespaces) this.kinds.set(kind, (namespaces = new Map()));
+    let names = namespaces.get(namespace);
+    if (!names) namespaces.set(namespace, (names = new Map()));
+    return names;
+  }
+}

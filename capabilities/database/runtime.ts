@@ -1,0 +1,105 @@
+/**
+ * The watcher process's machinery, started once when the module loads in watch or dev mode:
+ * the read cache and its informers, the controller on the cached Cluster, our metrics endpoint,
+ * and leader election. Admission pods and `pepr build` never start it.
+ */
+import { Log } from "pepr";
+import { register } from "prom-client";
+import { validateDatabase } from "./admission/validate";
+import { CachedCluster } from "./cache/cached-cluster";
+import { isManaged, startInformers } from "./cache/informers";
+import { ObjectCache } from "./cache/object-cache";
+import { createController, setController } from "./controller";
+import { realHaDeps } from "./ha/ha-deps";
+import { LeaderElector } from "./leader/elector";
+import { kfcLeaseClient } from "./leader/lease-client";
+import { systemClock } from "./lib/clock";
+import { readConfig } from "./lib/config";
+import { errorMessage } from "./lib/errors";
+import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
+import { metrics } from "./metrics/metrics";
+import { serveMetrics } from "./metrics/server";
+import { kfcCluster } from "./reconcile/kfc-cluster";
+
+/** Pepr runs Watch/Reconcile/Finalize bindings in these processes only. */
+export const isWatcherProcess = (env: Record<string, string | undefined> = process.env): boolean =>
+  env.PEPR_WATCH_MODE === "true" || env.PEPR_MODE === "dev";
+
+let started = false;
+
+export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()): void {
+  if (started) return;
+  started = true;
+  const log = Log.child({ component: "runtime" });
+  const m = metrics();
+  const cache = new ObjectCache();
+  const election = runtime.leaderElection;
+  // Filled in below; the controller needs `isLeader` before the elector can be built around it.
+  const leadership: { elector?: LeaderElector } = {};
+  const isLeader = (): boolean => leadership.elector?.isLeader() ?? true;
+
+  const cluster = new CachedCluster(kfcCluster, cache, isManaged);
+  m.watchCache(() => ({
+    objects: cache.sizes(),
+    synced: cache.syncedKinds(),
+    reads: {
+      cache: cluster.reads.cacheHits,
+      api_get: cluster.reads.apiGets,
+      api_list: cluster.reads.apiLists,
+    },
+  }));
+  const config = readConfig();
+  const wake = (namespace: string, name: string): void =>
+    ctl.enqueue({ metadata: { namespace, name } });
+  const ctl = createController(
+    {
+      cluster,
+      config,
+      now: () => new Date(),
+      validate: db => validateDatabase(db),
+      ha: realHaDeps(config, wake, (namespace, name, seconds) =>
+        m.recordFailover(namespace, name, seconds),
+      ),
+    },
+    undefined,
+    { isLeader, metrics: m, cache },
+  );
+  setController(ctl);
+  startInformers(cache, ctl.onChildEvent);
+
+  if (runtime.metricsPort > 0) {
+    serveMetrics(register, runtime.metricsPort)
+      .then(() => log.info({ port: runtime.metricsPort }, "Serving metrics on /metrics"))
+      .catch(err => log.error({ error: errorMessage(err) }, "Metrics endpoint failed to start"));
+  }
+
+  if (!election.enabled) {
+    m.setLeader(true);
+    log.info("Leader election off: this process always reconciles");
+    return;
+  }
+  m.setLeader(false);
+  const elector = new LeaderElector({
+    client: kfcLeaseClient(election.leaseNamespace, election.leaseName),
+    clock: systemClock,
+    identity: election.identity,
+    timings: election,
+    log: Log.child({ component: "leader-election", lease: election.leaseName }),
+    onStartedLeading: () => {
+      m.setLeader(true);
+      ctl.startedLeading();
+    },
+    onStoppedLeading: () => {
+      m.setLeader(false);
+      ctl.stoppedLeading();
+    },
+  });
+  leadership.elector = elector;
+  elector.start();
+  // A rollout stops the old pod first (Recreate): give the lease up so the next one leads at once.
+  process.once("SIGTERM", () => void elector.stop());
+  log.info(
+    { identity: election.identity, lease: `${election.leaseNamespace}/${election.leaseName}` },
+    "Leader election started",
+  );
+}
