@@ -245,10 +245,12 @@ describe("a 3-instance Database in quorum mode under write load", () => {
             !restartedOrder.includes(p.metadata.name)
           )
             restartedOrder.push(p.metadata.name);
+        // SQL only once everything looks done: the sampling must stay light.
         return (
           pods.length === 3 &&
-          pods.every(p => isReady(p) && setting(p, "max_connections") === "120") &&
-          (status().pendingRestart ?? []).length === 0
+          pods.every(isReady) &&
+          (status().pendingRestart ?? []).length === 0 &&
+          pods.every(p => setting(p, "max_connections") === "120")
         );
       },
       { timeoutMs: 480_000, intervalMs: 500 },

@@ -33,6 +33,7 @@ describe("postgresql.conf operator-owned parameters", () => {
     "archive_mode = 'off'",
     "synchronous_commit = 'on'",
     "wal_retrieve_retry_interval = '1s'",
+    "authentication_timeout = '10s'",
     "include_if_exists = '/controller/run/instance.conf'",
   ])("contains %s", line => {
     expect(settingLines(conf())).toContain(line);

@@ -53,6 +53,9 @@ export function operatorParameters(dbName: string): [string, string][] {
     // Standbys retry a lost primary connection this often: after a failover they find the new
     // primary (and, in quorum mode, unblock its commits) within a second instead of five.
     ["wal_retrieve_retry_interval", "1s"],
+    // A client that gives up mid-handshake (probes with short timeouts, under load) must not
+    // leave a backend authenticating for the default minute.
+    ["authentication_timeout", "10s"],
   ];
 }
 

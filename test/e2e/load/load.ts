@@ -5,8 +5,8 @@
  * - writer: inserts numbered rows through `<db>-rw`, one transaction each, and appends every
  *   acknowledged id with its time and the answering server's address to `<out>/acks`. Client-side timeouts only: a server-side
  *   statement_timeout would cancel a synchronous-replication wait and report the commit as done.
- * - watch: every WATCH_MS asks each instance pod (by IP, as the superuser) whether it is in
- *   recovery, and appends rounds where more than one instance accepted writes to
+ * - watch: every WATCH_MS asks each instance pod (by IP, as the superuser, on one kept-open
+ *   connection per pod) whether it is in recovery, and appends rounds where more than one instance accepted writes to
  *   `<out>/violations`; `<out>/primaries` logs every change of the writable set.
  *
  * Usage: node -r ts-node/register/transpile-only load.ts <config.json>; stops on SIGTERM.
@@ -105,7 +105,13 @@ function pods(cfg: LoadConfig): Promise<PodAddr[]> {
   );
 }
 
-async function writable(cfg: LoadConfig, pod: PodAddr): Promise<boolean> {
+/** One open connection per pod (by name and IP): polling must not be a connection storm. */
+const sessions = new Map<string, { ip: string; client: Client }>();
+
+async function session(cfg: LoadConfig, pod: PodAddr): Promise<Client> {
+  const open = sessions.get(pod.name);
+  if (open && open.ip === pod.ip) return open.client;
+  if (open) void open.client.end().catch(() => undefined);
   const client = new Client({
     host: pod.ip,
     port: 5432,
@@ -116,14 +122,26 @@ async function writable(cfg: LoadConfig, pod: PodAddr): Promise<boolean> {
     query_timeout: 1000,
   });
   client.on("error", () => undefined);
+  sessions.set(pod.name, { ip: pod.ip, client });
   try {
     await client.connect();
+  } catch (err) {
+    sessions.delete(pod.name);
+    throw err;
+  }
+  return client;
+}
+
+async function writable(cfg: LoadConfig, pod: PodAddr): Promise<boolean> {
+  try {
+    const client = await session(cfg, pod);
     const r = await client.query<{ w: boolean }>("select not pg_is_in_recovery() as w");
     return r.rows[0].w;
   } catch {
+    const broken = sessions.get(pod.name);
+    sessions.delete(pod.name);
+    void broken?.client.end().catch(() => undefined);
     return false;
-  } finally {
-    void client.end().catch(() => undefined);
   }
 }
 
@@ -132,7 +150,7 @@ async function watch(cfg: LoadConfig): Promise<void> {
   let refreshed = 0;
   let last = "";
   while (!stopping) {
-    if (Date.now() - refreshed > 1000) {
+    if (Date.now() - refreshed > 2000) {
       addrs = await pods(cfg);
       refreshed = Date.now();
     }
@@ -149,6 +167,7 @@ async function watch(cfg: LoadConfig): Promise<void> {
       appendFileSync(join(cfg.out, "violations"), `${Date.now()} ${line}\n`);
     await sleep(WATCH_MS);
   }
+  for (const { client } of sessions.values()) void client.end().catch(() => undefined);
 }
 
 if (require.main === module) {

@@ -38,6 +38,15 @@ export function database(
   };
 }
 
+/** Deletes a namespace and waits (a while) until it is gone; never throws. */
+export async function deleteNamespace(ns: string, timeoutMs = 150_000): Promise<void> {
+  kubectl(["delete", "namespace", ns, "--wait=false", "--ignore-not-found"]);
+  await waitFor(`namespace ${ns} to go`, () => kubectl(["get", "namespace", ns]).code !== 0, {
+    timeoutMs,
+    intervalMs: 1000,
+  }).catch(() => undefined);
+}
+
 /**
  * The usual suite frame: the CRD installed, a fresh namespace, the operator running for the
  * whole file and its webhooks removed afterwards (so later suites start clean).
@@ -47,14 +56,19 @@ export function operatorSuite(
   prefix: string,
   onNamespace: (ns: string) => void,
 ): void {
+  let ns: string | undefined;
   beforeAll(async () => {
     await installCrd();
-    onNamespace(freshNamespace(prefix));
+    ns = freshNamespace(prefix);
+    onNamespace(ns);
     await operator.start();
   }, 600_000);
 
+  // The namespace goes while the operator still runs (its Finalize webhook must admit the
+  // Databases' deletion): nothing a suite started keeps running on the shared cluster.
   afterAll(async () => {
+    if (ns) await deleteNamespace(ns);
     await operator.stop();
     removeWebhooks();
-  }, 60_000);
+  }, 240_000);
 }
