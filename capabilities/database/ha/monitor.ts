@@ -114,11 +114,17 @@ export class InstanceMonitor {
     await Promise.all(rounds);
   }
 
+  /**
+   * A tick every interval starts a probe of each instance not already being probed; it does not
+   * wait for them. A frozen server then costs its own timeout per failure, and never delays the
+   * probes (and the failure count) of the others.
+   */
   private schedule(): void {
     if (this.timer || this.tracked.size === 0) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
-      void this.probeAll().finally(() => this.schedule());
+      void this.probeAll();
+      this.schedule();
     }, this.opts.intervalMs);
   }
 

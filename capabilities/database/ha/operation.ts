@@ -112,8 +112,33 @@ async function fence(
   }
   if (op.fencedPodUid === undefined)
     return { writes: writes + (await stopPod(ctx, op, old)), done: false };
-  if (old.metadata?.uid !== op.fencedPodUid) return { writes, done: true };
+  if (old.metadata?.uid !== op.fencedPodUid || stoppedForGood(old)) return { writes, done: true };
   return { writes: writes + (await fenceTimedOut(ctx, op)), done: fenceGaveUp(ctx, op) };
+}
+
+/**
+ * The pod is being deleted and every container ended after the deletion was requested: the
+ * kubelet never restarts containers of a terminating pod, so nothing of the old primary runs any
+ * more, seconds before the API drops the pod (volumes, sandbox and status still to clean up).
+ * A container that ended before the request (a crash) may have been restarted since: not enough.
+ */
+export function stoppedForGood(pod: KubeObject): boolean {
+  const meta = pod.metadata as
+    | { deletionTimestamp?: string | Date; deletionGracePeriodSeconds?: number }
+    | undefined;
+  if (!meta?.deletionTimestamp) return false;
+  const requested =
+    new Date(meta.deletionTimestamp).getTime() - (meta.deletionGracePeriodSeconds ?? 0) * 1000;
+  const statuses =
+    (pod.status as { containerStatuses?: { state?: { terminated?: { finishedAt?: string } } }[] })
+      ?.containerStatuses ?? [];
+  return (
+    statuses.length > 0 &&
+    statuses.every(c => {
+      const finished = c.state?.terminated?.finishedAt;
+      return finished !== undefined && Date.parse(finished) >= requested;
+    })
+  );
 }
 
 /** Deletes the old primary's pod and records which pod that was. */

@@ -27,7 +27,7 @@ export const DEFAULT_CONFIG: OperatorConfig = {
   backoffBaseMs: 1000,
   backoffCapMs: 300_000,
   probeIntervalMs: 1000,
-  probeTimeoutMs: 2000,
+  probeTimeoutMs: 1500,
   probeFailureThreshold: 3,
 };
 
