@@ -69,6 +69,21 @@ describe("decide: failover", () => {
       },
     ],
     [
+      "a replica on a newer timeline wins over a higher LSN on an older one",
+      {
+        instances: [
+          failing(primary(), 3),
+          up("db-1", { timeline: 2, lsn: "9/0" }),
+          up("db-2", { timeline: 3, lsn: "0/1" }),
+        ],
+      },
+      {
+        kind: "failover",
+        to: "db-2",
+        reason: "db-0 stopped answering SQL probes (3 failed in a row)",
+      },
+    ],
+    [
       "primary failing probes below the threshold: not yet",
       { instances: [failing(primary(), 2), up("db-1"), up("db-2")] },
       { kind: "steady" },
@@ -242,7 +257,11 @@ describe("decide: switchover, scaling and rolling restarts", () => {
     ],
     [
       "only the primary is left outdated: switchover",
-      { updateRevision: "r2", instances: [primary(), up("db-1", {}, { revision: "r2" })] },
+      {
+        spec: { ...base().spec, instances: 2 },
+        updateRevision: "r2",
+        instances: [primary(), up("db-1", {}, { revision: "r2" })],
+      },
       { kind: "switchover", to: "db-1", reason: "RollingRestart", requested: false },
     ],
     [
@@ -252,6 +271,23 @@ describe("decide: switchover, scaling and rolling restarts", () => {
         instances: [primary(), up("db-1"), up("db-2", {}, { ready: false })],
       },
       { kind: "steady" },
+    ],
+    [
+      "an outdated replica while another's pod is missing (deleted, not yet recreated): wait",
+      { updateRevision: "r2", instances: [primary({}, { revision: "r2" }), up("db-1")] },
+      { kind: "steady" },
+    ],
+    [
+      "switchover only to a replica on the primary's timeline",
+      {
+        switchoverRequest: "auto",
+        instances: [
+          primary({ timeline: 5 }),
+          up("db-1", { timeline: 4, lsn: "9/0" }),
+          up("db-2", { timeline: 5 }),
+        ],
+      },
+      { kind: "switchover", to: "db-2", reason: "Requested", requested: true },
     ],
     [
       "a single instance with a pending restart restarts in place",

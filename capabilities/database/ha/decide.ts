@@ -78,7 +78,6 @@ const healthyReplica = (i: InstanceView): boolean =>
 const streaming = (i: InstanceView): boolean =>
   healthyReplica(i) && !!i.pod?.ready && i.sql?.probe?.walReceiverStatus === "streaming";
 
-/** Highest received LSN first, then the lowest ordinal: deterministic. */
 const receivedLsn = (i: InstanceView): bigint => {
   try {
     return parseLsn(i.sql?.probe?.lsn ?? "");
@@ -87,7 +86,15 @@ const receivedLsn = (i: InstanceView): bigint => {
   }
 };
 
+/**
+ * Most advanced first: the highest timeline (a replica still on an older one has not followed the
+ * last promotion, and LSNs of different timelines do not compare), then the highest received LSN,
+ * then the lowest ordinal, so the choice is deterministic.
+ */
 const bestFirst = (a: InstanceView, b: InstanceView): number => {
+  const ta = a.sql?.probe?.timeline ?? 0;
+  const tb = b.sql?.probe?.timeline ?? 0;
+  if (ta !== tb) return tb - ta;
   const la = receivedLsn(a);
   const lb = receivedLsn(b);
   if (la !== lb) return la > lb ? -1 : 1;
@@ -125,10 +132,18 @@ export function failoverCandidate(input: HaInput): { to: string } | { refused: s
   return { to: [...candidates].sort(bestFirst)[0].name };
 }
 
-/** The replica a planned switchover goes to: streaming, below the instance count, best first. */
+/**
+ * The replica a planned switchover goes to: streaming on the primary's timeline, below the
+ * instance count, best first.
+ */
 function switchoverCandidate(input: HaInput, requested?: string): string | { refused: string } {
+  const timeline = byName(input, input.primary)?.sql?.probe?.timeline;
   const pool = input.instances.filter(
-    i => i.name !== input.primary && i.ordinal < input.spec.instances && streaming(i),
+    i =>
+      i.name !== input.primary &&
+      i.ordinal < input.spec.instances &&
+      streaming(i) &&
+      i.sql?.probe?.timeline === timeline,
   );
   const sync = input.spec.postgresql.synchronous;
   const eligible =
@@ -154,8 +169,13 @@ export const needsRestart = (i: InstanceView, updateRevision?: string): string |
   return undefined;
 };
 
-/** Every instance up, answering, replicas streaming: one of them may be taken down now. */
+/**
+ * Every instance up, answering, replicas streaming, none missing: one of them may be taken down
+ * now. A slot below the instance count without a pod (deleted, not yet recreated) is down too.
+ */
 const allHealthy = (input: HaInput): boolean =>
+  input.instances.filter(i => i.pod && i.ordinal < input.spec.instances).length >=
+    input.spec.instances &&
   input.instances.every(i =>
     i.name === input.primary
       ? !!i.pod?.ready && !i.pod.terminating && !!i.sql?.ok && i.sql.probe?.inRecovery === false

@@ -15,7 +15,9 @@
  *   failover can never initdb a second, empty primary.
  *
  * initdb and pg_basebackup write into a sibling directory that is renamed into place only when
- * complete: a pod killed halfway leaves no half-made PGDATA that the next start would trust.
+ * complete: a pod killed halfway leaves no half-made PGDATA that the next start would trust. An
+ * interrupted pg_rewind is marked the same way (and answered with a clone), and a standby that
+ * failed to start three times in a row (a timeline it cannot follow) is cloned again.
  */
 import {
   APP_DATABASE,
@@ -176,16 +178,35 @@ rejoin_as_standby() {
     sleep 2
   done
   find_pg_bin pg_rewind
+  # A pg_rewind cut short leaves a data directory no later start may trust: the marker says so.
+  touch "$PGDATA.rewinding"
   if "$PG_BIN/pg_rewind" --target-pgdata="$PGDATA" --config-file="$CONFIG_DIR/${FILE_POSTGRESQL_CONF}" \\
     --source-server="host=$${ENV.primaryHost} port=$PORT user=${SUPERUSER} dbname=postgres connect_timeout=5" \\
     --progress; then
     touch "$PGDATA/standby.signal"
+    rm -f "$PGDATA.rewinding"
     log "Rewound onto the primary's timeline"
   else
     log "pg_rewind failed; cloning the primary instead"
-    rm -rf "$PGDATA"
-    clone_from_primary
+    reclone
   fi
+}
+
+# Throws this instance's data away and clones the primary: only ever for a standby (or a former
+# primary another instance replaced), whose data the primary has too.
+reclone() {
+  rm -rf "$PGDATA"
+  rm -f "$PGDATA.rewinding" "$PGDATA.failed-starts"
+  clone_from_primary
+}
+
+# A standby that failed to start several times in a row (e.g. a timeline it cannot follow) heals
+# by cloning again. probe.sh resets the count once the server accepts connections.
+FAILED_STARTS_LIMIT=3
+count_start() {
+  n=$(cat "$PGDATA.failed-starts" 2>/dev/null || echo 0)
+  echo $((n + 1)) >"$PGDATA.failed-starts"
+  [ "$n" -lt "$FAILED_STARTS_LIMIT" ]
 }
 
 ensure_user_name
@@ -200,9 +221,16 @@ if ! initialized; then
   else
     clone_from_primary
   fi
+elif [ -f "$PGDATA.rewinding" ]; then
+  log "A previous pg_rewind did not finish; cloning the primary instead"
+  find_pg_bin psql
+  reclone
 elif [ -n "$designated_primary" ] && [ "$designated_primary" != "$${ENV.podName}" ] &&
   [ ! -f "$PGDATA/standby.signal" ]; then
   rejoin_as_standby
+elif [ -f "$PGDATA/standby.signal" ] && ! count_start; then
+  log "This standby failed to start $FAILED_STARTS_LIMIT times in a row; cloning the primary again"
+  reclone
 fi
 # The kubelet's fsGroup handling can add group permissions; postgres refuses to start with them.
 chmod 0700 "$PGDATA"

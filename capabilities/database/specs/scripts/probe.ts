@@ -15,7 +15,9 @@ export const PROBE_SH = `${COMMON_SH}
 case "\${1:-}" in
   ready)
     find_pg_bin pg_isready
-    exec "$PG_BIN/pg_isready" -q -h "$RUN_DIR" -p "$PORT"
+    "$PG_BIN/pg_isready" -q -h "$RUN_DIR" -p "$PORT" || exit $?
+    # Started fine: entrypoint.sh counts failed starts of a standby from here.
+    rm -f "\${PGDATA:-/nonexistent}.failed-starts"
     ;;
   stop)
     if [ -f "$PGDATA/postmaster.pid" ]; then

@@ -429,6 +429,49 @@ describe("entrypoint.sh after a failover or switchover (/topology/primary)", () 
   });
 });
 
+describe("entrypoint.sh heals a standby it cannot trust", () => {
+  it("clones again when a previous pg_rewind did not finish", () => {
+    designate("orders-1");
+    initialise(true);
+    writeFileSync(`${world.pgdata}.rewinding`, "");
+    const r = run(world, ENTRYPOINT_SH);
+    expect(r.status).toBe(0);
+    expect(programs(world)).toEqual(["pg_basebackup", "postgres"]);
+    expect(existsSync(`${world.pgdata}.rewinding`)).toBe(false);
+    expect(r.stderr).toContain("A previous pg_rewind did not finish");
+  });
+
+  it("leaves the marker only while pg_rewind runs", () => {
+    designate("orders-1");
+    initialise(false);
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    expect(existsSync(`${world.pgdata}.rewinding`)).toBe(false);
+  });
+
+  it("counts the starts of a standby and clones again after three that never got ready", () => {
+    designate("orders-0");
+    mkdirSync(world.pgdata);
+    writeFileSync(join(world.pgdata, "PG_VERSION"), "16\n");
+    writeFileSync(join(world.pgdata, "standby.signal"), "");
+    for (let i = 1; i <= 3; i++) {
+      expect(run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1" }).status).toBe(0);
+      expect(read(`${world.pgdata}.failed-starts`).trim()).toBe(String(i));
+    }
+    expect(programs(world)).toEqual(["postgres", "postgres", "postgres"]);
+    const r = run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1" });
+    expect(r.stderr).toContain("failed to start 3 times in a row");
+    expect(programs(world).slice(3)).toEqual(["pg_basebackup", "postgres"]);
+    expect(existsSync(`${world.pgdata}.failed-starts`)).toBe(false);
+  });
+
+  it("never counts (or re-clones) a primary's starts", () => {
+    designate("orders-0");
+    initialise(false);
+    for (let i = 0; i < 5; i++) expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    expect(programs(world)).toEqual(Array(5).fill("postgres"));
+  });
+});
+
 describe("probe.sh", () => {
   it.each([
     ["accepting", "0", 0],
@@ -450,6 +493,15 @@ describe("probe.sh", () => {
     const r = run(world, PROBE_SH, ["stop"], { STUB_PGCTL_RC: rc });
     expect(r.status).toBe(0);
     expect(calls(world)).toEqual(expected.map(c => c.replace("PGDATA", world.pgdata)));
+  });
+
+  it.each([
+    ["accepting: the standby started fine, its failed starts are forgotten", "0", false],
+    ["not answering: still counted", "2", true],
+  ])("ready, %s", (_, rc, kept) => {
+    writeFileSync(`${world.pgdata}.failed-starts`, "2\n");
+    run(world, PROBE_SH, ["ready"], { STUB_ISREADY_RC: rc });
+    expect(existsSync(`${world.pgdata}.failed-starts`)).toBe(kept);
   });
 
   it("rejects an unknown command", () => {
