@@ -85,6 +85,22 @@ describe("controller with leader election", () => {
     await ctl.queue.shutdown();
   });
 
+  it("wake (an instance's SQL state changed) reconciles a known Database without touching the cache", async () => {
+    const { api, cache, ctl, add, settle, reconciles } = setup();
+    ctl.enqueue(add("a"));
+    await settle();
+    const before = await reconciles();
+    const cached = structuredClone(cache.get(DATABASE_KIND, NS, "a"));
+    ctl.wake(NS, "a");
+    ctl.wake(NS, "unknown");
+    await settle();
+    expect(await reconciles()).toBe(before + 1);
+    expect(cache.get(DATABASE_KIND, NS, "a")).toEqual(cached);
+    expect(api.calls.event).toBe(api.events.length);
+    expect(api.events.map(e => e.reason)).not.toContain("InvalidSpec");
+    await ctl.queue.shutdown();
+  });
+
   it("after losing leadership: queued keys do nothing, resync adds nothing, writes are refused", async () => {
     const { api, clock, ctl, leader, add, settle } = setup();
     ctl.enqueue(add("a"));

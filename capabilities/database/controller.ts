@@ -30,6 +30,8 @@ type Keyed = { metadata?: { namespace?: string; name?: string; generation?: numb
 export interface Controller {
   /** A watch event for a Database (or, via its label, one of its children). */
   enqueue(db: Keyed): void;
+  /** Something outside the API changed (an instance's SQL state): reconcile a known Database. */
+  wake(namespace: string, name: string): void;
   forget(db: { metadata?: { namespace?: string; name?: string } }): void;
   onDeleted(db: Database): Promise<void>;
   /** Pepr's Finalize callback: cleans up on the leader; a standby leaves the finalizer alone. */
@@ -240,6 +242,11 @@ export function createController(
       if (phase === "DELETED" || warrantsReconcile(outcome as UpsertOutcome, previous, obj))
         queue.add(key);
     },
+    wake: (namespace, name) => {
+      const key = `${namespace}/${name}`;
+      // Not through enqueue: that stores the event's object in the cache, and this is no object.
+      if (known.has(key) && isLeader()) queue.add(key);
+    },
     startedLeading: () => {
       log.info({ databases: known.size }, "Leading: reconciling every known Database");
       for (const key of known.keys()) queue.add(key);
@@ -267,9 +274,7 @@ export function controller(): Controller {
     config,
     now: () => new Date(),
     validate: db => validateDatabase(db),
-    ha: realHaDeps(config, (namespace, name) =>
-      singleton?.enqueue({ metadata: { namespace, name } }),
-    ),
+    ha: realHaDeps(config, (namespace, name) => singleton?.wake(namespace, name)),
   });
   return singleton;
 }

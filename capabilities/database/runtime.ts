@@ -49,8 +49,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     },
   }));
   const config = readConfig();
-  const wake = (namespace: string, name: string): void =>
-    ctl.enqueue({ metadata: { namespace, name } });
+  const wake = (namespace: string, name: string): void => ctl.wake(namespace, name);
   const ctl = createController(
     {
       cluster,
