@@ -34,6 +34,8 @@ interface Options {
   nodes: number;
   resyncSeconds: number;
   kwok: string;
+  /** NODE_OPTIONS for the operator, e.g. "--max-old-space-size=256" (a memory/GC trade-off). */
+  nodeOptions: string;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -53,6 +55,7 @@ function parseArgs(argv: string[]): Options {
     nodes: Number(arg("nodes", "10")),
     resyncSeconds: Number(arg("resync", "60")),
     kwok: arg("kwok", process.env.PGKEEPER_KWOK ?? "kwok"),
+    nodeOptions: arg("node-options", ""),
   };
 }
 
@@ -119,6 +122,7 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     PGKEEPER_RESYNC_SECONDS: String(o.resyncSeconds),
     PGKEEPER_LEASE_NAMESPACE: ns,
     LOG_LEVEL: "warn",
+    NODE_OPTIONS: o.nodeOptions,
   });
   try {
     await watcher.start();
@@ -193,6 +197,7 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     const idle = await countOperatorRequests(idleFrom.audit);
     const idleReconciles = (await reconcilesNow()) - idleFrom.reconciles;
     const idleReads = await readsBySource();
+    const heapUsedMiB = (await watcher.metric("nodejs_heap_size_used_bytes")) / 1048576;
     const mem = memoryOf(pid);
 
     console.log(
@@ -225,9 +230,11 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
       `idle ${o.idleSeconds} s: reconcile reads from the cache ${idleReads.cache - idleFrom.reads.cache}, from the apiserver ${idleReads.api - idleFrom.reads.api} (operator metrics)`,
     );
     console.log(
-      `idle ${o.idleSeconds} s: operator writes ${writesOf(idle)} (${JSON.stringify(idle.byVerbResource)}), events ${idle.events}, Lease renewals ${idle.leaseWrites}`,
+      `idle ${o.idleSeconds} s: operator writes ${writesOf(idle)}, events ${idle.events}, Lease renewals ${idle.leaseWrites}; all its requests: ${JSON.stringify(idle.byVerbResource)}`,
     );
-    console.log(`operator RSS now ${fmt(mem?.rssMiB)} MiB, peak (VmHWM) ${fmt(mem?.peakMiB)} MiB`);
+    console.log(
+      `operator RSS now ${fmt(mem?.rssMiB)} MiB, peak (VmHWM) ${fmt(mem?.peakMiB)} MiB, live JS heap ${fmt(heapUsedMiB)} MiB${o.nodeOptions ? ` (NODE_OPTIONS=${o.nodeOptions})` : ""}`,
+    );
   } finally {
     await watcher.stop("SIGTERM");
     kubectl(["delete", "namespace", ns, "--wait=false"]);
