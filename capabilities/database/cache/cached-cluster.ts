@@ -93,7 +93,7 @@ export class CachedCluster implements Cluster {
     return applied;
   }
 
-  async delete(ref: ObjectRef, options?: { orphan?: boolean }): Promise<void> {
+  async delete(ref: ObjectRef, options?: Parameters<Cluster["delete"]>[1]): Promise<void> {
     await this.api.delete(ref, options);
     this.cache.remove(kindKeyOf(ref), ref.namespace, ref.name);
   }
