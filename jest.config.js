@@ -46,5 +46,7 @@ module.exports = {
       testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
     },
     { ...common, displayName: "e2e", testMatch: ["<rootDir>/test/e2e/**/*.test.ts"] },
+    // Real PostgreSQL 15 servers on loopback ports 25432..25499 (hack/test-postgres.sh).
+    { ...common, displayName: "postgres", testMatch: ["<rootDir>/test/postgres/**/*.test.ts"] },
   ],
 };

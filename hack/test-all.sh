@@ -18,6 +18,8 @@ step "CRD in sync with the TypeScript API"
 npx ts-node hack/generate-crd.ts --check
 step "unit tests"
 npx jest --selectProjects unit
+step "PostgreSQL tests (the SQL edge against real PostgreSQL 15 servers)"
+bash hack/test-postgres.sh
 step "pepr build"
 bash hack/build.sh
 step "integration tests (local control plane)"

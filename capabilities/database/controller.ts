@@ -18,6 +18,7 @@ import { Clock, systemClock } from "./lib/clock";
 import { readConfig } from "./lib/config";
 import { errorMessage } from "./lib/errors";
 import { WorkQueue } from "./lib/workqueue";
+import { realHaDeps } from "./ha/ha-deps";
 import { OperatorMetrics } from "./metrics/metrics";
 import { KubeObject } from "./reconcile/cluster";
 import { ReconcileError } from "./reconcile/errors";
@@ -91,6 +92,7 @@ export function createController(
     if (key) {
       known.delete(key);
       queue.forget(key);
+      deps.ha?.monitor.untrack?.(key);
     }
     await fullDeps.cluster.recordEvent(db, {
       type: "Normal",
@@ -225,6 +227,7 @@ export function createController(
       if (!key) return;
       known.delete(key);
       queue.forget(key);
+      deps.ha?.monitor.untrack?.(key);
       const { namespace, name } = splitKey(key);
       cache?.remove(DATABASE_KIND, namespace, name);
       metrics?.forgetDatabase(namespace, name);
@@ -256,13 +259,21 @@ export function setController(ctl: Controller): void {
   singleton = ctl;
 }
 
-/** The process-wide controller (a plain one on the real API if the runtime did not install one). */
+/**
+ * The process-wide controller: the runtime's, or a plain one on the real API (with the instance
+ * monitor) if the runtime did not install one.
+ */
 export function controller(): Controller {
-  singleton ??= createController({
+  if (singleton) return singleton;
+  const config = readConfig();
+  singleton = createController({
     cluster: kfcCluster,
-    config: readConfig(),
+    config,
     now: () => new Date(),
     validate: db => validateDatabase(db),
+    ha: realHaDeps(config, (namespace, name) =>
+      singleton?.enqueue({ metadata: { namespace, name } }),
+    ),
   });
   return singleton;
 }

@@ -10,6 +10,7 @@ import { CachedCluster } from "./cache/cached-cluster";
 import { isManaged, startInformers } from "./cache/informers";
 import { ObjectCache } from "./cache/object-cache";
 import { createController, setController } from "./controller";
+import { realHaDeps } from "./ha/ha-deps";
 import { LeaderElector } from "./leader/elector";
 import { kfcLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
@@ -47,12 +48,18 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
       api_list: cluster.reads.apiLists,
     },
   }));
+  const config = readConfig();
+  const wake = (namespace: string, name: string): void =>
+    ctl.enqueue({ metadata: { namespace, name } });
   const ctl = createController(
     {
       cluster,
-      config: readConfig(),
+      config,
       now: () => new Date(),
       validate: db => validateDatabase(db),
+      ha: realHaDeps(config, wake, (namespace, name, seconds) =>
+        m.recordFailover(namespace, name, seconds),
+      ),
     },
     undefined,
     { isLeader, metrics: m, cache },

@@ -59,3 +59,21 @@ export function psql(c: Credentials, sql: string, timeoutMs = 15_000): string {
     throw new Error(`psql failed (${run.status}): ${run.stderr || run.error?.message}`);
   return run.stdout.trim();
 }
+
+/** Superuser credentials for one instance pod, by its IP (the host routes to the pod network). */
+export function superuserAt(
+  namespace: string,
+  db: string,
+  pod: { status?: Record<string, unknown> },
+): Credentials {
+  const secret = get("secret", namespace, `${db}-superuser`);
+  const ip = (pod.status as { podIP?: string } | undefined)?.podIP;
+  if (!secret?.data || !ip) throw new Error(`no superuser Secret or pod IP for ${namespace}/${db}`);
+  return {
+    host: ip,
+    port: "5432",
+    user: "postgres",
+    password: decode(secret.data.password),
+    dbname: "postgres",
+  };
+}

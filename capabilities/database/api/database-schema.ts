@@ -303,6 +303,15 @@ const instanceStatus = object(
     timeline: integer("PostgreSQL timeline."),
     lsn: string("Last WAL location written (primary) or received (replica)."),
     lagBytes: integer("Replication lag behind the primary, in bytes."),
+    streaming: boolean("A replica receiving WAL from the primary."),
+    synchronous: boolean("A standby the primary counts toward the synchronous quorum."),
+    pendingRestart: array(
+      string("Parameter name."),
+      "Parameters waiting for a restart of this instance.",
+    ),
+    needsRestart: boolean(
+      "The pod runs an older StatefulSet revision or has parameters pending restart.",
+    ),
   },
   "Observed state of one instance.",
   { required: ["name", "role", "ready"] },
@@ -335,6 +344,39 @@ export const databaseStatusSchema = object(
     ),
     instances: array(instanceStatus, "Observed instances."),
     readyInstances: integer("Number of ready instances."),
+    operation: object(
+      {
+        type: stringEnum(["Failover", "Switchover"], "What is being done."),
+        step: stringEnum(
+          ["Fencing", "Promoting"],
+          "Fencing: the old primary is being taken out of service (label off, pod stopped). Promoting: the target is being promoted.",
+        ),
+        from: string("The primary being replaced."),
+        to: string("The instance being promoted."),
+        reason: string("Why it started."),
+        startedAt: string("When it started.", { format: "date-time" }),
+        fencedPodUid: string(
+          "UID of the old primary's pod that was stopped (a new pod with another UID is no longer a threat).",
+        ),
+        requested: boolean("Started from the switchover annotation (removed when done)."),
+      },
+      "The failover or switchover in progress, recorded before each step so an operator restarted midway resumes it (and never promotes a different instance).",
+      { required: ["type", "step", "from", "to", "startedAt"] },
+    ),
+    synchronousStandbys: array(
+      string("Pod name."),
+      "Standbys the primary last reported as synchronous (quorum mode): the only ones eligible for promotion.",
+    ),
+    lastSwitchover: object(
+      {
+        time: string("When the switchover completed.", { format: "date-time" }),
+        from: string("The demoted primary."),
+        to: string("The promoted replica."),
+        reason: string("Why it happened."),
+        durationSeconds: integer("Seconds from start to a new writable primary."),
+      },
+      "The last switchover.",
+    ),
     lastFailover: object(
       {
         time: string("When the failover completed.", { format: "date-time" }),

@@ -12,6 +12,12 @@ export const MANAGER = "pgkeeper";
 
 export const ANNOTATION_CONFIG_HASH = "pgkeeper.dev/config-hash";
 export const FINALIZER = "pgkeeper.dev/finalizer";
+/**
+ * Set on a Database to request a switchover: the value is the instance to promote, or `auto` for
+ * the healthiest replica. pgkeeper removes it when the switchover is done (or refused, with an
+ * Event saying why).
+ */
+export const ANNOTATION_SWITCHOVER = "pgkeeper.dev/switchover-to";
 
 export type Role = "primary" | "replica";
 
@@ -21,6 +27,7 @@ export const childNames = (db: string) =>
     superuserSecret: `${db}-superuser`,
     appSecret: `${db}-app`,
     configMap: `${db}-config`,
+    topologyConfigMap: `${db}-topology`,
     rwService: `${db}-rw`,
     roService: `${db}-ro`,
     headlessService: `${db}-hl`,

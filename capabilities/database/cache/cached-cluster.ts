@@ -95,7 +95,13 @@ export class CachedCluster implements Cluster {
 
   async delete(ref: ObjectRef, options?: Parameters<Cluster["delete"]>[1]): Promise<void> {
     await this.api.delete(ref, options);
-    this.cache.remove(kindKeyOf(ref), ref.namespace, ref.name);
+    // A pod lives on, terminating, until its containers stopped: fencing a primary waits for
+    // exactly that, so only the informer's DELETED event may drop it from the cache.
+    if (ref.kind !== "Pod") this.cache.remove(kindKeyOf(ref), ref.namespace, ref.name);
+  }
+
+  async removeAnnotation(db: Database, key: string): Promise<void> {
+    await this.api.removeAnnotation(db, key);
   }
 
   async patchLabels(

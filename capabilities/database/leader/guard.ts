@@ -14,6 +14,7 @@ export const GUARDED_WRITES = new Set<string>([
   "resizeClaim",
   "patchStatus",
   "removeFinalizer",
+  "removeAnnotation",
   "recordEvent",
 ]);
 

@@ -12,6 +12,12 @@ export interface OperatorConfig {
   /** First retry delay after a failed reconcile; doubles per failure up to the cap. */
   backoffBaseMs: number;
   backoffCapMs: number;
+  /** How often the operator probes each instance over SQL (failure detection, status). */
+  probeIntervalMs: number;
+  /** A probe that has not answered within this is a failure (a frozen server never answers). */
+  probeTimeoutMs: number;
+  /** Consecutive failed probes before the primary counts as failed. */
+  probeFailureThreshold: number;
 }
 
 export const DEFAULT_CONFIG: OperatorConfig = {
@@ -20,6 +26,9 @@ export const DEFAULT_CONFIG: OperatorConfig = {
   resyncSeconds: 300,
   backoffBaseMs: 1000,
   backoffCapMs: 300_000,
+  probeIntervalMs: 1000,
+  probeTimeoutMs: 2000,
+  probeFailureThreshold: 3,
 };
 
 const positiveInt = (raw: string | undefined, fallback: number): number => {
@@ -39,6 +48,12 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     resyncSeconds: positiveInt(env.PGKEEPER_RESYNC_SECONDS, DEFAULT_CONFIG.resyncSeconds),
     backoffBaseMs: positiveInt(env.PGKEEPER_BACKOFF_BASE_MS, DEFAULT_CONFIG.backoffBaseMs),
     backoffCapMs: positiveInt(env.PGKEEPER_BACKOFF_CAP_MS, DEFAULT_CONFIG.backoffCapMs),
+    probeIntervalMs: positiveInt(env.PGKEEPER_PROBE_INTERVAL_MS, DEFAULT_CONFIG.probeIntervalMs),
+    probeTimeoutMs: positiveInt(env.PGKEEPER_PROBE_TIMEOUT_MS, DEFAULT_CONFIG.probeTimeoutMs),
+    probeFailureThreshold: positiveInt(
+      env.PGKEEPER_PROBE_FAILURE_THRESHOLD,
+      DEFAULT_CONFIG.probeFailureThreshold,
+    ),
   };
 }
 

@@ -60,8 +60,16 @@ export interface Cluster {
   ): Promise<KubeObject[]>;
   /** Server-side apply with our field manager, forcing ownership of the fields we set. */
   apply(obj: KubeObject): Promise<KubeObject>;
-  /** `orphan` keeps dependents (used to recreate a StatefulSet without touching its pods). */
-  delete(ref: ObjectRef, options?: { orphan?: boolean }): Promise<void>;
+  /**
+   * `orphan` keeps dependents (used to recreate a StatefulSet without touching its pods);
+   * `gracePeriodSeconds` shortens a pod's termination (fencing a failed primary).
+   */
+  delete(
+    ref: ObjectRef,
+    options?: { orphan?: boolean; gracePeriodSeconds?: number },
+  ): Promise<void>;
+  /** Removes one annotation from the Database if it still has the value we read. */
+  removeAnnotation(db: Database, key: string): Promise<void>;
   /** Merge-patches labels (null removes one); may return the patched object. */
   patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject | void>;
   /** Merge-patches the PVC's storage request (volume expansion); may return the claim. */

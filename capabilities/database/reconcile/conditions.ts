@@ -3,7 +3,7 @@
  */
 import { Condition } from "../api/database-schema";
 
-export type ConditionType = "Ready" | "Reconciled" | "PrimaryAvailable";
+export type ConditionType = "Ready" | "Reconciled" | "PrimaryAvailable" | "ParametersApplied";
 
 export interface ConditionInput {
   type: ConditionType;

@@ -77,15 +77,36 @@ export const kfcCluster: Cluster = {
   },
 
   async delete(ref, options) {
-    if (options?.orphan) {
-      try {
-        await K8s(modelOf(ref)).Raw(`${pathOf(ref)}?propagationPolicy=Orphan`, "DELETE" as never);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+    const query = [
+      ...(options?.orphan ? ["propagationPolicy=Orphan"] : []),
+      ...(options?.gracePeriodSeconds !== undefined
+        ? [`gracePeriodSeconds=${options.gracePeriodSeconds}`]
+        : []),
+    ];
+    if (query.length === 0) {
+      await K8s(modelOf(ref)).InNamespace(ref.namespace).Delete(ref.name);
       return;
     }
-    await K8s(modelOf(ref)).InNamespace(ref.namespace).Delete(ref.name);
+    try {
+      await K8s(modelOf(ref)).Raw(`${pathOf(ref)}?${query.join("&")}`, "DELETE" as never);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  },
+
+  async removeAnnotation(db, key) {
+    const path = `/metadata/annotations/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    const value = db.metadata?.annotations?.[key];
+    if (value === undefined) return;
+    try {
+      // test first: never drop a newer request written meanwhile.
+      await K8s(Database, { namespace: db.metadata?.namespace, name: db.metadata?.name }).Patch([
+        { op: "test", path, value },
+        { op: "remove", path },
+      ]);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
   },
 
   async patchLabels(ref, labels) {

@@ -11,13 +11,17 @@ import { DatabaseStatus } from "../api/database-schema";
 import { OperatorConfig, defaultImageFor } from "../lib/config";
 import { desiredChildren, obsoleteChildren } from "../specs";
 import { ChildResult, convergeChild, pruneChild } from "./children";
-import { Cluster, EventInput, describeRef } from "./cluster";
+import { Cluster, EventInput, KubeObject, describeRef } from "./cluster";
 import { findCondition } from "./conditions";
 import { withAppliedHash } from "./diff";
 import { ReconcileError } from "./errors";
 import { ensurePasswords, generatePassword } from "./passwords";
 import { labelRoles, listInstancePods, observePods, primaryOf } from "./pods";
 import { Failure, convergedStatus, failedStatus, pausedStatus, statusPatch } from "./status";
+import { HaDeps, HaResult, haStep } from "../ha/ha-step";
+import { PROGRESS_REFRESH_MS, mergeHaStatus } from "../ha/ha-status";
+import { BuildInput, Passwords } from "../specs";
+import { buildInput } from "./build-input";
 
 /** The finalizer Pepr's Finalize binding adds; reconcile removes it too (see deletion.ts). */
 export const PEPR_FINALIZER = "pepr.dev/finalizer";
@@ -36,6 +40,8 @@ export interface ReconcileDeps {
   newPassword?: () => string;
   /** Cleanup shared with Pepr's Finalize callback. */
   onDeleted?: (db: Database) => Promise<void>;
+  /** SQL probing, failover, switchover, live parameters; absent in tests of the other steps. */
+  ha?: HaDeps;
   /**
    * Whether this process holds the leader Lease (absent: always). Steps that act on PostgreSQL
    * (failover, promotion, fencing) check it right before acting.
@@ -81,41 +87,119 @@ async function converge(
 ): Promise<ReconcileReport> {
   const { cluster } = deps;
   const passwords = await ensurePasswords(cluster, db, deps.newPassword ?? generatePassword);
-  const input = { db, spec };
-  const results: ChildResult[] = [];
-  for (const child of desiredChildren(input, passwords)) {
-    results.push(await convergeChild(cluster, db, withAppliedHash(child)));
-  }
-  for (const ref of obsoleteChildren(input)) {
-    results.push(
-      await pruneChild(cluster, db, { ...ref, namespace: db.metadata?.namespace ?? "" }),
-    );
-  }
-  const changed = results.filter(r => r.change !== "none");
-  await announceChanges(deps, db, changed);
-
-  const primary = primaryOf(db);
+  const input = buildInput(db, spec);
+  const childWrites = await convergeChildren(deps, db, input, passwords);
   const pods = await listInstancePods(cluster, db);
-  const relabelled = await labelRoles(cluster, pods, primary);
+  const ha = await runHa(deps, db, input, pods, passwords.superuser);
+  const primary = ha?.primary ?? primaryOf(db);
+  const relabelled = ha?.busy ? 0 : await labelRoles(cluster, pods, primary);
   const observation = {
     generation: generation(db),
     desiredInstances: spec.instances,
     primary,
     pods: observePods(pods),
   };
-  const next = convergedStatus(db.status, observation, deps.now());
+  const next = withHa(deps, db, convergedStatus(db.status, observation, deps.now()), ha);
   const statusWrites = await writeStatus(deps, db, next);
-  if (next.phase === "Ready" && db.status?.phase !== "Ready") {
-    await deps.cluster.recordEvent(db, {
-      type: "Normal",
-      reason: "DatabaseReady",
-      message: `All ${spec.instances} instances are ready`,
-    });
-  }
+  await announceReady(deps, db, next, spec.instances);
+  const requeue = Math.min(
+    ha?.requeueAfterMs ?? Infinity,
+    next.phase === "Ready" ? Infinity : NOT_READY_REQUEUE_MS,
+  );
   return {
-    writes: changed.length + relabelled + statusWrites,
-    ...(next.phase === "Ready" ? {} : { requeueAfterMs: NOT_READY_REQUEUE_MS }),
+    writes: childWrites + relabelled + statusWrites + (ha?.writes ?? 0),
+    ...(Number.isFinite(requeue) ? { requeueAfterMs: requeue } : {}),
   };
+}
+
+async function announceReady(
+  deps: ReconcileDeps,
+  db: Database,
+  next: DatabaseStatus,
+  instances: number,
+): Promise<void> {
+  if (next.phase !== "Ready" || db.status?.phase === "Ready") return;
+  await deps.cluster.recordEvent(db, {
+    type: "Normal",
+    reason: "DatabaseReady",
+    message: `All ${instances} instances are ready`,
+  });
+}
+
+/** Applies what differs, prunes what must not exist, announces changes; returns the writes. */
+async function convergeChildren(
+  deps: ReconcileDeps,
+  db: Database,
+  input: BuildInput,
+  passwords: Passwords,
+): Promise<number> {
+  const results: ChildResult[] = [];
+  for (const child of desiredChildren(input, passwords)) {
+    results.push(await convergeChild(deps.cluster, db, withAppliedHash(child)));
+  }
+  for (const ref of obsoleteChildren(input)) {
+    results.push(
+      await pruneChild(deps.cluster, db, { ...ref, namespace: db.metadata?.namespace ?? "" }),
+    );
+  }
+  const changed = results.filter(r => r.change !== "none");
+  await announceChanges(deps, db, changed);
+  return changed.length;
+}
+
+async function runHa(
+  deps: ReconcileDeps,
+  db: Database,
+  input: BuildInput,
+  pods: KubeObject[],
+  password: string,
+): Promise<HaResult | undefined> {
+  if (!deps.ha) return undefined;
+  return haStep(
+    {
+      cluster: deps.cluster,
+      ha: deps.ha,
+      db,
+      input,
+      primary: primaryOf(db),
+      pods,
+      password,
+      now: deps.now,
+      isLeader: deps.isLeader ?? (() => true),
+    },
+    await updateRevisionOf(deps, db),
+  );
+}
+
+/** StatefulSet status.updateRevision once its controller has seen our latest template. */
+async function updateRevisionOf(deps: ReconcileDeps, db: Database): Promise<string | undefined> {
+  const sts = await deps.cluster.get({
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    namespace: db.metadata?.namespace ?? "",
+    name: db.metadata?.name ?? "",
+  });
+  const status = sts?.status as
+    | { observedGeneration?: number; updateRevision?: string }
+    | undefined;
+  if (!sts || status?.observedGeneration !== sts.metadata?.generation) return undefined;
+  return status?.updateRevision;
+}
+
+function withHa(
+  deps: ReconcileDeps,
+  db: Database,
+  next: DatabaseStatus,
+  ha: HaResult | undefined,
+): DatabaseStatus {
+  if (!ha || !deps.ha) return next;
+  const key = `${db.metadata?.namespace}/${db.metadata?.name}`;
+  const now = deps.now().getTime();
+  const { progressWrittenAt } = deps.ha.memory;
+  const stale = now - (progressWrittenAt.get(key) ?? 0) >= PROGRESS_REFRESH_MS;
+  const merged = mergeHaStatus(next, ha, db.status, stale, deps.now());
+  if (merged.progressWritten) progressWrittenAt.set(key, now);
+  return merged.status;
 }
 
 /** One Event per kind of change, listing the objects: sparse, and readable in `kubectl describe`. */

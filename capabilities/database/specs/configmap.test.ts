@@ -26,6 +26,7 @@ describe("buildConfigMap", () => {
     ["pg_hba.conf", /^host\s+all\s+all\s+all\s+scram-sha-256$/m],
     ["entrypoint.sh", ENTRYPOINT_SH],
     ["probe.sh", PROBE_SH],
+    ["managed.conf", /^wal_keep_size = '512MB'$/m],
   ])("holds %s", (key, content) => {
     if (typeof content === "string") expect(cm.data?.[key]).toBe(content);
     else expect(cm.data?.[key]).toMatch(content);
@@ -34,6 +35,7 @@ describe("buildConfigMap", () => {
   it("holds nothing else", () => {
     expect(Object.keys(cm.data ?? {}).sort()).toEqual([
       "entrypoint.sh",
+      "managed.conf",
       "pg_hba.conf",
       "postgresql.conf",
       "probe.sh",
@@ -61,17 +63,19 @@ describe("configHash", () => {
     expect(configHash({ ...cm, metadata: { name: "other" } })).toBe(hash);
   });
 
+  it("changes with the fixed configuration", () => {
+    const cm = buildConfigMap(input());
+    const data = { ...cm.data, "pg_hba.conf": "host all all all trust\n" };
+    expect(configHash({ ...cm, data })).not.toBe(hash);
+  });
+
   it.each([
+    // Applied live (ALTER SYSTEM + reload); restart-only ones roll out from status.pendingRestart.
     ["a user parameter", { postgresql: { parameters: { work_mem: "8MB" } } }],
     [
       "synchronous replication",
       { instances: 3, postgresql: { synchronous: { mode: "quorum" as const, number: 1 } } },
     ],
-  ])("changes with %s", (_, spec) => {
-    expect(configHash(buildConfigMap(input(spec)))).not.toBe(hash);
-  });
-
-  it.each([
     ["the instance count", { instances: 3 }],
     ["the image", { image: "example/postgres:16.4" }],
     ["the storage size", { storage: { size: "5Gi" } }],

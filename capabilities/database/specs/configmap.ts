@@ -6,9 +6,15 @@
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
-import { FILE_ENTRYPOINT, FILE_PG_HBA, FILE_POSTGRESQL_CONF, FILE_PROBE } from "./layout";
+import {
+  FILE_ENTRYPOINT,
+  FILE_MANAGED_CONF,
+  FILE_PG_HBA,
+  FILE_POSTGRESQL_CONF,
+  FILE_PROBE,
+} from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
-import { renderPgHba, renderPostgresqlConf } from "./postgresql-conf";
+import { renderManagedConf, renderPgHba, renderPostgresqlConf } from "./postgresql-conf";
 import { ENTRYPOINT_SH } from "./scripts/entrypoint";
 import { PROBE_SH } from "./scripts/probe";
 
@@ -18,7 +24,8 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
     kind: "ConfigMap",
     metadata: childMeta(input, namesOf(input).configMap),
     data: {
-      [FILE_POSTGRESQL_CONF]: renderPostgresqlConf(identity(input.db).name, input.spec),
+      [FILE_POSTGRESQL_CONF]: renderPostgresqlConf(identity(input.db).name),
+      [FILE_MANAGED_CONF]: renderManagedConf(input.spec),
       [FILE_PG_HBA]: renderPgHba(),
       [FILE_ENTRYPOINT]: ENTRYPOINT_SH,
       [FILE_PROBE]: PROBE_SH,
@@ -28,11 +35,14 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
 
 /**
  * sha256 (hex) of the ConfigMap's data, independent of key order. It goes on the pod template
- * instead of a timestamp: the template changes only when the configuration does.
+ * instead of a timestamp: the template changes only when the configuration does. The managed
+ * parameters are left out: they are applied live (ALTER SYSTEM and a reload), and restart-only
+ * ones are rolled out from status.pendingRestart, so they must not mark every pod outdated.
  */
 export function configHash(configMap: V1ConfigMap): string {
   const data = configMap.data ?? {};
   const entries = Object.keys(data)
+    .filter(key => key !== FILE_MANAGED_CONF)
     .sort()
     .map(key => [key, data[key]]);
   return createHash("sha256").update(JSON.stringify(entries)).digest("hex");

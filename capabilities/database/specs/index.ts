@@ -21,6 +21,7 @@ import { buildPodDisruptionBudgets } from "./pdb";
 import { buildAppSecret, buildSuperuserSecret } from "./secrets";
 import { buildServices } from "./services";
 import { buildStatefulSet } from "./statefulset";
+import { buildTopologyConfigMap } from "./topology";
 
 export { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
 export { buildConfigMap, configHash } from "./configmap";
@@ -30,6 +31,7 @@ export { buildPodDisruptionBudgets } from "./pdb";
 export { buildAppSecret, buildSuperuserSecret } from "./secrets";
 export { buildServices } from "./services";
 export { buildStatefulSet } from "./statefulset";
+export { buildTopologyConfigMap } from "./topology";
 
 /** Any object a Database owns. */
 export type ChildObject =
@@ -74,6 +76,7 @@ export function desiredChildren(input: BuildInput, passwords: Passwords): ChildO
     buildSuperuserSecret(input, passwords.superuser),
     buildAppSecret(input, passwords.app),
     configMap,
+    buildTopologyConfigMap(input),
     ...buildServices(input),
     buildStatefulSet(input, configHash(configMap)),
     ...buildPodDisruptionBudgets(input),

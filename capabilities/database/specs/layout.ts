@@ -37,6 +37,12 @@ export const FILE_POSTGRESQL_CONF = "postgresql.conf";
 export const FILE_PG_HBA = "pg_hba.conf";
 export const FILE_ENTRYPOINT = "entrypoint.sh";
 export const FILE_PROBE = "probe.sh";
+/** postgresql.auto.conf of a new database cluster (the managed parameters at bootstrap). */
+export const FILE_MANAGED_CONF = "managed.conf";
+
+/** The topology ConfigMap is mounted here; FILE_PRIMARY names the instance that must be primary. */
+export const TOPOLOGY_DIR = "/topology";
+export const FILE_PRIMARY = "primary";
 
 /** Written by the entrypoint at every start (primary_conninfo with this pod's name). */
 export const INSTANCE_CONF = `${RUN_DIR}/instance.conf`;
@@ -52,6 +58,7 @@ export const DATA_VOLUME = "pgdata";
 export const CONFIG_VOLUME = "config";
 export const RUN_VOLUME = "run";
 export const TMP_VOLUME = "tmp";
+export const TOPOLOGY_VOLUME = "topology";
 export const BACKUP_VOLUME = "backups";
 
 /** Environment variables the scripts read (set by the StatefulSet and the backup CronJob). */

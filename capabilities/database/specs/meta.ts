@@ -16,6 +16,13 @@ export const OWNER_KIND = KIND;
 export interface BuildInput {
   db: Database;
   spec: ResolvedSpec;
+  /** The instance that must be primary (status.targetPrimary); default `<db>-0`. */
+  primary?: string;
+  /**
+   * StatefulSet replicas when they must differ from spec.instances: while scaling down, the
+   * primary's ordinal stays until a switchover has moved the primary below the new count.
+   */
+  replicas?: number;
 }
 
 /** Metadata every built object carries: server-side apply needs name and namespace. */

@@ -4,14 +4,17 @@ import {
   MAX_WAL_SENDERS,
   quoteValue,
   renderPgHba,
+  managedParameters,
+  renderManagedConf,
   renderPostgresqlConf,
   synchronousStandbyNames,
   userParameters,
 } from "./postgresql-conf";
 import type { DatabaseSpec } from "../api/database-schema";
 
-const conf = (spec: Partial<DatabaseSpec> = {}): string =>
-  renderPostgresqlConf("orders", input(spec).spec);
+const conf = (): string => renderPostgresqlConf("orders");
+const managedConf = (spec: Partial<DatabaseSpec> = {}): string =>
+  renderManagedConf(input(spec).spec);
 const settingLines = (text: string): string[] =>
   text.split("\n").filter(l => l !== "" && !l.startsWith("#"));
 
@@ -29,13 +32,15 @@ describe("postgresql.conf operator-owned parameters", () => {
     `max_replication_slots = '${MAX_REPLICATION_SLOTS}'`,
     "archive_mode = 'off'",
     "synchronous_commit = 'on'",
+    "wal_retrieve_retry_interval = '1s'",
     "include_if_exists = '/controller/run/instance.conf'",
   ])("contains %s", line => {
     expect(settingLines(conf())).toContain(line);
   });
 
-  it.each([1, 3, 9])("does not depend on the instance count (%i): restart-only values", n => {
-    expect(conf({ instances: n })).toBe(conf({ instances: 1 }));
+  it("holds no spec parameter: those are applied live through postgresql.auto.conf", () => {
+    expect(conf()).not.toContain("synchronous_standby_names");
+    expect(conf()).not.toContain("wal_keep_size");
   });
 });
 
@@ -48,7 +53,8 @@ describe("synchronous_standby_names", () => {
   ])("for %p is %p", (synchronous, expected) => {
     const spec = input({ instances: 3, postgresql: synchronous ? { synchronous } : {} }).spec;
     expect(synchronousStandbyNames(spec.postgresql.synchronous)).toBe(expected);
-    expect(settingLines(renderPostgresqlConf("orders", spec))).toContain(
+    expect(managedParameters(spec)).toContainEqual(["synchronous_standby_names", expected]);
+    expect(settingLines(renderManagedConf(spec))).toContain(
       `synchronous_standby_names = '${expected}'`,
     );
   });
@@ -89,14 +95,18 @@ describe("user parameters", () => {
     ]);
   });
 
-  it("appear in the file, quoted, after the operator block", () => {
-    const text = conf({ postgresql: { parameters: { work_mem: "8MB" } } });
-    expect(text.indexOf("work_mem = '8MB'")).toBeGreaterThan(text.indexOf("wal_level"));
+  it("appear quoted in the bootstrap postgresql.auto.conf, with the defaults", () => {
+    const lines = settingLines(managedConf({ postgresql: { parameters: { work_mem: "8MB" } } }));
+    expect(lines).toEqual([
+      "wal_keep_size = '512MB'",
+      "work_mem = '8MB'",
+      "synchronous_standby_names = ''",
+    ]);
   });
 
   it("cannot inject a line through a value", () => {
-    const text = conf({ postgresql: { parameters: { work_mem: "8MB'\nport = '1" } } });
-    expect(settingLines(text).filter(l => l.startsWith("port"))).toEqual(["port = '5432'"]);
+    const text = managedConf({ postgresql: { parameters: { work_mem: "8MB'\nport = '1" } } });
+    expect(settingLines(text).filter(l => l.startsWith("port"))).toEqual([]);
   });
 });
 

@@ -35,7 +35,7 @@ export function synchronousStandbyNames(sync: ResolvedSpec["postgresql"]["synchr
 }
 
 /** The parameters pgkeeper owns, in file order. Values unquoted; `renderConf` quotes them. */
-export function operatorParameters(dbName: string, spec: ResolvedSpec): [string, string][] {
+export function operatorParameters(dbName: string): [string, string][] {
   return [
     ["listen_addresses", "*"],
     ["port", String(POSTGRES_PORT)],
@@ -49,8 +49,10 @@ export function operatorParameters(dbName: string, spec: ResolvedSpec): [string,
     ["max_wal_senders", String(MAX_WAL_SENDERS)],
     ["max_replication_slots", String(MAX_REPLICATION_SLOTS)],
     ["archive_mode", "off"],
-    ["synchronous_standby_names", synchronousStandbyNames(spec.postgresql.synchronous)],
     ["synchronous_commit", "on"],
+    // Standbys retry a lost primary connection this often: after a failover they find the new
+    // primary (and, in quorum mode, unblock its commits) within a second instead of five.
+    ["wal_retrieve_retry_interval", "1s"],
   ];
 }
 
@@ -87,19 +89,45 @@ export function quoteValue(value: string): string {
 const lines = (params: [string, string][]): string[] =>
   params.map(([name, value]) => `${name} = ${quoteValue(value)}`);
 
-/** The whole postgresql.conf. Deterministic: same spec, same bytes (it feeds the config hash). */
-export function renderPostgresqlConf(dbName: string, spec: ResolvedSpec): string {
+/**
+ * The parameters the operator keeps in postgresql.auto.conf of every instance with ALTER SYSTEM
+ * (then a reload), so changing one never needs a new file on the pods: the user's parameters and
+ * synchronous_standby_names (the quorum follows spec.postgresql.synchronous without a restart).
+ */
+export function managedParameters(spec: ResolvedSpec): [string, string][] {
   return [
-    "# Managed by pgkeeper; edits are overwritten. Set parameters in spec.postgresql.parameters.",
+    ...userParameters(spec),
+    ["synchronous_standby_names", synchronousStandbyNames(spec.postgresql.synchronous)],
+  ];
+}
+
+/**
+ * The fixed postgresql.conf. Deterministic, and independent of spec.postgresql: it feeds the
+ * config hash, which must not change (and mark every pod for a restart) on a reloadable change.
+ */
+export function renderPostgresqlConf(dbName: string): string {
+  return [
+    "# Managed by pgkeeper; edits are overwritten. Set parameters in spec.postgresql.parameters:",
+    "# pgkeeper writes them into postgresql.auto.conf (ALTER SYSTEM) and reloads.",
     "",
     "# Owned by pgkeeper (replication, failover, probes and backups depend on them).",
-    ...lines(operatorParameters(dbName, spec)),
+    ...lines(operatorParameters(dbName)),
     "",
     "# Per instance, written by entrypoint.sh at each start (primary_conninfo with the pod name).",
     `include_if_exists = ${quoteValue(INSTANCE_CONF)}`,
     "",
-    "# From spec.postgresql.parameters (and defaults it may override).",
-    ...lines(userParameters(spec)),
+  ].join("\n");
+}
+
+/**
+ * postgresql.auto.conf for a brand-new database cluster (entrypoint.sh copies it in after
+ * initdb), so even restart-only parameters hold from the first start. Afterwards the operator
+ * keeps the file current with ALTER SYSTEM, and clones copy it from the primary.
+ */
+export function renderManagedConf(spec: ResolvedSpec): string {
+  return [
+    "# Written by pgkeeper at bootstrap; kept current with ALTER SYSTEM.",
+    ...lines(managedParameters(spec)),
     "",
   ].join("\n");
 }

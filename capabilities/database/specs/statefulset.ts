@@ -36,6 +36,8 @@ import {
   RUN_VOLUME,
   SUPERUSER,
   TMP_VOLUME,
+  TOPOLOGY_DIR,
+  TOPOLOGY_VOLUME,
 } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { podScheduling } from "./scheduling";
@@ -140,6 +142,7 @@ function postgresContainer(input: BuildInput): V1Container {
       { name: CONFIG_VOLUME, mountPath: CONFIG_DIR, readOnly: true },
       { name: RUN_VOLUME, mountPath: RUN_DIR },
       { name: TMP_VOLUME, mountPath: "/tmp" },
+      { name: TOPOLOGY_VOLUME, mountPath: TOPOLOGY_DIR, readOnly: true },
     ],
   };
 }
@@ -149,6 +152,7 @@ function volumes(input: BuildInput): V1Volume[] {
     { name: CONFIG_VOLUME, configMap: { name: namesOf(input).configMap } },
     { name: RUN_VOLUME, emptyDir: {} },
     { name: TMP_VOLUME, emptyDir: {} },
+    { name: TOPOLOGY_VOLUME, configMap: { name: namesOf(input).topologyConfigMap } },
   ];
 }
 
@@ -173,7 +177,7 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
     kind: "StatefulSet",
     metadata: childMeta(input, names.statefulSet),
     spec: {
-      replicas: input.spec.instances,
+      replicas: input.replicas ?? input.spec.instances,
       serviceName: names.headlessService,
       selector: { matchLabels: selectorLabels(db) },
       updateStrategy: { type: "OnDelete" },

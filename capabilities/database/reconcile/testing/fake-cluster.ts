@@ -16,6 +16,7 @@ type Verb =
   | "resizeClaim"
   | "patchStatus"
   | "removeFinalizer"
+  | "removeAnnotation"
   | "event";
 
 const keyOf = (ref: Pick<ObjectRef, "kind" | "namespace" | "name">): string =>
@@ -34,6 +35,7 @@ export class FakeCluster implements Cluster {
     resizeClaim: 0,
     patchStatus: 0,
     removeFinalizer: 0,
+    removeAnnotation: 0,
     event: 0,
   };
   /** Makes the next call of a verb throw (once). */
@@ -66,7 +68,15 @@ export class FakeCluster implements Cluster {
 
   get mutatingCalls(): number {
     const c = this.calls;
-    return c.apply + c.delete + c.patchLabels + c.resizeClaim + c.patchStatus + c.removeFinalizer;
+    return (
+      c.apply +
+      c.delete +
+      c.patchLabels +
+      c.resizeClaim +
+      c.patchStatus +
+      c.removeFinalizer +
+      c.removeAnnotation
+    );
   }
 
   private count(verb: Verb): void {
@@ -118,9 +128,19 @@ export class FakeCluster implements Cluster {
     return clone(this.objects.get(key)!);
   }
 
-  async delete(ref: ObjectRef): Promise<void> {
+  /** Deletions as asked for, so tests can check grace periods. */
+  readonly deletions: { ref: string; gracePeriodSeconds?: number }[] = [];
+
+  async delete(ref: ObjectRef, options?: { gracePeriodSeconds?: number }): Promise<void> {
     this.count("delete");
+    this.deletions.push({ ref: keyOf(ref), gracePeriodSeconds: options?.gracePeriodSeconds });
     this.objects.delete(keyOf(ref));
+  }
+
+  async removeAnnotation(db: Database, key: string): Promise<void> {
+    this.count("removeAnnotation");
+    const stored = this.databases.get(`${db.metadata?.namespace}/${db.metadata?.name}`);
+    if (stored?.metadata?.annotations) delete stored.metadata.annotations[key];
   }
 
   async patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject> {

@@ -2,10 +2,14 @@
  * entrypoint.sh: the command of every instance container. It decides how this pod gets a data
  * directory, then execs postgres in the foreground (PID 1, so the kubelet's signals reach it):
  *
- * - PGDATA initialised (PG_VERSION present): start as it is. The role is in the data directory
- *   (standby.signal or not); the operator relabels and repoints, this script never decides it.
- * - empty, ordinal 0, and neither a primary nor another instance visible: first boot of the
- *   Database. initdb, create the `app` role and database, start.
+ * - PGDATA initialised (PG_VERSION present): start as it is (standby.signal or not), except
+ *   when it was a primary and /topology/primary names another instance: a failover or
+ *   switchover happened while it was away. It then waits for that primary, rewinds onto its
+ *   timeline with pg_rewind (re-clones when that fails) and starts as a standby, so a returning
+ *   primary never accepts writes next to the new one. Promotion is the operator's call only.
+ * - empty, ordinal 0, not told another instance is primary, and neither a primary nor another
+ *   instance visible: first boot of the Database. initdb, create the `app` role and database,
+ *   install the managed parameters as postgresql.auto.conf, start.
  * - empty otherwise: clone the primary through `<db>-rw` with pg_basebackup and start as a
  *   standby. Pod 0 clones too when it finds peers, so a pod 0 whose volume was lost after a
  *   failover can never initdb a second, empty primary.
@@ -17,10 +21,13 @@ import {
   APP_DATABASE,
   APP_USER,
   ENV,
+  FILE_MANAGED_CONF,
   FILE_POSTGRESQL_CONF,
+  FILE_PRIMARY,
   INSTANCE_CONF,
   PASSFILE,
   SUPERUSER,
+  TOPOLOGY_DIR,
 } from "../layout";
 import { COMMON_SH } from "./common";
 
@@ -34,6 +41,9 @@ export const ENTRYPOINT_SH = `${COMMON_SH}
 : "\${${ENV.superuserPassword}:?${ENV.superuserPassword} must be set}"
 umask 077
 find_pg_bin postgres
+TOPOLOGY_DIR=\${PGKEEPER_TOPOLOGY_DIR:-${TOPOLOGY_DIR}}
+# The instance the operator wants as primary; empty before the operator wrote it.
+designated_primary=$(cat "$TOPOLOGY_DIR/${FILE_PRIMARY}" 2>/dev/null || true)
 
 # initdb and postgres refuse to run under a uid without a user name (an image whose postgres
 # user is not uid 999, or OpenShift's random uids): give it one with nss_wrapper when installed.
@@ -125,6 +135,7 @@ bootstrap_primary() {
 CREATE ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
 CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER};
 SQL
+  cp "$CONFIG_DIR/${FILE_MANAGED_CONF}" "$work/postgresql.auto.conf"
   mv "$work" "$PGDATA"
   log "Initialised the database cluster"
 }
@@ -147,17 +158,51 @@ clone_from_primary() {
   log "Cloned the primary"
 }
 
+# True when <db>-rw leads to a server out of recovery: the primary to follow.
+primary_is_writable() {
+  [ "$("$PG_BIN/psql" -h "$${ENV.primaryHost}" -p "$PORT" -U ${SUPERUSER} -w -d postgres -XAtq \\
+    -c 'SELECT NOT pg_is_in_recovery()' 2>/dev/null)" = t ]
+}
+
+# A former primary whose place was taken: its WAL may have diverged after the last record the
+# new primary received, so rewind onto the new timeline (crash recovery first if it died). When
+# pg_rewind cannot (WAL gone from the new primary), clone again: the changes only this instance
+# had were never acknowledged in synchronous mode, and the new primary's history wins.
+rejoin_as_standby() {
+  log "$designated_primary is the primary now; this former primary rejoins as its standby"
+  find_pg_bin psql
+  until primary_is_writable; do
+    log "Waiting for the primary on $${ENV.primaryHost}"
+    sleep 2
+  done
+  find_pg_bin pg_rewind
+  if "$PG_BIN/pg_rewind" --target-pgdata="$PGDATA" --config-file="$CONFIG_DIR/${FILE_POSTGRESQL_CONF}" \\
+    --source-server="host=$${ENV.primaryHost} port=$PORT user=${SUPERUSER} dbname=postgres connect_timeout=5" \\
+    --progress; then
+    touch "$PGDATA/standby.signal"
+    log "Rewound onto the primary's timeline"
+  else
+    log "pg_rewind failed; cloning the primary instead"
+    rm -rf "$PGDATA"
+    clone_from_primary
+  fi
+}
+
 ensure_user_name
 write_passfile
 write_instance_conf
 if ! initialized; then
   prepare_empty_pgdata
   ordinal=\${${ENV.podName}##*-}
-  if [ "$ordinal" = 0 ] && ! primary_answers && ! peers_exist; then
+  if [ "$ordinal" = 0 ] && { [ -z "$designated_primary" ] || [ "$designated_primary" = "$${ENV.podName}" ]; } &&
+    ! primary_answers && ! peers_exist; then
     bootstrap_primary
   else
     clone_from_primary
   fi
+elif [ -n "$designated_primary" ] && [ "$designated_primary" != "$${ENV.podName}" ] &&
+  [ ! -f "$PGDATA/standby.signal" ]; then
+  rejoin_as_standby
 fi
 # The kubelet's fsGroup handling can add group permissions; postgres refuses to start with them.
 chmod 0700 "$PGDATA"

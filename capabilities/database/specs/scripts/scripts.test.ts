@@ -91,6 +91,18 @@ echo data >"$dir/base.tar.gz"`,
   pg_ctl: `
 echo "pg_ctl $*" >>"$LOG/calls"
 exit "\${STUB_PGCTL_RC:-0}"`,
+  psql: `
+echo "psql $*" >>"$LOG/calls"
+n=$(cat "$LOG/not-writable" 2>/dev/null || echo 0)
+if [ "$n" -gt 0 ]; then
+  echo $((n - 1)) >"$LOG/not-writable"
+  echo f
+  exit 0
+fi
+echo t`,
+  pg_rewind: `
+echo "pg_rewind $*" >>"$LOG/calls"
+exit "\${STUB_REWIND_RC:-0}"`,
 };
 
 const PATH_STUBS: Record<string, string> = {
@@ -111,7 +123,7 @@ interface World {
 
 function makeWorld(): World {
   const root = mkdtempSync(join(tmpdir(), "pgkeeper-world-"));
-  const dirs = ["bin", "path", "run", "log", "data"].map(d => join(root, d));
+  const dirs = ["bin", "path", "run", "log", "data", "config", "topology"].map(d => join(root, d));
   dirs.forEach(d => mkdirSync(d));
   const write = (dir: string, stubs: Record<string, string>) =>
     Object.entries(stubs).forEach(([name, body]) => {
@@ -120,6 +132,7 @@ function makeWorld(): World {
     });
   write("bin", STUBS);
   write("path", PATH_STUBS);
+  writeFileSync(join(root, "config", "managed.conf"), "work_mem = '8MB'\n");
   const world = {
     root,
     pgdata: join(root, "data", "pgdata"),
@@ -134,7 +147,8 @@ function makeWorld(): World {
     PG_MAJOR: "16",
     PGDATA: world.pgdata,
     PGKEEPER_RUN_DIR: world.run,
-    PGKEEPER_CONFIG_DIR: "/config",
+    PGKEEPER_CONFIG_DIR: join(root, "config"),
+    PGKEEPER_TOPOLOGY_DIR: join(root, "topology"),
     POD_NAME: "orders-0",
     POD_IP: "10.0.0.5",
     PRIMARY_HOST: "orders-rw",
@@ -166,6 +180,13 @@ const calls = (w: World): string[] =>
     : [];
 const programs = (w: World): string[] => calls(w).map(c => c.split(" ")[0]);
 const read = (path: string): string => readFileSync(path, "utf8");
+const designate = (primary: string): void =>
+  writeFileSync(join(world.root, "topology", "primary"), primary);
+const initialise = (standby: boolean): void => {
+  mkdirSync(world.pgdata);
+  writeFileSync(join(world.pgdata, "PG_VERSION"), "16\n");
+  if (standby) writeFileSync(join(world.pgdata, "standby.signal"), "");
+};
 
 let world: World;
 beforeEach(() => {
@@ -237,8 +258,19 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     expect(programs(world)).toEqual(expected);
     expect(existsSync(join(world.pgdata, "PG_VERSION"))).toBe(true);
     expect(calls(world).at(-1)).toBe(
-      `postgres -D ${world.pgdata} -c config_file=/config/postgresql.conf`,
+      `postgres -D ${world.pgdata} -c config_file=${world.root}/config/postgresql.conf`,
     );
+  });
+
+  it("ordinal 0 told another instance is primary: clones, never initdb (its volume was lost)", () => {
+    designate("orders-2");
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    expect(programs(world)).toEqual(["pg_basebackup", "postgres"]);
+  });
+
+  it("initdb: installs the managed parameters as postgresql.auto.conf", () => {
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    expect(read(join(world.pgdata, "postgresql.auto.conf"))).toBe("work_mem = '8MB'\n");
   });
 
   it("initdb: superuser password by file (then removed), trust locally, SCRAM over the network", () => {
@@ -330,6 +362,70 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     const r = run(world, ENTRYPOINT_SH, [], { PG_BIN: "", PG_MAJOR: "99" });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("cannot find the PostgreSQL program postgres");
+  });
+});
+
+describe("entrypoint.sh after a failover or switchover (/topology/primary)", () => {
+  it.each<[string, string, boolean, string[]]>([
+    ["still the designated primary: starts as it is", "orders-0", false, ["postgres"]],
+    ["a standby already: starts as it is", "orders-2", true, ["postgres"]],
+    ["no topology yet: starts as it is", "", false, ["postgres"]],
+    [
+      "a former primary: rewinds, then starts as a standby",
+      "orders-2",
+      false,
+      ["psql", "pg_rewind", "postgres"],
+    ],
+  ])("%s", (_, primary, standby, expected) => {
+    if (primary) designate(primary);
+    initialise(standby);
+    const r = run(world, ENTRYPOINT_SH);
+    expect(r.status).toBe(0);
+    expect(programs(world)).toEqual(expected);
+    if (expected.includes("pg_rewind")) {
+      expect(existsSync(join(world.pgdata, "standby.signal"))).toBe(true);
+      expect(r.stderr).toContain("orders-2 is the primary now");
+    }
+  });
+
+  it("rewinds from the primary behind <db>-rw with the passfile, after crash recovery if needed", () => {
+    designate("orders-1");
+    initialise(false);
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    const rewind = calls(world).find(c => c.startsWith("pg_rewind"))!;
+    expect(rewind).toBe(
+      `pg_rewind --target-pgdata=${world.pgdata} --config-file=${world.root}/config/postgresql.conf ` +
+        "--source-server=host=orders-rw port=5432 user=postgres dbname=postgres connect_timeout=5 --progress",
+    );
+    expect(calls(world).find(c => c.startsWith("psql"))).toContain("-h orders-rw");
+  });
+
+  it("waits until <db>-rw leads to a writable primary before rewinding", () => {
+    designate("orders-1");
+    initialise(false);
+    writeFileSync(join(world.log, "not-writable"), "2");
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    expect(programs(world)).toEqual([
+      "psql",
+      "sleep",
+      "psql",
+      "sleep",
+      "psql",
+      "pg_rewind",
+      "postgres",
+    ]);
+  });
+
+  it("clones the primary again when pg_rewind fails", () => {
+    designate("orders-1");
+    initialise(false);
+    writeFileSync(join(world.pgdata, "diverged"), "x");
+    const r = run(world, ENTRYPOINT_SH, [], { STUB_REWIND_RC: "1" });
+    expect(r.status).toBe(0);
+    expect(programs(world)).toEqual(["psql", "pg_rewind", "pg_basebackup", "postgres"]);
+    expect(existsSync(join(world.pgdata, "diverged"))).toBe(false);
+    expect(existsSync(join(world.pgdata, "standby.signal"))).toBe(true);
+    expect(r.stderr).toContain("pg_rewind failed; cloning the primary instead");
   });
 });
 

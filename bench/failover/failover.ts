@@ -1,0 +1,146 @@
+/**
+ * The failover benchmark (run through bench/failover/run.sh, which provides the cluster). For each
+ * mode, a 3-instance Database under a continuous write load loses its primary FAILOVERS times;
+ * each time: fault → first write acknowledged by another server (ms); after all: acknowledged rows
+ * missing. Prints one table; figures, not pass/fail.
+ */
+import { database, installCrd, freshNamespace } from "../../test/integration/harness/fixtures";
+import { create, get, kubectlOk } from "../../test/integration/harness/kubectl";
+import { Operator, removeWebhooks } from "../../test/integration/harness/operator";
+import { waitFor } from "../../test/integration/harness/wait";
+import { Load, firstAckAfter, postmasterPid } from "../../test/e2e/load";
+import { appCredentials, psql } from "../../test/e2e/psql";
+
+const FAILOVERS = Number(process.env.FAILOVERS ?? 10);
+const FAULT = (process.env.FAULT ?? "delete") as "delete" | "kill" | "stop";
+const MODES = (process.env.MODES ?? "async,sync").split(",");
+
+interface Status {
+  phase?: string;
+  currentPrimary?: string;
+  instances?: { name: string; ready: boolean; role: string; streaming?: boolean }[];
+}
+
+const statusOf = (ns: string, db: string): Status =>
+  (get("database", ns, db)?.status ?? {}) as Status;
+
+async function healthy(ns: string, db: string): Promise<Status> {
+  return waitFor(
+    `${db} healthy`,
+    () => {
+      const s = statusOf(ns, db);
+      const ok =
+        s.phase === "Ready" &&
+        (s.instances ?? []).length === 3 &&
+        (s.instances ?? []).every(i => i.ready && (i.role === "primary" || i.streaming));
+      return ok ? s : undefined;
+    },
+    { timeoutMs: 600_000, intervalMs: 1000 },
+  );
+}
+
+function inject(ns: string, pod: string): () => void {
+  const obj = get("pod", ns, pod)!;
+  if (FAULT === "delete") {
+    kubectlOk(["delete", "pod", pod, "-n", ns, "--wait=false"]);
+    return () => undefined;
+  }
+  const pid = postmasterPid(obj.metadata.uid!);
+  process.kill(pid, FAULT === "kill" ? "SIGKILL" : "SIGSTOP");
+  return () => {
+    try {
+      process.kill(pid, "SIGCONT");
+    } catch {
+      // fenced: gone
+    }
+  };
+}
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+async function runMode(mode: string): Promise<string> {
+  const ns = freshNamespace(`bench-failover-${mode}`);
+  const db = "bench";
+  create(
+    database(ns, db, {
+      instances: 3,
+      ...(mode === "sync" ? { postgresql: { synchronous: { mode: "quorum", number: 1 } } } : {}),
+    }),
+  );
+  await healthy(ns, db);
+  const creds = appCredentials(ns, db);
+  await waitFor("SQL", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
+  psql(creds, "create table load (id bigint primary key, at timestamptz default now())");
+  const load = new Load(ns, db);
+  load.start();
+  await waitFor("writes", () => load.acks().length > 20, { timeoutMs: 60_000 });
+  const times: number[] = [];
+  const failed: string[] = [];
+  try {
+    for (let i = 1; i <= FAILOVERS; i++) {
+      const primary = statusOf(ns, db).currentPrimary!;
+      const ip = String((get("pod", ns, primary)?.status as { podIP?: string }).podIP);
+      const t0 = Date.now();
+      const undo = inject(ns, primary);
+      try {
+        const ack = await waitFor(
+          "a write on another server",
+          () => firstAckAfter(load.acks(), t0, ip),
+          {
+            timeoutMs: 180_000,
+            intervalMs: 100,
+          },
+        );
+        times.push(ack.at - t0);
+        console.log(`${mode} #${i}: ${primary} → ${ack.server}: ${ack.at - t0} ms`);
+      } catch (err) {
+        failed.push(`#${i}: ${(err as Error).message}`);
+      } finally {
+        undo();
+      }
+      await healthy(ns, db);
+    }
+  } finally {
+    await load.stop();
+  }
+  const acked = load.acks().map(a => a.id);
+  const present = new Set(
+    psql(creds, "select id from load", 120_000).split("\n").filter(Boolean).map(Number),
+  );
+  const lost = acked.filter(id => !present.has(id)).length;
+  const violations = load.violations().length;
+  kubectlOk(["delete", "namespace", ns, "--wait=false"]);
+  if (times.length === 0) return `${mode}: no successful failover (${failed.join("; ")})`;
+  return [
+    `${mode.padEnd(6)} n=${times.length}/${FAILOVERS} fault=${FAULT}`,
+    `p50=${percentile(times, 50)} ms p95=${percentile(times, 95)} ms max=${Math.max(...times)} ms`,
+    `acknowledged=${acked.length} lost=${lost} two-writable-rounds=${violations}`,
+    ...(failed.length ? [`failed: ${failed.join("; ")}`] : []),
+  ].join("  ");
+}
+
+async function main(): Promise<void> {
+  await installCrd();
+  const operator = new Operator("bench-failover", {
+    PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
+    LOG_LEVEL: "info",
+  });
+  await operator.start();
+  const lines: string[] = [];
+  try {
+    for (const mode of MODES) lines.push(await runMode(mode));
+  } finally {
+    await operator.stop();
+    removeWebhooks();
+  }
+  console.log("\n=== bench/failover: fault → first write acknowledged by the new primary ===");
+  for (const l of lines) console.log(l);
+}
+
+main().catch(err => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,267 @@
+import { Decision, HaInput, InstanceView, decide, failoverCandidate } from "./decide";
+import { InstanceProbe } from "./probe-types";
+
+const probe = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
+  inRecovery: true,
+  timeline: 1,
+  lsn: "0/3000000",
+  walReceiverStatus: "streaming",
+  postmasterStartTime: "2026-11-29T00:00:00Z",
+  pendingRestart: [],
+  standbys: [],
+  ...over,
+});
+
+const up = (name: string, over: Partial<InstanceProbe> = {}, pod = {}): InstanceView => ({
+  name,
+  ordinal: Number(name.split("-")[1]),
+  pod: { uid: `uid-${name}`, ready: true, terminating: false, revision: "r1", ...pod },
+  sql: { ok: true, failures: 0, probe: probe(over) },
+});
+const primary = (over: Partial<InstanceProbe> = {}, pod = {}): InstanceView =>
+  up("db-0", { inRecovery: false, walReceiverStatus: undefined, ...over }, pod);
+const failing = (view: InstanceView, failures: number): InstanceView => ({
+  ...view,
+  sql: { ...view.sql!, ok: false, failures },
+});
+
+const base = (over: Partial<HaInput> = {}): HaInput => ({
+  spec: {
+    instances: 3,
+    failover: { enabled: true, delaySeconds: 0 },
+    postgresql: { parameters: {}, synchronous: { mode: "off" } },
+  },
+  primary: "db-0",
+  instances: [primary(), up("db-1"), up("db-2")],
+  updateRevision: "r1",
+  synchronousStandbys: [],
+  wasUp: true,
+  now: 100_000,
+  failureThreshold: 3,
+  ...over,
+});
+const quorum = (number = 1) => ({
+  instances: 3,
+  failover: { enabled: true, delaySeconds: 0 },
+  postgresql: { parameters: {}, synchronous: { mode: "quorum" as const, number } },
+});
+
+describe("decide: failover", () => {
+  it.each<[string, Partial<HaInput>, Decision]>([
+    ["all healthy", {}, { kind: "steady" }],
+    [
+      "primary pod gone: most advanced replica",
+      { instances: [up("db-1", { lsn: "0/3000000" }), up("db-2", { lsn: "0/3000100" })] },
+      { kind: "failover", to: "db-2", reason: "the primary's pod db-0 does not exist" },
+    ],
+    [
+      "primary terminating, equal LSNs: lowest ordinal",
+      { instances: [primary({}, { terminating: true }), up("db-1"), up("db-2")] },
+      { kind: "failover", to: "db-1", reason: "the primary's pod db-0 is being deleted" },
+    ],
+    [
+      "primary failing probes at the threshold",
+      { instances: [failing(primary(), 3), up("db-1"), up("db-2", { lsn: "1/0" })] },
+      {
+        kind: "failover",
+        to: "db-2",
+        reason: "db-0 stopped answering SQL probes (3 failed in a row)",
+      },
+    ],
+    [
+      "primary failing probes below the threshold: not yet",
+      { instances: [failing(primary(), 2), up("db-1"), up("db-2")] },
+      { kind: "steady" },
+    ],
+    [
+      "never up (still creating): no failover",
+      { wasUp: false, instances: [up("db-1"), up("db-2")] },
+      { kind: "steady" },
+    ],
+    [
+      "failover disabled",
+      {
+        spec: { ...base().spec, failover: { enabled: false, delaySeconds: 0 } },
+        instances: [up("db-1")],
+      },
+      { kind: "steady" },
+    ],
+    [
+      "delay not over",
+      {
+        spec: { ...base().spec, failover: { enabled: true, delaySeconds: 30 } },
+        primaryDownSince: 90_000,
+        instances: [up("db-1")],
+      },
+      { kind: "waitForFailoverDelay", remainingMs: 20_000 },
+    ],
+    [
+      "delay over",
+      {
+        spec: { ...base().spec, failover: { enabled: true, delaySeconds: 10 } },
+        primaryDownSince: 90_000,
+        instances: [up("db-1")],
+      },
+      { kind: "failover", to: "db-1", reason: "the primary's pod db-0 does not exist" },
+    ],
+    [
+      "no healthy replica",
+      { instances: [failing(up("db-1"), 1), up("db-2", {}, { terminating: true })] },
+      {
+        kind: "cannotFailover",
+        reason: "the primary's pod db-0 does not exist, but no healthy replica to promote",
+      },
+    ],
+    [
+      "a replica above the instance count (being scaled away) is not eligible",
+      {
+        spec: { ...base().spec, instances: 2 },
+        instances: [up("db-1"), up("db-2", { lsn: "9/0" })],
+      },
+      { kind: "failover", to: "db-1", reason: "the primary's pod db-0 does not exist" },
+    ],
+  ])("%s", (_, over, expected) => {
+    expect(decide(base(over))).toEqual(expected);
+  });
+});
+
+describe("failoverCandidate in quorum mode", () => {
+  it.each<[string, Partial<HaInput>, ReturnType<typeof failoverCandidate>]>([
+    [
+      "only synchronous standbys are eligible, even if an async one is ahead",
+      {
+        spec: quorum(1),
+        synchronousStandbys: ["db-1"],
+        instances: [up("db-1"), up("db-2", { lsn: "5/0" })],
+      },
+      { to: "db-1" },
+    ],
+    [
+      "ANY 1 of 2: both must answer, the most advanced wins",
+      {
+        spec: quorum(1),
+        synchronousStandbys: ["db-1", "db-2"],
+        instances: [up("db-1", { lsn: "0/5" }), up("db-2", { lsn: "0/9" })],
+      },
+      { to: "db-2" },
+    ],
+    [
+      "ANY 1 of 2 with one unreachable: refused (the other may lack a commit)",
+      {
+        spec: quorum(1),
+        synchronousStandbys: ["db-1", "db-2"],
+        instances: [up("db-1"), failing(up("db-2"), 3)],
+      },
+      {
+        refused:
+          "only 1 of the synchronous standbys (db-1, db-2) answer; 2 are needed to be sure no acknowledged write is lost",
+      },
+    ],
+    [
+      "ANY 2 of 2 with one unreachable: the other has every commit",
+      {
+        spec: quorum(2),
+        synchronousStandbys: ["db-1", "db-2"],
+        instances: [up("db-1"), failing(up("db-2"), 3)],
+      },
+      { to: "db-1" },
+    ],
+    [
+      "the old primary and scaled-away replicas in the last set do not count",
+      {
+        spec: { ...quorum(1), instances: 3 },
+        primary: "db-1",
+        synchronousStandbys: ["db-0", "db-1", "db-2", "db-3"],
+        instances: [up("db-0", { lsn: "0/1" }), up("db-2", { lsn: "0/2" })],
+      },
+      { to: "db-2" },
+    ],
+    [
+      "no synchronous standby ever seen",
+      { spec: quorum(1), synchronousStandbys: [], instances: [up("db-1")] },
+      { refused: "no synchronous standby was ever reported by the primary" },
+    ],
+  ])("%s", (_, over, expected) => {
+    expect(failoverCandidate(base(over))).toEqual(expected);
+  });
+});
+
+describe("decide: switchover, scaling and rolling restarts", () => {
+  it.each<[string, Partial<HaInput>, Decision]>([
+    [
+      "requested to a named replica",
+      { switchoverRequest: "db-2" },
+      { kind: "switchover", to: "db-2", reason: "Requested", requested: true },
+    ],
+    [
+      "requested auto: best streaming replica",
+      { switchoverRequest: "auto", instances: [primary(), up("db-1"), up("db-2", { lsn: "1/0" })] },
+      { kind: "switchover", to: "db-2", reason: "Requested", requested: true },
+    ],
+    [
+      "requested to the primary itself",
+      { switchoverRequest: "db-0" },
+      { kind: "refuseSwitchover", reason: "db-0 is already the primary" },
+    ],
+    [
+      "requested to a replica that is not streaming",
+      {
+        switchoverRequest: "db-1",
+        instances: [primary(), up("db-1", { walReceiverStatus: "waiting" }), up("db-2")],
+      },
+      { kind: "refuseSwitchover", reason: "db-1 is not a ready, streaming replica" },
+    ],
+    [
+      "requested to a non-synchronous replica in quorum mode",
+      { spec: quorum(1), synchronousStandbys: ["db-2"], switchoverRequest: "db-1" },
+      { kind: "refuseSwitchover", reason: "db-1 is not a ready, streaming, synchronous replica" },
+    ],
+    [
+      "scale down below the primary's ordinal: switch over first",
+      {
+        spec: { ...base().spec, instances: 2 },
+        primary: "db-2",
+        instances: [up("db-0"), up("db-1"), { ...primary(), name: "db-2", ordinal: 2 }],
+      },
+      { kind: "switchover", to: "db-0", reason: "ScaleDown", requested: false },
+    ],
+    [
+      "a replica with a restart-only change pending restarts first",
+      {
+        instances: [
+          primary({ pendingRestart: ["shared_buffers"] }),
+          up("db-1", { pendingRestart: ["shared_buffers"] }),
+          up("db-2", { pendingRestart: ["shared_buffers"] }),
+        ],
+      },
+      {
+        kind: "restart",
+        instance: "db-1",
+        reason: "parameters pending restart: shared_buffers",
+      },
+    ],
+    [
+      "only the primary is left outdated: switchover",
+      { updateRevision: "r2", instances: [primary(), up("db-1", {}, { revision: "r2" })] },
+      { kind: "switchover", to: "db-1", reason: "RollingRestart", requested: false },
+    ],
+    [
+      "an outdated replica while another is down: wait (never two down at once)",
+      {
+        updateRevision: "r2",
+        instances: [primary(), up("db-1"), up("db-2", {}, { ready: false })],
+      },
+      { kind: "steady" },
+    ],
+    [
+      "a single instance with a pending restart restarts in place",
+      {
+        spec: { ...base().spec, instances: 1 },
+        instances: [primary({ pendingRestart: ["max_connections"] })],
+      },
+      { kind: "restart", instance: "db-0", reason: "parameters pending restart: max_connections" },
+    ],
+  ])("%s", (_, over, expected) => {
+    expect(decide(base(over))).toEqual(expected);
+  });
+});

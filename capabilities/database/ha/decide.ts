@@ -1,0 +1,209 @@
+/**
+ * High-availability decisions as a pure function of what the operator observes: whether to fail
+ * over (and to which replica), switch over, restart an instance, or wait. Side effects live in
+ * operation.ts and ha-step.ts; everything here is table-tested.
+ */
+import type { ResolvedSpec } from "../api/defaults";
+import type { InstanceProbe } from "./probe-types";
+import { parseLsn } from "./lsn";
+
+/** One instance slot: its pod as the API shows it and the operator's last SQL probe of it. */
+export interface InstanceView {
+  name: string;
+  ordinal: number;
+  pod?: {
+    uid: string;
+    ready: boolean;
+    terminating: boolean;
+    /** controller-revision-hash: which StatefulSet template the pod was made from. */
+    revision?: string;
+  };
+  sql?: {
+    /** The last probe answered (and none failed since). */
+    ok: boolean;
+    /** Consecutive failed probes. */
+    failures: number;
+    /** The last answer, kept while later probes fail. */
+    probe?: InstanceProbe;
+  };
+}
+
+export interface HaInput {
+  spec: Pick<ResolvedSpec, "instances" | "failover" | "postgresql">;
+  primary: string;
+  instances: InstanceView[];
+  /** StatefulSet status.updateRevision, when the controller has caught up with our template. */
+  updateRevision?: string;
+  /** Standbys the primary last reported as synchronous (quorum mode). */
+  synchronousStandbys: string[];
+  /** The switchover annotation's value, if any. */
+  switchoverRequest?: string;
+  /** The Database had a working primary before (phase Ready or Degraded). */
+  wasUp: boolean;
+  /** Since when (ms) the primary has been seen unhealthy; undefined when healthy. */
+  primaryDownSince?: number;
+  now: number;
+  failureThreshold: number;
+}
+
+export type Decision =
+  | { kind: "steady" }
+  | { kind: "waitForFailoverDelay"; remainingMs: number }
+  | { kind: "failover"; to: string; reason: string }
+  | { kind: "cannotFailover"; reason: string }
+  | { kind: "switchover"; to: string; reason: string; requested: boolean }
+  | { kind: "refuseSwitchover"; reason: string }
+  | { kind: "restart"; instance: string; reason: string };
+
+const ordinalOf = (name: string): number => Number(name.slice(name.lastIndexOf("-") + 1));
+
+const byName = (input: HaInput, name: string): InstanceView | undefined =>
+  input.instances.find(i => i.name === name);
+
+/** Why the primary counts as failed, or undefined when it is healthy (or never started). */
+export function primaryFailure(input: HaInput): string | undefined {
+  const primary = byName(input, input.primary);
+  if (!primary?.pod) return `the primary's pod ${input.primary} does not exist`;
+  if (primary.pod.terminating) return `the primary's pod ${input.primary} is being deleted`;
+  const sql = primary.sql;
+  if (sql && !sql.ok && sql.failures >= input.failureThreshold)
+    return `${input.primary} stopped answering SQL probes (${input.failureThreshold} failed in a row)`;
+  if (sql?.ok && sql.probe?.inRecovery) return undefined; // restarted as standby: promote via operation
+  return undefined;
+}
+
+const healthyReplica = (i: InstanceView): boolean =>
+  !!i.pod && !i.pod.terminating && !!i.sql?.ok && !!i.sql.probe?.inRecovery;
+
+const streaming = (i: InstanceView): boolean =>
+  healthyReplica(i) && !!i.pod?.ready && i.sql?.probe?.walReceiverStatus === "streaming";
+
+/** Highest received LSN first, then the lowest ordinal: deterministic. */
+const receivedLsn = (i: InstanceView): bigint => {
+  try {
+    return parseLsn(i.sql?.probe?.lsn ?? "");
+  } catch {
+    return -1n; // no answer yet: last in line
+  }
+};
+
+const bestFirst = (a: InstanceView, b: InstanceView): number => {
+  const la = receivedLsn(a);
+  const lb = receivedLsn(b);
+  if (la !== lb) return la > lb ? -1 : 1;
+  return a.ordinal - b.ordinal;
+};
+
+/**
+ * The replica to promote when the primary failed. In quorum mode only standbys the primary
+ * counted as synchronous are eligible, and enough of them must answer that the most advanced one
+ * surely holds every acknowledged commit: with q of s standbys confirming each commit, any
+ * s - q + 1 of them include one that confirmed it.
+ */
+export function failoverCandidate(input: HaInput): { to: string } | { refused: string } {
+  const candidates = input.instances.filter(
+    i => i.name !== input.primary && i.ordinal < input.spec.instances && healthyReplica(i),
+  );
+  const sync = input.spec.postgresql.synchronous;
+  if (sync.mode === "quorum") {
+    // The last set the primary reported, less instances that can no longer hold the newest WAL
+    // on its behalf: the primary itself (after an earlier failover) and replicas scaled away.
+    const known = input.synchronousStandbys.filter(
+      name => name !== input.primary && ordinalOf(name) < input.spec.instances,
+    );
+    if (known.length === 0)
+      return { refused: "no synchronous standby was ever reported by the primary" };
+    const eligible = candidates.filter(c => known.includes(c.name));
+    const needed = known.length - (sync.number ?? 1) + 1;
+    if (eligible.length < needed)
+      return {
+        refused: `only ${eligible.length} of the synchronous standbys (${known.join(", ")}) answer; ${needed} are needed to be sure no acknowledged write is lost`,
+      };
+    return { to: [...eligible].sort(bestFirst)[0].name };
+  }
+  if (candidates.length === 0) return { refused: "no healthy replica to promote" };
+  return { to: [...candidates].sort(bestFirst)[0].name };
+}
+
+/** The replica a planned switchover goes to: streaming, below the instance count, best first. */
+function switchoverCandidate(input: HaInput, requested?: string): string | { refused: string } {
+  const pool = input.instances.filter(
+    i => i.name !== input.primary && i.ordinal < input.spec.instances && streaming(i),
+  );
+  const sync = input.spec.postgresql.synchronous;
+  const eligible =
+    sync.mode === "quorum" ? pool.filter(i => input.synchronousStandbys.includes(i.name)) : pool;
+  if (requested && requested !== "auto") {
+    if (requested === input.primary) return { refused: `${requested} is already the primary` };
+    if (!eligible.some(i => i.name === requested))
+      return {
+        refused: `${requested} is not a ready, streaming${sync.mode === "quorum" ? ", synchronous" : ""} replica`,
+      };
+    return requested;
+  }
+  if (eligible.length === 0) return { refused: "no ready, streaming replica to switch over to" };
+  return [...eligible].sort(bestFirst)[0].name;
+}
+
+/** Why an instance must restart to match the spec, or undefined. */
+export const needsRestart = (i: InstanceView, updateRevision?: string): string | undefined => {
+  if (updateRevision && i.pod?.revision && i.pod.revision !== updateRevision)
+    return "runs an older pod template";
+  const pending = i.sql?.probe?.pendingRestart ?? [];
+  if (pending.length > 0) return `parameters pending restart: ${pending.join(", ")}`;
+  return undefined;
+};
+
+/** Every instance up, answering, replicas streaming: one of them may be taken down now. */
+const allHealthy = (input: HaInput): boolean =>
+  input.instances.every(i =>
+    i.name === input.primary
+      ? !!i.pod?.ready && !i.pod.terminating && !!i.sql?.ok && i.sql.probe?.inRecovery === false
+      : streaming(i),
+  );
+
+export function decide(input: HaInput): Decision {
+  const failure = input.wasUp ? primaryFailure(input) : undefined;
+  if (failure) return failoverDecision(input, failure);
+  if (ordinalOf(input.primary) >= input.spec.instances) {
+    const to = switchoverCandidate(input);
+    return typeof to === "string"
+      ? { kind: "switchover", to, reason: "ScaleDown", requested: false }
+      : { kind: "steady" }; // wait for a replica below the new count to be ready
+  }
+  if (input.switchoverRequest) {
+    const to = switchoverCandidate(input, input.switchoverRequest);
+    return typeof to === "string"
+      ? { kind: "switchover", to, reason: "Requested", requested: true }
+      : { kind: "refuseSwitchover", reason: to.refused };
+  }
+  return rollingRestart(input);
+}
+
+function failoverDecision(input: HaInput, failure: string): Decision {
+  if (!input.spec.failover.enabled || input.spec.instances < 2) return { kind: "steady" };
+  const since = input.primaryDownSince ?? input.now;
+  const remainingMs = since + input.spec.failover.delaySeconds * 1000 - input.now;
+  if (remainingMs > 0) return { kind: "waitForFailoverDelay", remainingMs };
+  const candidate = failoverCandidate(input);
+  if ("refused" in candidate)
+    return { kind: "cannotFailover", reason: `${failure}, but ${candidate.refused}` };
+  return { kind: "failover", to: candidate.to, reason: failure };
+}
+
+/** Replicas first (lowest ordinal first), then the primary by a switchover; one at a time. */
+function rollingRestart(input: HaInput): Decision {
+  const outdated = input.instances
+    .map(i => ({ i, why: needsRestart(i, input.updateRevision) }))
+    .filter((x): x is { i: InstanceView; why: string } => x.why !== undefined);
+  if (outdated.length === 0 || !allHealthy(input)) return { kind: "steady" };
+  const replica = outdated.find(x => x.i.name !== input.primary);
+  if (replica) return { kind: "restart", instance: replica.i.name, reason: replica.why };
+  const primary = outdated[0];
+  if (input.spec.instances < 2)
+    return { kind: "restart", instance: primary.i.name, reason: primary.why };
+  const to = switchoverCandidate(input);
+  return typeof to === "string"
+    ? { kind: "switchover", to, reason: "RollingRestart", requested: false }
+    : { kind: "steady" };
+}

@@ -1,0 +1,79 @@
+/**
+ * Merges what the HA step observed into the status reconcile is about to write. While an
+ * operation runs, its phase and target stay. LSNs and lag are copied from the previous status
+ * unless something else changed or they are older than PROGRESS_REFRESH_MS, so a busy database
+ * does not rewrite its status (and wake its own watch) on every reconcile.
+ */
+import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
+import { setCondition } from "../reconcile/conditions";
+import { statusPatch } from "../reconcile/status";
+import type { HaResult } from "./ha-step";
+
+export const PROGRESS_REFRESH_MS = 30_000;
+
+/** The instance with the previous status's progress figures, when both have them. */
+function withOldProgress(i: InstanceStatus, old: InstanceStatus | undefined): InstanceStatus {
+  if (old?.lsn === undefined || i.lsn === undefined) return i;
+  const { lagBytes: _lag, ...rest } = i;
+  const lag = old.lagBytes !== undefined && i.lagBytes !== undefined ? old.lagBytes : i.lagBytes;
+  return { ...rest, lsn: old.lsn, ...(lag !== undefined ? { lagBytes: lag } : {}) };
+}
+
+/** ParametersApplied: whether spec.postgresql reached postgresql.auto.conf everywhere. */
+function parametersCondition(
+  next: DatabaseStatus,
+  ha: HaResult,
+  now: Date,
+): DatabaseStatus["conditions"] {
+  return setCondition(
+    next.conditions,
+    ha.parametersError
+      ? {
+          type: "ParametersApplied",
+          status: "False",
+          reason: "ApplyFailed",
+          message: ha.parametersError,
+        }
+      : {
+          type: "ParametersApplied",
+          status: "True",
+          reason: "Applied",
+          message: "Every answering instance has the parameters of the spec",
+        },
+    now,
+    next.observedGeneration,
+  );
+}
+
+export function mergeHaStatus(
+  next: DatabaseStatus,
+  ha: HaResult,
+  prev: DatabaseStatus | undefined,
+  progressIsStale: boolean,
+  now: Date,
+): { status: DatabaseStatus; progressWritten: boolean } {
+  const { pendingRestart: _p, synchronousStandbys: _s, ...base } = next;
+  const merged: DatabaseStatus = {
+    ...base,
+    conditions: parametersCondition(next, ha, now),
+    ...(ha.busy ? { phase: prev?.phase, targetPrimary: prev?.targetPrimary } : {}),
+    instances: ha.status.instances,
+    ...(ha.status.pendingRestart?.length ? { pendingRestart: ha.status.pendingRestart } : {}),
+    ...(ha.status.synchronousStandbys?.length
+      ? { synchronousStandbys: ha.status.synchronousStandbys }
+      : {}),
+  };
+  if (progressIsStale) return { status: merged, progressWritten: true };
+  const steady: DatabaseStatus = {
+    ...merged,
+    instances: merged.instances?.map(i =>
+      withOldProgress(
+        i,
+        prev?.instances?.find(o => o.name === i.name),
+      ),
+    ),
+  };
+  // Something besides progress changed: write it all, progress included.
+  if (statusPatch(prev, steady)) return { status: merged, progressWritten: true };
+  return { status: steady, progressWritten: false };
+}

@@ -1,0 +1,289 @@
+/**
+ * The HA step inside reconcile, against the in-memory cluster and a scripted SQL stand-in: the
+ * order of failover and switchover steps, what is recorded before each, and resumption.
+ * Real PostgreSQL behaviour is covered in test/postgres and test/e2e.
+ */
+import { Database } from "../api/database";
+import { DatabaseSpec } from "../api/database-schema";
+import { ANNOTATION_SWITCHOVER, LABEL_ROLE, commonLabels, selectorLabels } from "../api/names";
+import { DEFAULT_CONFIG } from "../lib/config";
+import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
+import { FakeCluster } from "../reconcile/testing/fake-cluster";
+import { newHaMemory } from "./ha-step";
+import { ProbeRecord } from "./monitor";
+import { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
+
+const NS = "prod";
+const NAME = "orders";
+
+const answer = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
+  inRecovery: true,
+  timeline: 1,
+  lsn: "0/3000000",
+  walReceiverStatus: "streaming",
+  postmasterStartTime: "t0",
+  pendingRestart: [],
+  standbys: [],
+  ...over,
+});
+
+function setup(spec: Partial<DatabaseSpec> = {}) {
+  const cluster = new FakeCluster();
+  const records = new Map<string, ProbeRecord>();
+  const sqlCalls: string[] = [];
+  let leader = true;
+  const ip = (n: number) => `10.0.0.${n + 1}`;
+  let parametersFail: Error | undefined;
+  const sql: InstanceSql = {
+    probeInstance: async () => answer(),
+    promote: async (t: InstanceTarget) => void sqlCalls.push(`promote ${t.host}`),
+    checkpoint: async (t: InstanceTarget) => void sqlCalls.push(`checkpoint ${t.host}`),
+    applyParameters: async (t: InstanceTarget) => {
+      sqlCalls.push(`parameters ${t.host}`);
+      if (parametersFail) throw parametersFail;
+      return { changed: false, pendingRestart: [], notApplied: [] };
+    },
+  };
+  const deps: ReconcileDeps = {
+    cluster,
+    config: DEFAULT_CONFIG,
+    now: () => new Date("2026-11-29T10:00:00Z"),
+    validate: () => [],
+    newPassword: () => "pw",
+    isLeader: () => leader,
+    ha: {
+      monitor: { track: () => undefined, view: () => new Map(records) },
+      sql,
+      failureThreshold: 3,
+      memory: newHaMemory(),
+    },
+  };
+  cluster.addDatabase({
+    apiVersion: "pgkeeper.dev/v1alpha1",
+    kind: "Database",
+    metadata: { name: NAME, namespace: NS },
+    spec: { version: "15", storage: { size: "1Gi" }, instances: 3, ...spec },
+    status: { phase: "Ready", currentPrimary: `${NAME}-0`, targetPrimary: `${NAME}-0` },
+  } as Database);
+  const stored = () => cluster.databases.get(`${NS}/${NAME}`)!;
+  const addPod = (n: number, uid = `uid-${n}`) => {
+    cluster.put({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: {
+        name: `${NAME}-${n}`,
+        namespace: NS,
+        uid,
+        labels: {
+          ...commonLabels(NAME),
+          ...selectorLabels(NAME),
+          [LABEL_ROLE]: n === 0 ? "primary" : "replica",
+        },
+      },
+      status: { podIP: ip(n), conditions: [{ type: "Ready", status: "True" }] },
+    });
+  };
+  const probe = (
+    n: number,
+    rec: Partial<ProbeRecord> & { probe?: InstanceProbe },
+    uid = `uid-${n}`,
+  ) => records.set(`${NAME}-${n}`, { uid, ok: true, failures: 0, ...rec });
+  [0, 1, 2].forEach(n => addPod(n));
+  probe(0, { probe: answer({ inRecovery: false, walReceiverStatus: undefined }) });
+  probe(1, { probe: answer({ lsn: "0/3000000" }) });
+  probe(2, { probe: answer({ lsn: "0/3000100" }) });
+  const run = () => reconcile(deps, NS, NAME);
+  const pod = (n: number) => cluster.find("Pod", NS, `${NAME}-${n}`);
+  return {
+    cluster,
+    stored,
+    run,
+    pod,
+    addPod,
+    probe,
+    sqlCalls,
+    ip,
+    setLeader: (v: boolean) => (leader = v),
+    failParameters: (err: Error | undefined) => (parametersFail = err),
+  };
+}
+
+describe("failover", () => {
+  it("fences the failed primary first, then promotes the most advanced replica", async () => {
+    const t = setup();
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run();
+    // Fencing: recorded, topology names the target, label off, pod deleted with a short grace.
+    expect(t.stored().status?.operation).toMatchObject({
+      type: "Failover",
+      step: "Fencing",
+      from: "orders-0",
+      to: "orders-2",
+      fencedPodUid: "uid-0",
+    });
+    expect(t.stored().status?.phase).toBe("FailingOver");
+    expect(t.cluster.find("ConfigMap", NS, "orders-topology")?.data).toEqual({
+      primary: "orders-2",
+    });
+    expect(t.cluster.deletions).toContainEqual({
+      ref: `Pod/${NS}/orders-0`,
+      gracePeriodSeconds: 1,
+    });
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([]);
+
+    // The StatefulSet recreates the pod (new UID): fenced, so promote.
+    t.addPod(0, "uid-0b");
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([`promote ${t.ip(2)}`]);
+    expect(t.stored().status).toMatchObject({
+      currentPrimary: "orders-2",
+      targetPrimary: "orders-2",
+      lastFailover: { from: "orders-0", to: "orders-2" },
+    });
+    expect(t.stored().status?.operation).toBeUndefined();
+    expect(t.pod(2)?.metadata?.labels?.[LABEL_ROLE]).toBe("primary");
+    expect(t.cluster.events.map(e => e.reason)).toEqual(
+      expect.arrayContaining(["FailoverStarted", "FailoverCompleted"]),
+    );
+  });
+
+  it("resumes a recorded operation with its target, never choosing again", async () => {
+    const t = setup();
+    t.stored().status = {
+      ...t.stored().status,
+      operation: {
+        type: "Failover",
+        step: "Promoting",
+        from: "orders-0",
+        to: "orders-1",
+        startedAt: "2026-11-29T09:59:58Z",
+      },
+    };
+    // orders-2 is further ahead now, but orders-1 was chosen before the restart.
+    t.probe(0, { ok: false, failures: 9 });
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([`promote ${t.ip(1)}`]);
+    expect(t.stored().status?.currentPrimary).toBe("orders-1");
+  });
+
+  it("does not act without the lease", async () => {
+    const t = setup();
+    t.setLeader(false);
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run();
+    expect(t.stored().status?.operation).toBeUndefined();
+    expect(t.cluster.deletions).toEqual([]);
+  });
+
+  it("refuses in quorum mode when too few synchronous standbys answer, and says why once", async () => {
+    const t = setup({ postgresql: { synchronous: { mode: "quorum", number: 1 } } });
+    t.stored().status = { ...t.stored().status, synchronousStandbys: ["orders-1", "orders-2"] };
+    t.probe(0, { ok: false, failures: 3 });
+    t.probe(2, { ok: false, failures: 3 });
+    await t.run();
+    await t.run();
+    expect(t.cluster.deletions).toEqual([]);
+    const warnings = t.cluster.events.filter(e => e.reason === "FailoverImpossible");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].message).toContain("2 are needed");
+  });
+});
+
+describe("switchover", () => {
+  it("on request: clean shutdown of the old primary, then promotion, then the annotation goes", async () => {
+    const t = setup();
+    t.stored().metadata!.annotations = { [ANNOTATION_SWITCHOVER]: "orders-1" };
+    await t.run();
+    expect(t.sqlCalls).toContain(`checkpoint ${t.ip(0)}`);
+    expect(t.cluster.deletions).toContainEqual({
+      ref: `Pod/${NS}/orders-0`,
+      gracePeriodSeconds: undefined,
+    });
+    expect(t.stored().status?.operation).toMatchObject({ type: "Switchover", to: "orders-1" });
+    t.addPod(0, "uid-0b");
+    await t.run();
+    expect(t.stored().status?.currentPrimary).toBe("orders-1");
+    expect(t.stored().status?.lastSwitchover).toMatchObject({ from: "orders-0", to: "orders-1" });
+    expect(t.stored().metadata?.annotations?.[ANNOTATION_SWITCHOVER]).toBeUndefined();
+  });
+
+  it("refuses a request for an unknown instance with an Event and drops it", async () => {
+    const t = setup();
+    t.stored().metadata!.annotations = { [ANNOTATION_SWITCHOVER]: "orders-7" };
+    await t.run();
+    expect(t.cluster.events.find(e => e.reason === "SwitchoverRefused")?.message).toBe(
+      "orders-7 is not a ready, streaming replica",
+    );
+    expect(t.stored().metadata?.annotations?.[ANNOTATION_SWITCHOVER]).toBeUndefined();
+    expect(t.cluster.deletions).toEqual([]);
+  });
+});
+
+describe("status and parameters", () => {
+  it("shows role, timeline, lag, streaming and the synchronous set per instance", async () => {
+    const t = setup();
+    t.probe(0, {
+      probe: answer({
+        inRecovery: false,
+        lsn: "0/3000200",
+        walReceiverStatus: undefined,
+        standbys: [{ name: "orders-1", state: "streaming", syncState: "quorum" }],
+      }),
+    });
+    await t.run();
+    const status = t.stored().status!;
+    expect(status.instances?.find(i => i.name === "orders-1")).toMatchObject({
+      role: "replica",
+      timeline: 1,
+      lagBytes: 0x200,
+      streaming: true,
+      synchronous: true,
+    });
+    expect(status.synchronousStandbys).toEqual(["orders-1"]);
+  });
+
+  it("applies the managed parameters once per pod", async () => {
+    const t = setup();
+    await t.run();
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("parameters")).sort()).toEqual(
+      [0, 1, 2].map(n => `parameters ${t.ip(n)}`).sort(),
+    );
+  });
+
+  it("lists pending restarts and restarts the replica that has one (normal grace)", async () => {
+    const t = setup();
+    t.probe(1, { probe: answer({ pendingRestart: ["shared_buffers"] }) });
+    await t.run();
+    expect(t.stored().status?.pendingRestart).toEqual(["shared_buffers"]);
+    expect(t.cluster.deletions).toEqual([
+      { ref: `Pod/${NS}/orders-1`, gracePeriodSeconds: undefined },
+    ]);
+    expect(t.cluster.events.find(e => e.reason === "InstanceRestarting")?.message).toBe(
+      "Restarting orders-1: parameters pending restart: shared_buffers",
+    );
+  });
+
+  it("keeps failing over when parameters cannot be applied: condition and one Warning", async () => {
+    const t = setup();
+    t.failParameters(new Error("parameter work_mem: invalid value"));
+    const report = await t.run();
+    expect(report.requeueAfterMs).toBeLessThanOrEqual(10_000);
+    await t.run();
+    expect(t.cluster.events.filter(e => e.reason === "ParametersNotApplied")).toHaveLength(1);
+    expect(t.stored().status?.conditions?.find(c => c.type === "ParametersApplied")).toMatchObject({
+      status: "False",
+      reason: "ApplyFailed",
+    });
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run();
+    expect(t.stored().status?.operation).toMatchObject({ type: "Failover", to: "orders-2" });
+  });
+
+  it("keeps the last synchronous set while the primary reports none", async () => {
+    const t = setup({ postgresql: { synchronous: { mode: "quorum", number: 1 } } });
+    t.stored().status = { ...t.stored().status, synchronousStandbys: ["orders-1", "orders-2"] };
+    await t.run(); // primary answers with no standbys (they are reconnecting)
+    expect(t.stored().status?.synchronousStandbys).toEqual(["orders-1", "orders-2"]);
+  });
+});

@@ -1,0 +1,399 @@
+/**
+ * The operator's SQL edge: everything it asks of a PostgreSQL instance, over TCP as the
+ * superuser. The only module that imports `pg`.
+ *
+ * Every call opens one connection and always closes it, and is bounded in time: a connect
+ * timeout, a server-side statement_timeout, and an overall deadline that destroys the socket, so
+ * a frozen server (SIGSTOP, a hung node) costs the caller its timeout and no more. Errors are
+ * `InstanceSqlError`s naming the operation and host:port; they never carry the password nor the
+ * driver's error object (which a log serializer could expand).
+ */
+import pg from "pg";
+import { isListQuoted, sameFileValue, SettingRow, settingMatches, splitList } from "./guc-value";
+
+import type { InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
+
+export type { InstanceProbe, InstanceTarget, StandbyInfo };
+
+export interface ApplyResult {
+  /** Whether postgresql.auto.conf was rewritten (and the configuration reloaded). */
+  changed: boolean;
+  /** Every parameter waiting for a restart after the reload, sorted. */
+  pendingRestart: string[];
+  /** Desired parameters whose value in effect differs (restart-only ones until the restart). */
+  notApplied: string[];
+}
+
+/** An operation on an instance failed. `code` is the SQLSTATE or the system error code. */
+export class InstanceSqlError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = "InstanceSqlError";
+  }
+}
+
+/** A polite close (Terminate message) may take this long before the socket is destroyed. */
+const CLOSE_GRACE_MS = 500;
+/** Time for connecting and the checks around pg_promote's own wait. */
+const PROMOTE_SLACK_MS = 5000;
+const RELOAD_POLL_MS = 20;
+
+const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms));
+
+const addressOf = (t: InstanceTarget): string =>
+  t.host.includes(":") ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
+
+/**
+ * The message of anything thrown. Duck-typed: errors made by Node itself (ECONNREFUSED) are not
+ * `instanceof Error` inside a jest sandbox, and a driver may throw non-Errors.
+ */
+function messageOf(err: unknown): string {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? message : String(err);
+}
+
+/** Error → InstanceSqlError with the operation and address, the password scrubbed. */
+function wrap(err: unknown, what: string, t: InstanceTarget): InstanceSqlError {
+  if (err instanceof InstanceSqlError && err.message.startsWith(`${what} on `)) return err;
+  const raw = messageOf(err);
+  const scrub = (s: string): string => (t.password ? s.split(t.password).join("********") : s);
+  const code = (err as { code?: unknown } | null)?.code;
+  return new InstanceSqlError(
+    `${what} on ${addressOf(t)}: ${scrub(raw)}`,
+    typeof code === "string" ? code : undefined,
+  );
+}
+
+/** Closes a client: Terminate politely if it connected, never wait long, always free the socket. */
+async function close(client: pg.Client, connected: boolean): Promise<void> {
+  if (connected) {
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>(r => (timer = setTimeout(r, CLOSE_GRACE_MS)));
+    await Promise.race([client.end().catch(() => undefined), grace]);
+    clearTimeout(timer);
+  }
+  client.connection.stream.destroy();
+}
+
+/**
+ * Runs `work` on a fresh connection within `budgetMs` (connecting included). `statementMs`
+ * bounds each statement on the server too, so work abandoned by the deadline stops there.
+ */
+async function withClient<T>(
+  t: InstanceTarget,
+  what: string,
+  budgetMs: number,
+  work: (c: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({
+    host: t.host,
+    port: t.port,
+    user: t.user ?? "postgres",
+    password: t.password,
+    database: t.database ?? "postgres",
+    application_name: "pgkeeper",
+    connectionTimeoutMillis: budgetMs,
+    statement_timeout: budgetMs,
+    keepAlive: true,
+  });
+  // Without a listener, a server dying between statements would be an uncaught 'error' event
+  // that kills the operator; the failure reaches us through the pending query or the deadline.
+  client.on("error", () => undefined);
+  let connected = false;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new InstanceSqlError(`${what} on ${addressOf(t)}: no answer within ${budgetMs} ms`));
+      client.connection.stream.destroy();
+    }, budgetMs);
+  });
+  const run = async (): Promise<T> => {
+    await client.connect();
+    connected = true;
+    return work(client);
+  };
+  try {
+    return await Promise.race([run(), deadline]);
+  } catch (err) {
+    throw wrap(err, what, t);
+  } finally {
+    clearTimeout(timer);
+    await close(client, connected);
+  }
+}
+
+async function one<R extends pg.QueryResultRow>(
+  c: pg.Client,
+  sql: string,
+  params: unknown[] = [],
+): Promise<R> {
+  const { rows } = await c.query<R>(sql, params);
+  if (rows.length !== 1) throw new Error(`expected one row from ${sql}, got ${rows.length}`);
+  return rows[0];
+}
+
+async function inRecovery(c: pg.Client): Promise<boolean> {
+  return (await one<{ r: boolean }>(c, "SELECT pg_is_in_recovery() AS r")).r;
+}
+
+// ---- probe ----------------------------------------------------------------------------------
+
+type Role = Pick<InstanceProbe, "timeline" | "lsn" | "replayLsn" | "walReceiverStatus"> & {
+  standbys: StandbyInfo[];
+};
+
+async function primaryState(c: pg.Client): Promise<Role> {
+  // pg_control_checkpoint() lags a promotion until the next checkpoint; the WAL file name of the
+  // insert position carries the timeline being written right now.
+  const row = await one<{ lsn: string; walfile: string }>(
+    c,
+    "SELECT pg_current_wal_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_lsn()) AS walfile",
+  );
+  const { rows } = await c.query<{
+    name: string;
+    state: string;
+    sync_state: string;
+    flush_lsn: string | null;
+    replay_lsn: string | null;
+  }>(
+    `SELECT application_name AS name, state, sync_state, flush_lsn::text, replay_lsn::text
+       FROM pg_stat_replication ORDER BY application_name, pid`,
+  );
+  return {
+    timeline: parseInt(row.walfile.slice(0, 8), 16),
+    lsn: row.lsn,
+    standbys: rows.map(r => ({
+      name: r.name,
+      state: r.state,
+      syncState: r.sync_state,
+      flushLsn: r.flush_lsn ?? undefined,
+      replayLsn: r.replay_lsn ?? undefined,
+    })),
+  };
+}
+
+async function replicaState(c: pg.Client): Promise<Role> {
+  const row = await one<{
+    receive_lsn: string | null;
+    replay_lsn: string | null;
+    status: string | null;
+    received_tli: number | null;
+    checkpoint_tli: number;
+  }>(
+    c,
+    `SELECT pg_last_wal_receive_lsn()::text AS receive_lsn,
+            pg_last_wal_replay_lsn()::text AS replay_lsn,
+            (SELECT status FROM pg_stat_wal_receiver) AS status,
+            (SELECT received_tli FROM pg_stat_wal_receiver) AS received_tli,
+            (SELECT timeline_id FROM pg_control_checkpoint()) AS checkpoint_tli`,
+  );
+  const lsn = row.receive_lsn ?? row.replay_lsn;
+  if (lsn === null)
+    throw new Error("in recovery but reports neither a received nor a replayed LSN");
+  return {
+    // received_tli is 0 until the receiver has received anything
+    timeline: row.received_tli ? row.received_tli : row.checkpoint_tli,
+    lsn,
+    replayLsn: row.replay_lsn ?? undefined,
+    walReceiverStatus: row.status ?? undefined,
+    standbys: [],
+  };
+}
+
+/** Role, timeline, WAL positions, replication and restart state of one instance. */
+export async function probeInstance(t: InstanceTarget, timeoutMs: number): Promise<InstanceProbe> {
+  return withClient(t, "probe", timeoutMs, async c => {
+    const common = await one<{ in_recovery: boolean; started: Date; pending: string[] }>(
+      c,
+      `SELECT pg_is_in_recovery() AS in_recovery, pg_postmaster_start_time() AS started,
+              ARRAY(SELECT name FROM pg_settings WHERE pending_restart ORDER BY name) AS pending`,
+    );
+    const role = common.in_recovery ? await replicaState(c) : await primaryState(c);
+    return {
+      inRecovery: common.in_recovery,
+      ...role,
+      postmasterStartTime: common.started.toISOString(),
+      pendingRestart: common.pending,
+    };
+  });
+}
+
+// ---- promote, checkpoint ----------------------------------------------------------------------
+
+/**
+ * pg_promote(wait => true, wait_seconds => n); resolves once the server is out of recovery.
+ * Idempotent: a server already out of recovery (promoted earlier, or by a concurrent call that
+ * won the race) resolves without promoting again, so the timeline moves once. Throws when
+ * PostgreSQL refuses or the server is still in recovery after `timeoutSeconds`.
+ */
+export async function promote(t: InstanceTarget, timeoutSeconds: number): Promise<void> {
+  const seconds = Math.max(1, Math.ceil(timeoutSeconds));
+  await withClient(t, "promote", seconds * 1000 + PROMOTE_SLACK_MS, async c => {
+    if (!(await inRecovery(c))) return;
+    let promoted: boolean;
+    try {
+      promoted = (await one<{ p: boolean }>(c, "SELECT pg_promote(true, $1) AS p", [seconds])).p;
+    } catch (err) {
+      // "recovery is not in progress": someone else promoted it between our two statements.
+      if (!(await inRecovery(c))) return;
+      throw err;
+    }
+    if (!promoted || (await inRecovery(c)))
+      throw new Error(`still in recovery ${seconds} s after pg_promote()`);
+  });
+}
+
+/** CHECKPOINT (a restartpoint on a standby): before a switchover, so the old primary stops fast. */
+export async function checkpoint(t: InstanceTarget, timeoutMs = 120_000): Promise<void> {
+  await withClient(t, "checkpoint", timeoutMs, async c => {
+    await c.query("CHECKPOINT");
+  });
+}
+
+// ---- parameters -------------------------------------------------------------------------------
+
+/**
+ * Parameter names are case-insensitive in PostgreSQL, but ALTER SYSTEM writes a quoted name as
+ * given ("Work_Mem"), so names are folded to lower case before anything is compared or written.
+ */
+function normalize(desired: Record<string, string>): Map<string, string> {
+  const wanted = new Map<string, string>();
+  for (const [name, value] of Object.entries(desired)) {
+    const key = name.toLowerCase();
+    if (wanted.has(key)) throw new Error(`parameter ${name} is given twice (names ignore case)`);
+    wanted.set(key, value);
+  }
+  return wanted;
+}
+
+/** What postgresql.auto.conf holds now, read from disk by pg_file_settings. */
+async function readAutoConf(c: pg.Client): Promise<Map<string, string>> {
+  const { rows } = await c.query<{ name: string; setting: string | null }>(
+    `SELECT name, setting FROM pg_file_settings
+      WHERE sourcefile = current_setting('data_directory') || '/postgresql.auto.conf'
+      ORDER BY seqno`,
+  );
+  return new Map(rows.map(r => [r.name.toLowerCase(), r.setting ?? ""]));
+}
+
+function sameEntries(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, value] of b) {
+    const other = a.get(name);
+    if (other === undefined || !sameFileValue(name, other, value)) return false;
+  }
+  return true;
+}
+
+/**
+ * ALTER SYSTEM SET, one literal per element for GUC_LIST_QUOTE parameters: given 'a,b' as one
+ * literal, PostgreSQL would write the single element "a,b" (see guc-value.ts).
+ */
+function alterSystemSet(name: string, value: string): string {
+  const literals = isListQuoted(name) ? splitList(name, value) : [value];
+  const list = literals.length === 0 ? "''" : literals.map(v => pg.escapeLiteral(v)).join(", ");
+  return `ALTER SYSTEM SET ${pg.escapeIdentifier(name)} = ${list}`;
+}
+
+/** RESET ALL, then SET each: postgresql.auto.conf holds exactly `entries`. */
+async function writeExactly(c: pg.Client, entries: Map<string, string>): Promise<void> {
+  await c.query("ALTER SYSTEM RESET ALL");
+  for (const [name, value] of entries) await c.query(alterSystemSet(name, value));
+}
+
+/**
+ * Validate-then-write. Nothing validates a value for every parameter context without writing
+ * (set_config() refuses sighup and postmaster parameters before it looks at the value), so the
+ * validation is ALTER SYSTEM SET itself, one desired parameter at a time: it checks name and
+ * value as the server will and rewrites the file atomically. If one is refused, the previous
+ * file is written back before we throw, and as nothing was reloaded in between, the running
+ * configuration never saw the partial file. Once all are accepted, RESET ALL + SET each drops the
+ * parameters no longer desired.
+ */
+async function rewriteAutoConf(
+  c: pg.Client,
+  previous: Map<string, string>,
+  wanted: Map<string, string>,
+): Promise<void> {
+  for (const [name, value] of wanted) {
+    try {
+      await c.query(alterSystemSet(name, value));
+    } catch (err) {
+      const why = messageOf(err);
+      try {
+        await writeExactly(c, previous);
+      } catch (restoreErr) {
+        const how = messageOf(restoreErr);
+        throw new Error(
+          `parameter ${name}: ${why} (and restoring postgresql.auto.conf failed: ${how})`,
+        );
+      }
+      throw new Error(`parameter ${name}: ${why}`);
+    }
+  }
+  if ([...previous.keys()].some(name => !wanted.has(name))) await writeExactly(c, wanted);
+}
+
+/**
+ * pg_reload_conf() only signals the postmaster; it returns before anything is reloaded. Our own
+ * backend reloads when the postmaster passes the signal on, and pg_settings (pending_restart
+ * included) shows the new file only then: wait for this session's pg_conf_load_time() to move.
+ */
+async function reloadAndWait(c: pg.Client): Promise<void> {
+  const before = (await one<{ t: string }>(c, "SELECT pg_conf_load_time()::text AS t")).t;
+  await c.query("SELECT pg_reload_conf()");
+  for (;;) {
+    const sql = "SELECT pg_conf_load_time() > $1::timestamptz AS reloaded";
+    if ((await one<{ reloaded: boolean }>(c, sql, [before])).reloaded) return;
+    await sleep(RELOAD_POLL_MS); // bounded by withClient's deadline
+  }
+}
+
+async function restartAndDrift(
+  c: pg.Client,
+  wanted: Map<string, string>,
+): Promise<Omit<ApplyResult, "changed">> {
+  const pending = await c.query<{ name: string }>(
+    "SELECT name FROM pg_settings WHERE pending_restart ORDER BY name",
+  );
+  const { rows } = await c.query<SettingRow>(
+    "SELECT name, setting, unit, vartype FROM pg_settings WHERE name = ANY($1)",
+    [[...wanted.keys()]],
+  );
+  const inEffect = new Map(rows.map(r => [r.name, r]));
+  const notApplied = [...wanted]
+    .filter(([name, value]) => {
+      const row = inEffect.get(name);
+      return row === undefined || !settingMatches(row, value);
+    })
+    .map(([name]) => name)
+    .sort();
+  return { pendingRestart: pending.rows.map(r => r.name), notApplied };
+}
+
+/**
+ * Makes postgresql.auto.conf hold exactly `desired` (names folded to lower case), reloading
+ * when it changed. Works on a primary and on a hot standby (ALTER SYSTEM writes a file, no WAL).
+ * A refused name or value throws an error naming the parameter with PostgreSQL's message and
+ * leaves the file as it was. postgresql.auto.conf belongs to this function: anything else
+ * written there (pg_basebackup -R's primary_conninfo) is removed.
+ */
+export async function applyParameters(
+  t: InstanceTarget,
+  desired: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<ApplyResult> {
+  return withClient(t, "applyParameters", timeoutMs, async c => {
+    const wanted = normalize(desired);
+    const previous = await readAutoConf(c);
+    const changed = !sameEntries(previous, wanted);
+    if (changed) {
+      await rewriteAutoConf(c, previous, wanted);
+      await reloadAndWait(c);
+    }
+    return { changed, ...(await restartAndDrift(c, wanted)) };
+  });
+}

@@ -1,0 +1,138 @@
+import { FakeClock } from "../lib/clock";
+import { InstanceMonitor } from "./monitor";
+import { InstanceProbe, InstanceTarget } from "./probe-types";
+
+const answer = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
+  inRecovery: false,
+  timeline: 1,
+  lsn: "0/1",
+  postmasterStartTime: "t0",
+  pendingRestart: [],
+  standbys: [],
+  ...over,
+});
+
+/** A scripted PostgreSQL: per host, an answer or an error. */
+function setup() {
+  const behaviour = new Map<string, InstanceProbe | Error>();
+  const asked: InstanceTarget[] = [];
+  const changes: string[] = [];
+  const clock = new FakeClock(1_000);
+  const monitor = new InstanceMonitor({
+    sql: {
+      probeInstance: async t => {
+        asked.push(t);
+        const b = behaviour.get(t.host);
+        if (!b || b instanceof Error) throw b ?? new Error("connection refused");
+        return b;
+      },
+    },
+    intervalMs: 1000,
+    timeoutMs: 500,
+    failureThreshold: 3,
+    port: 5432,
+    onChange: key => changes.push(key),
+    clock,
+  });
+  return { behaviour, asked, changes, clock, monitor };
+}
+
+const targets = [
+  { name: "db-0", uid: "u0", ip: "10.0.0.1" },
+  { name: "db-1", uid: "u1", ip: "10.0.0.2" },
+];
+
+describe("InstanceMonitor", () => {
+  it("probes every tracked instance with the password and keeps the answers", async () => {
+    const { behaviour, asked, monitor } = setup();
+    behaviour.set("10.0.0.1", answer());
+    behaviour.set("10.0.0.2", answer({ inRecovery: true }));
+    monitor.track("ns/db", targets, "pw");
+    await monitor.probeAll();
+    expect(asked).toEqual([
+      { host: "10.0.0.1", port: 5432, password: "pw" },
+      { host: "10.0.0.2", port: 5432, password: "pw" },
+    ]);
+    expect(monitor.view("ns/db").get("db-1")).toMatchObject({ ok: true, failures: 0 });
+    expect(monitor.view("ns/db").get("db-1")?.probe?.inRecovery).toBe(true);
+  });
+
+  it("counts failures in a row, keeps the last answer, and reports the threshold once", async () => {
+    const { behaviour, changes, clock, monitor } = setup();
+    behaviour.set("10.0.0.1", answer());
+    monitor.track("ns/db", targets.slice(0, 1), "pw");
+    await monitor.probeAll();
+    expect(changes).toEqual(["ns/db"]); // first answer
+    behaviour.set("10.0.0.1", new Error("timeout"));
+    clock.advance(1000);
+    await monitor.probeAll(); // 1: ok → failing is a change
+    await monitor.probeAll(); // 2: no change
+    await monitor.probeAll(); // 3: threshold crossed is a change
+    await monitor.probeAll(); // 4: no change
+    expect(changes).toEqual(["ns/db", "ns/db", "ns/db"]);
+    const record = monitor.view("ns/db").get("db-0");
+    expect(record).toMatchObject({
+      ok: false,
+      failures: 4,
+      lastError: "timeout",
+      failingSince: 2000,
+    });
+    expect(record?.probe?.timeline).toBe(1);
+  });
+
+  it("does not ask for a reconcile when only replication progress changed", async () => {
+    const { behaviour, changes, monitor } = setup();
+    behaviour.set("10.0.0.1", answer({ lsn: "0/1" }));
+    monitor.track("ns/db", targets.slice(0, 1), "pw");
+    await monitor.probeAll();
+    behaviour.set("10.0.0.1", answer({ lsn: "0/FFFF" }));
+    await monitor.probeAll();
+    expect(changes).toHaveLength(1);
+    behaviour.set("10.0.0.1", answer({ lsn: "0/FFFF", pendingRestart: ["shared_buffers"] }));
+    await monitor.probeAll();
+    expect(changes).toHaveLength(2);
+  });
+
+  it("starts a new record for a new pod under the same name", async () => {
+    const { behaviour, monitor } = setup();
+    behaviour.set("10.0.0.1", new Error("down"));
+    monitor.track("ns/db", targets.slice(0, 1), "pw");
+    await monitor.probeAll();
+    monitor.track("ns/db", [{ name: "db-0", uid: "u9", ip: "10.0.0.1" }], "pw");
+    expect(monitor.view("ns/db").size).toBe(0);
+    await monitor.probeAll();
+    expect(monitor.view("ns/db").get("db-0")).toMatchObject({ uid: "u9", failures: 1 });
+  });
+
+  it("never runs two probes of one hung instance at once", async () => {
+    const { monitor } = setup();
+    let calls = 0;
+    const hung = new InstanceMonitor({
+      sql: { probeInstance: () => (calls++, new Promise<InstanceProbe>(() => undefined)) },
+      intervalMs: 1000,
+      timeoutMs: 500,
+      failureThreshold: 3,
+      port: 5432,
+      onChange: () => undefined,
+      clock: new FakeClock(),
+    });
+    hung.track("ns/db", targets.slice(0, 1), "pw");
+    void hung.probeAll();
+    void hung.probeAll();
+    expect(calls).toBe(1);
+    hung.stop();
+    monitor.stop();
+  });
+
+  it("probes on its interval until untracked", async () => {
+    const { behaviour, asked, clock, monitor } = setup();
+    behaviour.set("10.0.0.1", answer());
+    monitor.track("ns/db", targets.slice(0, 1), "pw");
+    await clock.advanceAsync(1000);
+    await clock.advanceAsync(1000);
+    expect(asked.length).toBe(2);
+    monitor.untrack("ns/db");
+    await clock.advanceAsync(5000);
+    expect(asked.length).toBe(2);
+  });
+});

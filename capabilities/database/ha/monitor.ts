@@ -1,0 +1,168 @@
+/**
+ * The instance monitor: probes every instance of every tracked Database over SQL on a fixed
+ * interval, keeps the latest answer and the run of failures, and asks for a reconcile when
+ * something that matters changed (an instance stopped or started answering, crossed the failure
+ * threshold, changed role, timeline, streaming state, synchronous set or pending restarts).
+ * Replication progress alone never triggers a reconcile: that would be a storm under load.
+ *
+ * Reconcile tells it what to probe (`track`) and reads its view (`view`); the monitor never
+ * writes to the API itself.
+ */
+import { Clock, TimerHandle, systemClock } from "../lib/clock";
+import { errorMessage } from "../lib/errors";
+import type { InstanceProbe, InstanceSql } from "./probe-types";
+
+export interface ProbeTarget {
+  name: string;
+  /** Pod UID: a new pod under the same name starts with a clean record. */
+  uid: string;
+  ip: string;
+}
+
+export interface ProbeRecord {
+  uid: string;
+  ok: boolean;
+  failures: number;
+  probe?: InstanceProbe;
+  lastError?: string;
+  /** When the current run of failures began. */
+  failingSince?: number;
+}
+
+export interface MonitorOptions {
+  sql: Pick<InstanceSql, "probeInstance">;
+  intervalMs: number;
+  timeoutMs: number;
+  failureThreshold: number;
+  port: number;
+  onChange: (key: string) => void;
+  clock?: Clock;
+}
+
+interface Tracked {
+  targets: ProbeTarget[];
+  password: string;
+  records: Map<string, ProbeRecord>;
+  inFlight: Set<string>;
+}
+
+/** The fields whose change deserves a reconcile. */
+const signature = (r: ProbeRecord, threshold: number): string =>
+  JSON.stringify([
+    r.uid,
+    r.ok,
+    r.failures >= threshold,
+    r.probe?.inRecovery,
+    r.probe?.timeline,
+    r.probe?.walReceiverStatus,
+    r.probe?.postmasterStartTime,
+    r.probe?.pendingRestart,
+    r.probe?.standbys.map(s => `${s.name}:${s.state}:${s.syncState}`).sort(),
+  ]);
+
+export class InstanceMonitor {
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly clock: Clock;
+  private timer?: TimerHandle;
+
+  constructor(private readonly opts: MonitorOptions) {
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  /** Sets what to probe for a Database (its pods with an IP); starts probing on first use. */
+  track(key: string, targets: ProbeTarget[], password: string): void {
+    const entry = this.tracked.get(key) ?? {
+      targets: [],
+      password,
+      records: new Map<string, ProbeRecord>(),
+      inFlight: new Set<string>(),
+    };
+    entry.targets = targets;
+    entry.password = password;
+    for (const name of [...entry.records.keys()]) {
+      const target = targets.find(t => t.name === name);
+      if (!target || target.uid !== entry.records.get(name)?.uid) entry.records.delete(name);
+    }
+    this.tracked.set(key, entry);
+    this.schedule();
+  }
+
+  untrack(key: string): void {
+    this.tracked.delete(key);
+    if (this.tracked.size === 0) this.stop();
+  }
+
+  /** The latest record per instance name (only for the pod UID currently tracked). */
+  view(key: string): Map<string, ProbeRecord> {
+    return new Map(this.tracked.get(key)?.records ?? []);
+  }
+
+  stop(): void {
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One round over every tracked instance; resolves when all probes of the round settled. */
+  async probeAll(): Promise<void> {
+    const rounds: Promise<void>[] = [];
+    for (const [key, entry] of this.tracked) {
+      for (const target of entry.targets) {
+        if (entry.inFlight.has(target.name)) continue; // a hung server: one probe at a time
+        rounds.push(this.probeOne(key, entry, target));
+      }
+    }
+    await Promise.all(rounds);
+  }
+
+  private schedule(): void {
+    if (this.timer || this.tracked.size === 0) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.probeAll().finally(() => this.schedule());
+    }, this.opts.intervalMs);
+  }
+
+  private async probeOne(key: string, entry: Tracked, target: ProbeTarget): Promise<void> {
+    entry.inFlight.add(target.name);
+    const before = entry.records.get(target.name);
+    let next: ProbeRecord;
+    try {
+      next = await this.answer(entry, target);
+    } catch (err) {
+      next = this.failure(before?.uid === target.uid ? before : undefined, target, err);
+    } finally {
+      entry.inFlight.delete(target.name);
+    }
+    // The Database may have been untracked, or the pod replaced, while the probe ran.
+    if (this.tracked.get(key) !== entry) return;
+    if (!entry.targets.some(t => t.name === target.name && t.uid === target.uid)) return;
+    entry.records.set(target.name, next);
+    const threshold = this.opts.failureThreshold;
+    if (!before || signature(before, threshold) !== signature(next, threshold))
+      this.opts.onChange(key);
+  }
+
+  private async answer(entry: Tracked, target: ProbeTarget): Promise<ProbeRecord> {
+    const probe = await this.opts.sql.probeInstance(
+      { host: target.ip, port: this.opts.port, password: entry.password },
+      this.opts.timeoutMs,
+    );
+    return { uid: target.uid, ok: true, failures: 0, probe };
+  }
+
+  /** One more failure in a row; the last answer is kept (failover compares received LSNs). */
+  private failure(
+    previous: ProbeRecord | undefined,
+    target: ProbeTarget,
+    err: unknown,
+  ): ProbeRecord {
+    return {
+      uid: target.uid,
+      ok: false,
+      failures: (previous?.failures ?? 0) + 1,
+      probe: previous?.probe,
+      lastError: errorMessage(err),
+      failingSince: previous?.failingSince ?? this.clock.now(),
+    };
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What the operator learns from one instance over SQL (instance-sql.ts fills it). Kept apart
+ * from the `pg` client so pure decision code and its tests do not load a driver.
+ */
+export interface StandbyInfo {
+  /** application_name: the pod name. */
+  name: string;
+  state: string;
+  /** `sync`, `quorum`, `potential` or `async`. */
+  syncState: string;
+  flushLsn?: string;
+  replayLsn?: string;
+}
+
+export interface InstanceProbe {
+  inRecovery: boolean;
+  /** Primary: the timeline it writes. Replica: the one it receives (else its last checkpoint's). */
+  timeline: number;
+  /** Primary: pg_current_wal_lsn(); replica: last received (else replayed) LSN. */
+  lsn: string;
+  replayLsn?: string;
+  /** Replica: pg_stat_wal_receiver.status ('streaming' when following a primary). */
+  walReceiverStatus?: string;
+  postmasterStartTime: string;
+  pendingRestart: string[];
+  /** Primary: pg_stat_replication. */
+  standbys: StandbyInfo[];
+}
+
+export interface InstanceTarget {
+  host: string;
+  port: number;
+  password: string;
+  user?: string;
+  database?: string;
+}
+
+/** The SQL operations HA needs, as an interface so reconcile tests can stand in for PostgreSQL. */
+export interface InstanceSql {
+  probeInstance(t: InstanceTarget, timeoutMs: number): Promise<InstanceProbe>;
+  promote(t: InstanceTarget, timeoutSeconds: number): Promise<void>;
+  checkpoint(t: InstanceTarget): Promise<void>;
+  applyParameters(
+    t: InstanceTarget,
+    desired: Record<string, string>,
+  ): Promise<{ changed: boolean; pendingRestart: string[]; notApplied: string[] }>;
+}

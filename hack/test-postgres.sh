@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# PostgreSQL tier: the operator's SQL edge (capabilities/database/ha/instance-sql.ts) against real
+# PostgreSQL 15 servers started by the tests on loopback ports 25432..25499, in temporary
+# directories. No cluster needed. On a machine without PostgreSQL 15 (a fresh Debian 12 CI
+# runner, as root) this installs it with apt first, which also creates the `postgres` account the
+# servers run as when the tests run as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+if [ ! -x "$PG_BIN/postgres" ]; then
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    echo "PostgreSQL 15 not found in $PG_BIN: install postgresql-15 (or set PG_BIN)" >&2
+    exit 1
+  fi
+  echo "PostgreSQL 15 not found in $PG_BIN: installing postgresql-15 with apt-get"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null
+fi
+export PG_BIN
+
+if [ ! -x node_modules/.bin/jest ]; then
+  npm ci --no-audit --no-fund
+fi
+
+# In band: the test files share one port range and two cores.
+npx jest --selectProjects postgres --runInBand --verbose "$@"

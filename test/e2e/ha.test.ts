@@ -1,0 +1,345 @@
+/**
+ * High availability on real pods, under a continuous write load through `<db>-rw`: failover after
+ * three kinds of primary failure, switchover, scaling, and configuration changes. Synchronous
+ * (quorum) mode, so every acknowledged row must survive every failover.
+ */
+import { database, operatorSuite } from "../integration/harness/fixtures";
+import { Obj, create, get, kubectlOk, list } from "../integration/harness/kubectl";
+import { Operator } from "../integration/harness/operator";
+import { sleep, waitFor } from "../integration/harness/wait";
+import { Load, firstAckAfter, postmasterPid, recoveredAfter } from "./load";
+import { appCredentials, psql, superuserAt } from "./psql";
+
+const operator = new Operator("e2e-ha", {
+  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
+});
+let ns: string;
+operatorSuite(operator, "e2e-ha", created => (ns = created));
+
+const DB = "ha";
+
+interface InstanceStatus {
+  name: string;
+  role: string;
+  ready: boolean;
+  streaming?: boolean;
+  timeline?: number;
+}
+interface Status {
+  phase?: string;
+  currentPrimary?: string;
+  instances?: InstanceStatus[];
+  pendingRestart?: string[];
+  lastFailover?: { from: string; to: string; durationSeconds: number };
+}
+const status = (name = DB): Status => (get("database", ns, name)?.status ?? {}) as Status;
+const pod = (name: string): Obj | undefined => get("pod", ns, name);
+const podIp = (name: string): string =>
+  String((pod(name)?.status as { podIP?: string } | undefined)?.podIP);
+const podsOf = (name = DB): Obj[] => list("pod", ns, `pgkeeper.dev/database=${name}`);
+
+/** Every instance ready, the replicas streaming from the primary, status agreeing. */
+async function healthy(name: string, instances: number, timeoutMs = 300_000): Promise<Status> {
+  return waitFor(
+    `${name}: ${instances} ready instances, replicas streaming`,
+    () => {
+      const s = status(name);
+      const all = s.instances ?? [];
+      const ok =
+        s.phase === "Ready" &&
+        all.length === instances &&
+        all.every(i => i.ready && (i.role === "primary" || i.streaming === true));
+      return ok ? s : undefined;
+    },
+    { timeoutMs, intervalMs: 2000 },
+  );
+}
+
+let load: Load;
+
+describe("a 3-instance Database in quorum mode under write load", () => {
+  beforeAll(async () => {
+    create(
+      database(ns, DB, {
+        instances: 3,
+        postgresql: { synchronous: { mode: "quorum", number: 1 } },
+      }),
+    );
+    await healthy(DB, 3, 420_000);
+    const creds = appCredentials(ns, DB);
+    await waitFor("SQL through -rw", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
+    psql(creds, "create table load (id bigint primary key, at timestamptz default now())");
+    load = new Load(ns, DB);
+    load.start();
+    await waitFor("the first acknowledged writes", () => load.acks().length > 20, {
+      timeoutMs: 60_000,
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await load?.stop();
+  });
+
+  /** After a fault at `t0`: a new primary, writes acknowledged again, nothing lost, rejoin. */
+  async function expectRecovery(oldPrimary: string, oldIp: string, t0: number): Promise<void> {
+    const s = await waitFor(
+      "a new primary",
+      () => {
+        const now = status();
+        return now.currentPrimary && now.currentPrimary !== oldPrimary ? now : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+    const ack = await waitFor(
+      "a write acknowledged after the fault",
+      () => firstAckAfter(load.acks(), t0, oldIp),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    console.log(
+      `failover ${oldPrimary} -> ${s.currentPrimary}: first acknowledged write ${ack.at - t0} ms after the fault`,
+    );
+    await healthy(DB, 3);
+    const back = status().instances?.find(i => i.name === oldPrimary);
+    expect(back).toMatchObject({ role: "replica", ready: true, streaming: true });
+    expect(load.violations()).toEqual([]);
+    await expectNoAcknowledgedRowLost();
+  }
+
+  async function expectNoAcknowledgedRowLost(): Promise<void> {
+    const acked = load.acks().map(a => a.id);
+    const creds = appCredentials(ns, DB);
+    // Through -rw, which may still be moving to the new primary: retry until it answers.
+    const rows = await waitFor(
+      "the rows through -rw",
+      () => psql(creds, `select id from load where id <= ${Math.max(...acked)}`, 60_000),
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+    const present = new Set(rows.split("\n").filter(Boolean).map(Number));
+    const lost = acked.filter(id => !present.has(id));
+    expect(lost).toEqual([]);
+  }
+
+  it("fails over when the primary's pod is deleted", async () => {
+    const primary = status().currentPrimary!;
+    const ip = podIp(primary);
+    const t0 = Date.now();
+    kubectlOk(["delete", "pod", primary, "-n", ns, "--wait=false"]);
+    await expectRecovery(primary, ip, t0);
+  }, 600_000);
+
+  it("fails over when the primary's postgres is killed with SIGKILL", async () => {
+    const primary = status().currentPrimary!;
+    const pid = postmasterPid(pod(primary)!.metadata.uid!);
+    const t0 = Date.now();
+    process.kill(pid, "SIGKILL");
+    // The kubelet restarts the container at once; whether it comes back before the failure
+    // threshold decides between a restart in place and a failover. Either way: no loss, one
+    // writable instance at a time, writes resume.
+    await sleep(3000); // the writer's current connection breaks at once; give it time to notice
+    const ack = await waitFor(
+      "a write acknowledged after the kill",
+      () => recoveredAfter(load, t0),
+      {
+        timeoutMs: 120_000,
+      },
+    );
+    console.log(
+      `SIGKILL of ${primary}'s postgres: primary now ${status().currentPrimary}, first acknowledged write ${ack.at - t0} ms later`,
+    );
+    await healthy(DB, 3);
+    expect(load.violations()).toEqual([]);
+    await expectNoAcknowledgedRowLost();
+  }, 600_000);
+
+  it("fails over when the primary is frozen (SIGSTOP), fencing it", async () => {
+    const primary = status().currentPrimary!;
+    const ip = podIp(primary);
+    const pid = postmasterPid(pod(primary)!.metadata.uid!);
+    const t0 = Date.now();
+    process.kill(pid, "SIGSTOP");
+    try {
+      await expectRecovery(primary, ip, t0);
+    } finally {
+      try {
+        process.kill(pid, "SIGCONT");
+      } catch {
+        // fenced: the process is gone, as it should be
+      }
+    }
+  }, 600_000);
+
+  it("switches over on request with no loss and rejoins the old primary", async () => {
+    const before = status();
+    const target = before.instances!.find(i => i.role === "replica")!.name;
+    kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${target}`]);
+    await waitFor("the switchover", () => status().currentPrimary === target, {
+      timeoutMs: 120_000,
+    });
+    await healthy(DB, 3);
+    const db = get("database", ns, DB)!;
+    expect(db.metadata.annotations?.["pgkeeper.dev/switchover-to"]).toBeUndefined();
+    expect(load.violations()).toEqual([]);
+    await expectNoAcknowledgedRowLost();
+  }, 600_000);
+
+  it("applies a reloadable parameter on every instance without restarting any", async () => {
+    const before = podsOf().map(p => ({
+      name: p.metadata.name,
+      uid: p.metadata.uid,
+      restarts: restartCount(p),
+      started: postmasterStart(p),
+    }));
+    kubectlOk([
+      "patch",
+      "database",
+      DB,
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      JSON.stringify({ spec: { postgresql: { parameters: { work_mem: "12MB" } } } }),
+    ]);
+    for (const p of podsOf())
+      await waitFor(`work_mem on ${p.metadata.name}`, () => setting(p, "work_mem") === "12MB", {
+        timeoutMs: 60_000,
+      });
+    const after = podsOf().map(p => ({
+      name: p.metadata.name,
+      uid: p.metadata.uid,
+      restarts: restartCount(p),
+      started: postmasterStart(p),
+    }));
+    expect(after).toEqual(before);
+    expect(status().pendingRestart ?? []).toEqual([]);
+  }, 300_000);
+
+  it("rolls a restart-only parameter out one instance at a time, primary last", async () => {
+    const primary = status().currentPrimary!;
+    const starts = new Map(podsOf().map(p => [p.metadata.name, p.metadata.uid]));
+    kubectlOk([
+      "patch",
+      "database",
+      DB,
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      JSON.stringify({
+        spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: "120" } } },
+      }),
+    ]);
+    // Sample readiness while the rollout runs: never two instances down at once.
+    let maxDown = 0;
+    const restartedOrder: string[] = [];
+    await waitFor(
+      "max_connections = 120 on every instance, nothing pending",
+      () => {
+        const pods = podsOf();
+        const down = pods.filter(p => !isReady(p)).length + (3 - pods.length);
+        maxDown = Math.max(maxDown, down);
+        for (const p of pods)
+          if (
+            starts.get(p.metadata.name) !== p.metadata.uid &&
+            !restartedOrder.includes(p.metadata.name)
+          )
+            restartedOrder.push(p.metadata.name);
+        return (
+          pods.length === 3 &&
+          pods.every(p => isReady(p) && setting(p, "max_connections") === "120") &&
+          (status().pendingRestart ?? []).length === 0
+        );
+      },
+      { timeoutMs: 480_000, intervalMs: 500 },
+    );
+    expect(maxDown).toBeLessThanOrEqual(1);
+    expect(restartedOrder).toHaveLength(3);
+    expect(restartedOrder[2]).toBe(primary);
+    expect(status().currentPrimary).not.toBe(primary);
+    await healthy(DB, 3);
+    expect(load.violations()).toEqual([]);
+    await expectNoAcknowledgedRowLost();
+  }, 600_000);
+
+  it("scales down below the primary's ordinal by switching over first", async () => {
+    // Make the highest ordinal the primary, then scale it away.
+    if (status().currentPrimary !== `${DB}-2`) {
+      kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${DB}-2`]);
+      await waitFor("primary on ordinal 2", () => status().currentPrimary === `${DB}-2`, {
+        timeoutMs: 120_000,
+      });
+      await healthy(DB, 3);
+    }
+    kubectlOk([
+      "patch",
+      "database",
+      DB,
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      '{"spec":{"instances":2}}',
+    ]);
+    await healthy(DB, 2);
+    expect(status().currentPrimary).not.toBe(`${DB}-2`);
+    await waitFor("pod ha-2 gone", () => pod(`${DB}-2`) === undefined, { timeoutMs: 120_000 });
+    expect(get("pvc", ns, `pgdata-${DB}-2`)).toBeDefined(); // retained for a scale back up
+    expect(load.violations()).toEqual([]);
+    await expectNoAcknowledgedRowLost();
+  }, 600_000);
+});
+
+describe("scaling a Database 1 → 3 → 2", () => {
+  it("clones new replicas that stream, then removes the highest one", async () => {
+    create(database(ns, "grow"));
+    await healthy("grow", 1, 300_000);
+    const creds = appCredentials(ns, "grow");
+    psql(creds, "create table t as select g from generate_series(1, 500) g");
+    kubectlOk([
+      "patch",
+      "database",
+      "grow",
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      '{"spec":{"instances":3}}',
+    ]);
+    await healthy("grow", 3, 420_000);
+    for (const p of podsOf("grow").filter(
+      p => p.metadata.labels?.["pgkeeper.dev/role"] === "replica",
+    ))
+      await waitFor(`rows on ${p.metadata.name}`, () => count(p, "grow") === "500", {
+        timeoutMs: 60_000,
+      });
+    kubectlOk([
+      "patch",
+      "database",
+      "grow",
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      '{"spec":{"instances":2}}',
+    ]);
+    await healthy("grow", 2);
+    await waitFor("pod grow-2 gone", () => pod("grow-2") === undefined, { timeoutMs: 120_000 });
+    expect(psql(creds, "select count(*) from t")).toBe("500");
+  }, 900_000);
+});
+
+// --- per-pod SQL as the superuser ------------------------------------------------------------
+
+const isReady = (p: Obj): boolean =>
+  ((p.status?.conditions ?? []) as { type: string; status: string }[]).some(
+    c => c.type === "Ready" && c.status === "True",
+  );
+const restartCount = (p: Obj): number =>
+  ((p.status?.containerStatuses ?? []) as { restartCount: number }[])[0]?.restartCount ?? -1;
+const setting = (p: Obj, name: string): string =>
+  psql(superuserAt(ns, DB, p), `select current_setting('${name}')`);
+const postmasterStart = (p: Obj): string =>
+  psql(superuserAt(ns, DB, p), "select pg_postmaster_start_time()");
+const count = (p: Obj, db: string): string =>
+  psql({ ...superuserAt(ns, db, p), dbname: "app" }, "select count(*) from t");

@@ -1,0 +1,160 @@
+/**
+ * A continuous write load and a split-brain watch, run as a child process so the test's
+ * synchronous kubectl calls never pause it (e2e HA tests and bench/failover):
+ *
+ * - writer: inserts numbered rows through `<db>-rw`, one transaction each, and appends every
+ *   acknowledged id with its time and the answering server's address to `<out>/acks`. Client-side timeouts only: a server-side
+ *   statement_timeout would cancel a synchronous-replication wait and report the commit as done.
+ * - watch: every WATCH_MS asks each instance pod (by IP, as the superuser) whether it is in
+ *   recovery, and appends rounds where more than one instance accepted writes to
+ *   `<out>/violations`; `<out>/primaries` logs every change of the writable set.
+ *
+ * Usage: node -r ts-node/register/transpile-only load.ts <config.json>; stops on SIGTERM.
+ */
+import { execFile } from "node:child_process";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "pg";
+
+export interface LoadConfig {
+  out: string;
+  app: { host: string; port: number; user: string; password: string; database: string };
+  superuserPassword: string;
+  kubectl: string;
+  kubeconfig: string;
+  namespace: string;
+  database: string;
+  table: string;
+}
+
+const WATCH_MS = 200;
+const TIMEOUT_MS = 2000;
+let stopping = false;
+
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
+
+async function writer(cfg: LoadConfig): Promise<void> {
+  const acks = join(cfg.out, "acks");
+  const errors = join(cfg.out, "errors");
+  let client: Client | undefined;
+  let id = 0;
+  while (!stopping) {
+    id++;
+    try {
+      if (!client) {
+        client = new Client({
+          ...cfg.app,
+          connectionTimeoutMillis: TIMEOUT_MS,
+          query_timeout: TIMEOUT_MS,
+        });
+        client.on("error", () => undefined);
+        await client.connect();
+      }
+      const r = await client.query<{ addr: string }>(
+        `insert into ${cfg.table} (id) values ($1) returning host(inet_server_addr()) as addr`,
+        [id],
+      );
+      appendFileSync(acks, `${id} ${Date.now()} ${r.rows[0].addr}\n`);
+    } catch (err) {
+      appendFileSync(errors, `${Date.now()} ${id} ${(err as Error).message}\n`);
+      const dead = client;
+      client = undefined;
+      void dead?.end().catch(() => undefined);
+      await sleep(100);
+    }
+  }
+  await client?.end().catch(() => undefined);
+}
+
+interface PodAddr {
+  name: string;
+  ip: string;
+}
+
+function pods(cfg: LoadConfig): Promise<PodAddr[]> {
+  return new Promise(resolve =>
+    execFile(
+      cfg.kubectl,
+      [
+        "--kubeconfig",
+        cfg.kubeconfig,
+        "get",
+        "pods",
+        "-n",
+        cfg.namespace,
+        "-l",
+        `pgkeeper.dev/database=${cfg.database}`,
+        "-o",
+        "json",
+      ],
+      { timeout: 10_000 },
+      (err, stdout) => {
+        if (err) return resolve([]);
+        const items = (
+          JSON.parse(stdout) as {
+            items: { metadata: { name: string }; status: { podIP?: string } }[];
+          }
+        ).items;
+        resolve(
+          items
+            .filter(p => p.status.podIP)
+            .map(p => ({ name: p.metadata.name, ip: p.status.podIP! })),
+        );
+      },
+    ),
+  );
+}
+
+async function writable(cfg: LoadConfig, pod: PodAddr): Promise<boolean> {
+  const client = new Client({
+    host: pod.ip,
+    port: 5432,
+    user: "postgres",
+    password: cfg.superuserPassword,
+    database: "postgres",
+    connectionTimeoutMillis: 1000,
+    query_timeout: 1000,
+  });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    const r = await client.query<{ w: boolean }>("select not pg_is_in_recovery() as w");
+    return r.rows[0].w;
+  } catch {
+    return false;
+  } finally {
+    void client.end().catch(() => undefined);
+  }
+}
+
+async function watch(cfg: LoadConfig): Promise<void> {
+  let addrs: PodAddr[] = [];
+  let refreshed = 0;
+  let last = "";
+  while (!stopping) {
+    if (Date.now() - refreshed > 1000) {
+      addrs = await pods(cfg);
+      refreshed = Date.now();
+    }
+    const answers = await Promise.all(
+      addrs.map(async p => ((await writable(cfg, p)) ? p.name : "")),
+    );
+    const primaries = answers.filter(Boolean).sort();
+    const line = primaries.join(",");
+    if (line !== last) {
+      appendFileSync(join(cfg.out, "primaries"), `${Date.now()} ${line}\n`);
+      last = line;
+    }
+    if (primaries.length > 1)
+      appendFileSync(join(cfg.out, "violations"), `${Date.now()} ${line}\n`);
+    await sleep(WATCH_MS);
+  }
+}
+
+if (require.main === module) {
+  const cfg = JSON.parse(readFileSync(process.argv[2], "utf8")) as LoadConfig;
+  for (const f of ["acks", "errors", "violations", "primaries"])
+    writeFileSync(join(cfg.out, f), "");
+  process.on("SIGTERM", () => (stopping = true));
+  void Promise.all([writer(cfg), watch(cfg)]).then(() => process.exit(0));
+}

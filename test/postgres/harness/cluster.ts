@@ -1,0 +1,131 @@
+/**
+ * Builds what the operator manages, on loopback: a primary (initdb with data checksums, scram for
+ * TCP) and streaming standbys cloned with pg_basebackup. Everything lives in one temporary
+ * directory per Cluster; `destroy()` stops every server and removes it.
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { bin, freePort, RunAs, serverAccount } from "./os";
+import { PgServer } from "./server";
+
+/** Settings every test server gets; tests change others through the code under test. */
+const BASE_CONF: Record<string, string> = {
+  listen_addresses: "127.0.0.1",
+  wal_level: "replica",
+  hot_standby: "on",
+  wal_log_hints: "on",
+  max_wal_senders: "10",
+  wal_keep_size: "256MB", // a standby frozen by a test can still catch up without slots
+  fsync: "off", // throwaway servers on a shared machine
+  log_line_prefix: "%m [%p] %a ",
+};
+
+const confLines = (conf: Record<string, string>): string =>
+  Object.entries(conf)
+    .map(([k, v]) => `${k} = '${v.replace(/'/g, "''")}'\n`)
+    .join("");
+
+export class Cluster {
+  readonly root: string;
+  readonly password = randomBytes(12).toString("hex");
+  private readonly account: RunAs = serverAccount();
+  private readonly servers: PgServer[] = [];
+
+  constructor() {
+    this.root = mkdtempSync(path.join(tmpdir(), "pgk-"));
+    if (this.account.uid !== undefined) chownSync(this.root, this.account.uid, this.account.gid!);
+  }
+
+  private run(command: string, args: string[], env: Record<string, string> = {}): void {
+    execFileSync(bin(command), args, {
+      ...this.account,
+      cwd: this.root,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { PATH: process.env.PATH, LANG: "C", ...env },
+    });
+  }
+
+  private writeOwned(file: string, text: string, mode = 0o600): void {
+    writeFileSync(file, text, { mode });
+    if (this.account.uid !== undefined) chownSync(file, this.account.uid, this.account.gid!);
+  }
+
+  /** initdb + start. `conf` adds settings to postgresql.conf (not postgresql.auto.conf). */
+  async primary(name = "primary", conf: Record<string, string> = {}): Promise<PgServer> {
+    const dataDir = path.join(this.root, name);
+    const pwfile = path.join(this.root, "pwfile");
+    this.writeOwned(pwfile, `${this.password}\n`);
+    this.run(
+      "initdb",
+      [
+        ["-D", dataDir, "-U", "postgres", `--pwfile=${pwfile}`],
+        ["--auth-local=trust", "--auth-host=scram-sha-256", "--data-checksums"],
+        ["-E", "UTF8", "--locale=C", "--no-sync"],
+      ].flat(),
+    );
+    const port = await freePort();
+    appendFileSync(
+      path.join(dataDir, "postgresql.conf"),
+      confLines({ ...BASE_CONF, port: String(port), unix_socket_directories: dataDir, ...conf }),
+    );
+    return this.started(new PgServer(name, dataDir, port, this.password, this.account));
+  }
+
+  /**
+   * pg_basebackup from `source`, then a streaming standby named `name` (application_name).
+   * primary_conninfo goes into postgresql.conf rather than postgresql.auto.conf (where -R would
+   * put it): the operator owns postgresql.auto.conf through ALTER SYSTEM and rewrites it whole.
+   */
+  async standby(source: PgServer, name: string): Promise<PgServer> {
+    const dataDir = path.join(this.root, name);
+    this.run(
+      "pg_basebackup",
+      ["-h", "127.0.0.1", "-p", String(source.port), "-U", "postgres", "-D", dataDir].concat([
+        "-X",
+        "stream",
+        "-c",
+        "fast",
+        "--no-sync",
+      ]),
+      { PGPASSWORD: this.password },
+    );
+    const port = await freePort();
+    const conninfo =
+      `host=127.0.0.1 port=${source.port} user=postgres password=${this.password} ` +
+      `application_name=${name}`;
+    appendFileSync(
+      path.join(dataDir, "postgresql.conf"),
+      confLines({
+        port: String(port),
+        unix_socket_directories: dataDir,
+        primary_conninfo: conninfo,
+      }),
+    );
+    this.writeOwned(path.join(dataDir, "standby.signal"), "");
+    const standby = await this.started(
+      new PgServer(name, dataDir, port, this.password, this.account),
+    );
+    await source.waitFor(
+      `SELECT state FROM pg_stat_replication WHERE application_name = '${name}'`,
+      "streaming",
+    );
+    return standby;
+  }
+
+  private async started(server: PgServer): Promise<PgServer> {
+    this.servers.push(server);
+    await server.start();
+    return server;
+  }
+
+  /** Stops every server (immediate: nothing left to protect) and removes the directory. */
+  async destroy(): Promise<void> {
+    const stops = await Promise.allSettled(this.servers.map(s => s.stop("immediate")));
+    rmSync(this.root, { recursive: true, force: true });
+    const failed = stops.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+}
