@@ -25,7 +25,7 @@ import { delta, scrapeApiserver, sumBy } from "../lib/apiserver-metrics";
 import { auditSize, countOperatorRequests, writesOf } from "../lib/audit";
 import { Kwok } from "../lib/kwok";
 import { kubectlBig } from "../lib/kubectl";
-import { fmt, memoryOf } from "../lib/process";
+import { cpuSecondsOf, fmt, memoryOf } from "../lib/process";
 
 interface Options {
   sizes: number[];
@@ -156,6 +156,7 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
       api: scrapeApiserver(),
       audit: auditSize(),
       reconciles: await reconcilesNow(),
+      cpu: cpuSecondsOf(pid) ?? 0,
     };
 
     const t0 = Date.now();
@@ -166,12 +167,20 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     let reconciledAt: number | undefined;
     let readyAt: number | undefined;
     let peakDuring = 0;
+    let maxDepth = 0;
+    let reconcilesAtConvergence = 0;
+    let cpuAtConvergence = 0;
     const deadline = t0 + Math.max(600, n * 3) * 1000;
     while (Date.now() < deadline && readyAt === undefined) {
       await sleep(2000);
       const p = progress(ns);
       peakDuring = Math.max(peakDuring, memoryOf(pid)?.rssMiB ?? 0);
-      if (p.reconciled === n && reconciledAt === undefined) reconciledAt = Date.now();
+      maxDepth = Math.max(maxDepth, await watcher.metric("pgkeeper_workqueue_depth"));
+      if (p.reconciled === n && reconciledAt === undefined) {
+        reconciledAt = Date.now();
+        reconcilesAtConvergence = (await reconcilesNow()) - before.reconciles;
+        cpuAtConvergence = (cpuSecondsOf(pid) ?? 0) - before.cpu;
+      }
       if (p.ready === n) readyAt = Date.now();
     }
     const atConvergence = { api: scrapeApiserver(), reconciles: await reconcilesNow() };
@@ -206,6 +215,9 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     console.log(`created in                         ${fmt(createdS)} s`);
     console.log(
       `all reconciled after               ${fmt(convS)} s (children applied, observedGeneration current)`,
+    );
+    console.log(
+      `until then: ${reconcilesAtConvergence} reconciles (${fmt(convS ? reconcilesAtConvergence / convS : undefined)}/s), operator CPU ${fmt(cpuAtConvergence)} s, max queue depth ${maxDepth}`,
     );
     console.log(
       `all Ready after                    ${fmt(readyAt ? (readyAt - t0) / 1000 : undefined)} s`,
