@@ -36,6 +36,8 @@ interface Options {
   kwok: string;
   /** NODE_OPTIONS for the operator, e.g. "--max-old-space-size=256" (a memory/GC trade-off). */
   nodeOptions: string;
+  /** How long to wait for every Database to be Ready after all are reconciled (seconds). */
+  readyTimeout: number;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -56,6 +58,7 @@ function parseArgs(argv: string[]): Options {
     resyncSeconds: Number(arg("resync", "60")),
     kwok: arg("kwok", process.env.PGKEEPER_KWOK ?? "kwok"),
     nodeOptions: arg("node-options", ""),
+    readyTimeout: Number(arg("ready-timeout", "600")),
   };
 }
 
@@ -113,7 +116,8 @@ const perDb = (counts: Record<string, number>, n: number): string =>
     .map(([verb, c]) => `${verb}=${fmt(c / n, 2)}`)
     .join(" ");
 
-async function runOnce(n: number, concurrency: number, o: Options): Promise<void> {
+/** One run; `last`: do not wait for the namespace to go (nothing runs after it). */
+async function runOnce(n: number, concurrency: number, o: Options, last: boolean): Promise<void> {
   const ns = `bench-${n}-c${concurrency}-${Date.now() % 100000}`;
   kubectlOk(["create", "namespace", ns]);
   applyList(volumes(ns, 3 * n + 3)); // + the warm-up Database's (Retain: not reused)
@@ -171,7 +175,8 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     let reconcilesAtConvergence = 0;
     let cpuAtConvergence = 0;
     const deadline = t0 + Math.max(600, n * 3) * 1000;
-    while (Date.now() < deadline && readyAt === undefined) {
+    const readyDeadline = () => (reconciledAt ?? Infinity) + o.readyTimeout * 1000;
+    while (Date.now() < Math.min(deadline, readyDeadline()) && readyAt === undefined) {
       await sleep(2000);
       const p = progress(ns);
       peakDuring = Math.max(peakDuring, memoryOf(pid)?.rssMiB ?? 0);
@@ -250,14 +255,15 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
   } finally {
     await watcher.stop("SIGTERM");
     kubectl(["delete", "namespace", ns, "--wait=false"]);
-    await waitFor(
-      `namespace ${ns} to be deleted`,
-      () => kubectl(["get", "namespace", ns]).code !== 0,
-      {
-        timeoutMs: 900_000,
-        intervalMs: 5000,
-      },
-    ).catch(err => console.warn(String(err)));
+    if (!last)
+      await waitFor(
+        `namespace ${ns} to be deleted`,
+        () => kubectl(["get", "namespace", ns]).code !== 0,
+        {
+          timeoutMs: 900_000,
+          intervalMs: 5000,
+        },
+      ).catch(err => console.warn(String(err)));
     kubectl(["delete", "pv", "-l", `pgkeeper.dev/bench=${ns}`, "--wait=false"]);
   }
 }
@@ -271,7 +277,8 @@ async function main(): Promise<void> {
   const kwok = new Kwok();
   await kwok.start(o.kwok, o.nodes);
   try {
-    for (const n of o.sizes) for (const c of o.concurrencies) await runOnce(n, c, o);
+    const runs = o.sizes.flatMap(n => o.concurrencies.map(c => [n, c] as const));
+    for (const [i, [n, c]] of runs.entries()) await runOnce(n, c, o, i === runs.length - 1);
   } finally {
     await kwok.stop();
   }
