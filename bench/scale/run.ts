@@ -255,6 +255,9 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
   } finally {
     await watcher.stop("SIGTERM");
     kubectl(["delete", "namespace", ns, "--wait=false"]);
+    // Without kwok (stopped after the last run) nobody finishes the pods' deletion: force it.
+    if (last)
+      kubectl(["delete", "pods", "--all", "-n", ns, "--grace-period=0", "--force", "--wait=false"]);
     if (!last)
       await waitFor(
         `namespace ${ns} to be deleted`,
