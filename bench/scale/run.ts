@@ -180,7 +180,10 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
       await sleep(2000);
       const p = progress(ns);
       peakDuring = Math.max(peakDuring, memoryOf(pid)?.rssMiB ?? 0);
-      maxDepth = Math.max(maxDepth, await watcher.metric("pgkeeper_workqueue_depth"));
+      maxDepth = Math.max(
+        maxDepth,
+        await watcher.metric("pgkeeper_workqueue_depth").catch(() => 0),
+      );
       if (p.reconciled === n && reconciledAt === undefined) {
         reconciledAt = Date.now();
         reconcilesAtConvergence = (await reconcilesNow()) - before.reconciles;

@@ -18,7 +18,8 @@ export const freePort = (): Promise<number> =>
 /** GET on a local HTTP port; undefined when nothing answers. */
 export const httpText = (port: number, path: string): Promise<string | undefined> =>
   new Promise(resolve => {
-    const req = httpGet({ host: "127.0.0.1", port, path, timeout: 3000 }, res => {
+    // Generous: a scrape waits for the event loop, which a busy operator keeps for a while.
+    const req = httpGet({ host: "127.0.0.1", port, path, timeout: 15_000 }, res => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", c => (body += c));

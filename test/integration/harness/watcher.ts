@@ -137,6 +137,9 @@ export class Watcher {
     });
     this.child.stdout?.pipe(log);
     this.child.stderr?.pipe(log);
+    this.child.once("exit", (code, signal) =>
+      log.write(`\n[harness] watcher ${this.identity} exited: code ${code}, signal ${signal}\n`),
+    );
     await waitFor(`watcher ${this.identity}'s metrics endpoint`, () => this.scrape(), {
       timeoutMs: 60_000,
     });
