@@ -14,3 +14,13 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | und
 
 export const fmt = (n: number | undefined, digits = 1): string =>
   n === undefined || !Number.isFinite(n) ? "–" : n.toFixed(digits);
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+export function cpuSecondsOf(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}

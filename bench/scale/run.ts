@@ -25,7 +25,7 @@ import { delta, scrapeApiserver, sumBy } from "../lib/apiserver-metrics";
 import { auditSize, countOperatorRequests, writesOf } from "../lib/audit";
 import { Kwok } from "../lib/kwok";
 import { kubectlBig } from "../lib/kubectl";
-import { fmt, memoryOf } from "../lib/process";
+import { cpuSecondsOf, fmt, memoryOf } from "../lib/process";
 
 interface Options {
   sizes: number[];
@@ -34,6 +34,10 @@ interface Options {
   nodes: number;
   resyncSeconds: number;
   kwok: string;
+  /** NODE_OPTIONS for the operator, e.g. "--max-old-space-size=256" (a memory/GC trade-off). */
+  nodeOptions: string;
+  /** How long to wait for every Database to be Ready after all are reconciled (seconds). */
+  readyTimeout: number;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -53,6 +57,8 @@ function parseArgs(argv: string[]): Options {
     nodes: Number(arg("nodes", "10")),
     resyncSeconds: Number(arg("resync", "60")),
     kwok: arg("kwok", process.env.PGKEEPER_KWOK ?? "kwok"),
+    nodeOptions: arg("node-options", ""),
+    readyTimeout: Number(arg("ready-timeout", "600")),
   };
 }
 
@@ -110,7 +116,8 @@ const perDb = (counts: Record<string, number>, n: number): string =>
     .map(([verb, c]) => `${verb}=${fmt(c / n, 2)}`)
     .join(" ");
 
-async function runOnce(n: number, concurrency: number, o: Options): Promise<void> {
+/** One run; `last`: do not wait for the namespace to go (nothing runs after it). */
+async function runOnce(n: number, concurrency: number, o: Options, last: boolean): Promise<void> {
   const ns = `bench-${n}-c${concurrency}-${Date.now() % 100000}`;
   kubectlOk(["create", "namespace", ns]);
   applyList(volumes(ns, 3 * n + 3)); // + the warm-up Database's (Retain: not reused)
@@ -119,6 +126,7 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     PGKEEPER_RESYNC_SECONDS: String(o.resyncSeconds),
     PGKEEPER_LEASE_NAMESPACE: ns,
     LOG_LEVEL: "warn",
+    NODE_OPTIONS: o.nodeOptions,
   });
   try {
     await watcher.start();
@@ -152,6 +160,7 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
       api: scrapeApiserver(),
       audit: auditSize(),
       reconciles: await reconcilesNow(),
+      cpu: cpuSecondsOf(pid) ?? 0,
     };
 
     const t0 = Date.now();
@@ -162,12 +171,24 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     let reconciledAt: number | undefined;
     let readyAt: number | undefined;
     let peakDuring = 0;
+    let maxDepth = 0;
+    let reconcilesAtConvergence = 0;
+    let cpuAtConvergence = 0;
     const deadline = t0 + Math.max(600, n * 3) * 1000;
-    while (Date.now() < deadline && readyAt === undefined) {
+    const readyDeadline = () => (reconciledAt ?? Infinity) + o.readyTimeout * 1000;
+    while (Date.now() < Math.min(deadline, readyDeadline()) && readyAt === undefined) {
       await sleep(2000);
       const p = progress(ns);
       peakDuring = Math.max(peakDuring, memoryOf(pid)?.rssMiB ?? 0);
-      if (p.reconciled === n && reconciledAt === undefined) reconciledAt = Date.now();
+      maxDepth = Math.max(
+        maxDepth,
+        await watcher.metric("pgkeeper_workqueue_depth").catch(() => 0),
+      );
+      if (p.reconciled === n && reconciledAt === undefined) {
+        reconciledAt = Date.now();
+        reconcilesAtConvergence = (await reconcilesNow()) - before.reconciles;
+        cpuAtConvergence = (cpuSecondsOf(pid) ?? 0) - before.cpu;
+      }
       if (p.ready === n) readyAt = Date.now();
     }
     const atConvergence = { api: scrapeApiserver(), reconciles: await reconcilesNow() };
@@ -193,6 +214,7 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     const idle = await countOperatorRequests(idleFrom.audit);
     const idleReconciles = (await reconcilesNow()) - idleFrom.reconciles;
     const idleReads = await readsBySource();
+    const heapUsedMiB = (await watcher.metric("nodejs_heap_size_used_bytes")) / 1048576;
     const mem = memoryOf(pid);
 
     console.log(
@@ -201,6 +223,9 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
     console.log(`created in                         ${fmt(createdS)} s`);
     console.log(
       `all reconciled after               ${fmt(convS)} s (children applied, observedGeneration current)`,
+    );
+    console.log(
+      `until then: ${reconcilesAtConvergence} reconciles (${fmt(convS ? reconcilesAtConvergence / convS : undefined)}/s), operator CPU ${fmt(cpuAtConvergence)} s, max queue depth ${maxDepth}`,
     );
     console.log(
       `all Ready after                    ${fmt(readyAt ? (readyAt - t0) / 1000 : undefined)} s`,
@@ -225,20 +250,26 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<void
       `idle ${o.idleSeconds} s: reconcile reads from the cache ${idleReads.cache - idleFrom.reads.cache}, from the apiserver ${idleReads.api - idleFrom.reads.api} (operator metrics)`,
     );
     console.log(
-      `idle ${o.idleSeconds} s: operator writes ${writesOf(idle)} (${JSON.stringify(idle.byVerbResource)}), events ${idle.events}, Lease renewals ${idle.leaseWrites}`,
+      `idle ${o.idleSeconds} s: operator writes ${writesOf(idle)}, events ${idle.events}, Lease renewals ${idle.leaseWrites}; all its requests: ${JSON.stringify(idle.byVerbResource)}`,
     );
-    console.log(`operator RSS now ${fmt(mem?.rssMiB)} MiB, peak (VmHWM) ${fmt(mem?.peakMiB)} MiB`);
+    console.log(
+      `operator RSS now ${fmt(mem?.rssMiB)} MiB, peak (VmHWM) ${fmt(mem?.peakMiB)} MiB, live JS heap ${fmt(heapUsedMiB)} MiB${o.nodeOptions ? ` (NODE_OPTIONS=${o.nodeOptions})` : ""}`,
+    );
   } finally {
     await watcher.stop("SIGTERM");
     kubectl(["delete", "namespace", ns, "--wait=false"]);
-    await waitFor(
-      `namespace ${ns} to be deleted`,
-      () => kubectl(["get", "namespace", ns]).code !== 0,
-      {
-        timeoutMs: 900_000,
-        intervalMs: 5000,
-      },
-    ).catch(err => console.warn(String(err)));
+    // Without kwok (stopped after the last run) nobody finishes the pods' deletion: force it.
+    if (last)
+      kubectl(["delete", "pods", "--all", "-n", ns, "--grace-period=0", "--force", "--wait=false"]);
+    if (!last)
+      await waitFor(
+        `namespace ${ns} to be deleted`,
+        () => kubectl(["get", "namespace", ns]).code !== 0,
+        {
+          timeoutMs: 900_000,
+          intervalMs: 5000,
+        },
+      ).catch(err => console.warn(String(err)));
     kubectl(["delete", "pv", "-l", `pgkeeper.dev/bench=${ns}`, "--wait=false"]);
   }
 }
@@ -252,7 +283,8 @@ async function main(): Promise<void> {
   const kwok = new Kwok();
   await kwok.start(o.kwok, o.nodes);
   try {
-    for (const n of o.sizes) for (const c of o.concurrencies) await runOnce(n, c, o);
+    const runs = o.sizes.flatMap(n => o.concurrencies.map(c => [n, c] as const));
+    for (const [i, [n, c]] of runs.entries()) await runOnce(n, c, o, i === runs.length - 1);
   } finally {
     await kwok.stop();
   }

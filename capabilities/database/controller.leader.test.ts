@@ -255,6 +255,19 @@ describe("controller event filtering", () => {
     await ctl.queue.shutdown();
   });
 
+  it("a bare key (a reconcile asked for by other code) runs once and leaves the cache alone", async () => {
+    const { cache, ctl, add, settle, reconciles } = setup();
+    ctl.enqueue(add("a"));
+    await settle();
+    const cached = cache.get(DATABASE_KIND, NS, "a");
+    const before = await reconciles();
+    ctl.enqueue({ metadata: { namespace: NS, name: "a" } });
+    await settle();
+    expect(await reconciles()).toBe(before + 1);
+    expect(cache.get(DATABASE_KIND, NS, "a")).toBe(cached);
+    await ctl.queue.shutdown();
+  });
+
   it("the Database cache is what reconcile reads: no GET once the watch delivered it", async () => {
     const { api, cache, ctl, add, dbEvent, settle } = setup();
     const db = add("a");

@@ -188,9 +188,13 @@ export function createController(
   // delivered (no LIST call needed). A standby has nothing to check.
   queue.startResync(() => (isLeader() ? [...known.keys()] : []), deps.config.resyncSeconds * 1000);
 
-  /** Our own status write comes back as a watch event: not a reason to reconcile again. */
-  const isEcho = (db: Keyed): boolean => {
-    if (!cache) return false;
+  /**
+   * Our own status write comes back as a watch event: not a reason to reconcile again. Only a
+   * real object (with a resourceVersion) feeds the cache; a bare key (e.g. from a monitor asking
+   * for a reconcile) is never an echo and must not replace the cached Database.
+   */
+  const isEcho = (db: Keyed & { metadata?: { resourceVersion?: string } }): boolean => {
+    if (!cache || !db.metadata?.resourceVersion) return false;
     const { outcome, previous } = applyEvent(
       cache,
       DATABASE_API_VERSION,

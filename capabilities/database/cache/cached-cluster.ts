@@ -93,10 +93,7 @@ export class CachedCluster implements Cluster {
     return applied;
   }
 
-  async delete(
-    ref: ObjectRef,
-    options?: { orphan?: boolean; gracePeriodSeconds?: number },
-  ): Promise<void> {
+  async delete(ref: ObjectRef, options?: Parameters<Cluster["delete"]>[1]): Promise<void> {
     await this.api.delete(ref, options);
     // A pod lives on, terminating, until its containers stopped: fencing a primary waits for
     // exactly that, so only the informer's DELETED event may drop it from the cache.

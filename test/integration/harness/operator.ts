@@ -9,6 +9,7 @@ import { request } from "node:https";
 import { join } from "node:path";
 import { env } from "./env";
 import { kubectl } from "./kubectl";
+import { freePort, scrapeMetric } from "./metrics";
 import { sleep, waitFor } from "./wait";
 
 export const WEBHOOK_NAME = "pepr-pgkeeper";
@@ -53,6 +54,8 @@ let runs = 0;
 export class Operator {
   private child?: ChildProcess;
   readonly logFile: string;
+  /** Where this operator serves its own metrics (a free port, chosen at each start). */
+  metricsPort = 0;
 
   constructor(
     private readonly name = "operator",
@@ -86,6 +89,7 @@ export class Operator {
   private async startOnce(timeoutMs: number): Promise<void> {
     await waitFor("port 3000 to be free", async () => !(await healthy()), { timeoutMs: 30_000 });
     const log = createWriteStream(this.logFile, { flags: "a" });
+    this.metricsPort = await freePort();
     this.child = spawn(
       join(env.repo, "node_modules", ".bin", "pepr"),
       ["dev", "--host", "localhost", "--yes"],
@@ -99,6 +103,7 @@ export class Operator {
           KUBECONFIG: env.operatorKubeconfig,
           PEPR_MODE: "",
           HOSTNAME: this.name,
+          PGKEEPER_METRICS_PORT: String(this.metricsPort),
         },
         stdio: ["ignore", "pipe", "pipe"],
       },
@@ -122,6 +127,11 @@ export class Operator {
     );
     // The watches list everything at start; give them a moment before tests act.
     await sleep(3000);
+  }
+
+  /** One of the operator's own metrics (summed over its series, or those matching `filter`). */
+  metric(name: string, filter = ""): Promise<number> {
+    return scrapeMetric(this.metricsPort, name, filter);
   }
 
   /** Stops the operator: SIGTERM (graceful, like a rollout) or SIGKILL (a crash). */

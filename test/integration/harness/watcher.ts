@@ -6,12 +6,11 @@
  */
 import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync } from "node:fs";
-import { get as httpGet } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { buildSync } from "esbuild";
 import { env } from "./env";
 import { kubectl, kubectlOk } from "./kubectl";
+import { freePort, httpText, scrapeMetric } from "./metrics";
 import { TEST_OPERATOR_ENV } from "./operator";
 import { waitFor } from "./wait";
 
@@ -96,38 +95,6 @@ export function ensurePeprPrerequisites(): void {
   kubectlOk(["wait", "--for=condition=Established", "crd/peprstores.pepr.dev", "--timeout=30s"]);
 }
 
-/** A free TCP port on loopback (never 3000: that one belongs to pepr dev). */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-
-/** GET on a local HTTP port; undefined when nothing answers. */
-export const httpText = (port: number, path: string): Promise<string | undefined> =>
-  new Promise(resolve => {
-    const req = httpGet({ host: "127.0.0.1", port, path, timeout: 3000 }, res => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", c => (body += c));
-      res.on("end", () => resolve(res.statusCode === 200 ? body : undefined));
-    });
-    req.on("error", () => resolve(undefined));
-    req.on("timeout", () => req.destroy());
-  });
-
-/** Sum of the samples of `name` (optionally only lines containing `filter`) in a scrape. */
-export function metricValue(scrape: string, name: string, filter = ""): number {
-  return scrape
-    .split("\n")
-    .filter(l => (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) && l.includes(filter))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-}
-
 export class Watcher {
   private child?: ChildProcess;
   readonly logFile: string;
@@ -170,6 +137,9 @@ export class Watcher {
     });
     this.child.stdout?.pipe(log);
     this.child.stderr?.pipe(log);
+    this.child.once("exit", (code, signal) =>
+      log.write(`\n[harness] watcher ${this.identity} exited: code ${code}, signal ${signal}\n`),
+    );
     await waitFor(`watcher ${this.identity}'s metrics endpoint`, () => this.scrape(), {
       timeoutMs: 60_000,
     });
@@ -179,10 +149,8 @@ export class Watcher {
     return httpText(this.metricsPort, "/metrics");
   }
 
-  async metric(name: string, filter = ""): Promise<number> {
-    const text = await this.scrape();
-    if (text === undefined) throw new Error(`watcher ${this.identity} does not answer`);
-    return metricValue(text, name, filter);
+  metric(name: string, filter = ""): Promise<number> {
+    return scrapeMetric(this.metricsPort, name, filter);
   }
 
   /** SIGTERM (a rollout) or SIGKILL (a crash), to the whole process group. */
