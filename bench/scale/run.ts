@@ -66,7 +66,9 @@ const database = (ns: string, i: number) => ({
   apiVersion: "pgkeeper.dev/v1alpha1",
   kind: "Database",
   metadata: { name: `db-${i}`, namespace: ns },
-  spec: { version: "15", instances: 3, storage: { size: "1Gi" } },
+  // No PostgreSQL runs in kwok's pods: automatic failover off, or the HA step would keep
+  // retrying an impossible failover on every Database (a reconcile every 2 s each).
+  spec: { version: "15", instances: 3, storage: { size: "1Gi" }, failover: { enabled: false } },
 });
 
 /** Pre-created volumes (no provisioner on the control plane): one per instance. */
@@ -127,6 +129,8 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     PGKEEPER_LEASE_NAMESPACE: ns,
     LOG_LEVEL: "warn",
     NODE_OPTIONS: o.nodeOptions,
+    // Nothing answers SQL in kwok's pods: probe once an hour instead of every second.
+    PGKEEPER_PROBE_INTERVAL_MS: process.env.PGKEEPER_PROBE_INTERVAL_MS ?? "3600000",
   });
   try {
     await watcher.start();
