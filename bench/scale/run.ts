@@ -159,7 +159,13 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     });
     kubectlBig(["delete", "database", "-n", ns, "warmup", "--wait=true"]);
     const pid = watcher.pid!;
-    const reconcilesNow = () => watcher.metric("pgkeeper_reconcile_duration_seconds_count");
+    // A loaded machine can keep a scrape waiting: retry rather than lose the run.
+    const metric = (name: string, filter = "") =>
+      waitFor(`metric ${name}`, () => watcher.metric(name, filter).catch(() => undefined), {
+        timeoutMs: 120_000,
+        intervalMs: 2000,
+      });
+    const reconcilesNow = () => metric("pgkeeper_reconcile_duration_seconds_count");
     const before = {
       api: scrapeApiserver(),
       audit: auditSize(),
@@ -204,8 +210,8 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     );
     const reconciles = atConvergence.reconciles - before.reconciles;
     const readsBySource = async () => ({
-      cache: await watcher.metric("pgkeeper_cluster_reads_total", 'source="cache"'),
-      api: await watcher.metric("pgkeeper_cluster_reads_total", 'source="api_'),
+      cache: await metric("pgkeeper_cluster_reads_total", 'source="cache"'),
+      api: await metric("pgkeeper_cluster_reads_total", 'source="api_'),
     });
 
     // Idle: nothing changes; resyncs reconcile every Database every resyncSeconds.
@@ -218,7 +224,7 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     const idle = await countOperatorRequests(idleFrom.audit);
     const idleReconciles = (await reconcilesNow()) - idleFrom.reconciles;
     const idleReads = await readsBySource();
-    const heapUsedMiB = (await watcher.metric("nodejs_heap_size_used_bytes")) / 1048576;
+    const heapUsedMiB = (await metric("nodejs_heap_size_used_bytes")) / 1048576;
     const mem = memoryOf(pid);
 
     console.log(
