@@ -66,7 +66,9 @@ const database = (ns: string, i: number) => ({
   apiVersion: "pgkeeper.dev/v1alpha1",
   kind: "Database",
   metadata: { name: `db-${i}`, namespace: ns },
-  spec: { version: "15", instances: 3, storage: { size: "1Gi" } },
+  // No PostgreSQL runs in kwok's pods: automatic failover off, or the HA step would keep
+  // retrying an impossible failover on every Database (a reconcile every 2 s each).
+  spec: { version: "15", instances: 3, storage: { size: "1Gi" }, failover: { enabled: false } },
 });
 
 /** Pre-created volumes (no provisioner on the control plane): one per instance. */
@@ -127,6 +129,8 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     PGKEEPER_LEASE_NAMESPACE: ns,
     LOG_LEVEL: "warn",
     NODE_OPTIONS: o.nodeOptions,
+    // Nothing answers SQL in kwok's pods: probe once an hour instead of every second.
+    PGKEEPER_PROBE_INTERVAL_MS: process.env.PGKEEPER_PROBE_INTERVAL_MS ?? "3600000",
   });
   try {
     await watcher.start();
@@ -155,7 +159,13 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     });
     kubectlBig(["delete", "database", "-n", ns, "warmup", "--wait=true"]);
     const pid = watcher.pid!;
-    const reconcilesNow = () => watcher.metric("pgkeeper_reconcile_duration_seconds_count");
+    // A loaded machine can keep a scrape waiting: retry rather than lose the run.
+    const metric = (name: string, filter = "") =>
+      waitFor(`metric ${name}`, () => watcher.metric(name, filter).catch(() => undefined), {
+        timeoutMs: 120_000,
+        intervalMs: 2000,
+      });
+    const reconcilesNow = () => metric("pgkeeper_reconcile_duration_seconds_count");
     const before = {
       api: scrapeApiserver(),
       audit: auditSize(),
@@ -200,8 +210,8 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     );
     const reconciles = atConvergence.reconciles - before.reconciles;
     const readsBySource = async () => ({
-      cache: await watcher.metric("pgkeeper_cluster_reads_total", 'source="cache"'),
-      api: await watcher.metric("pgkeeper_cluster_reads_total", 'source="api_'),
+      cache: await metric("pgkeeper_cluster_reads_total", 'source="cache"'),
+      api: await metric("pgkeeper_cluster_reads_total", 'source="api_'),
     });
 
     // Idle: nothing changes; resyncs reconcile every Database every resyncSeconds.
@@ -214,7 +224,7 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     const idle = await countOperatorRequests(idleFrom.audit);
     const idleReconciles = (await reconcilesNow()) - idleFrom.reconciles;
     const idleReads = await readsBySource();
-    const heapUsedMiB = (await watcher.metric("nodejs_heap_size_used_bytes")) / 1048576;
+    const heapUsedMiB = (await metric("nodejs_heap_size_used_bytes")) / 1048576;
     const mem = memoryOf(pid);
 
     console.log(
