@@ -2,11 +2,37 @@
  * Counts the operator's requests in the apiserver's audit log, streamed from a byte offset (the
  * log grows to hundreds of MB in a large run; never read it whole).
  */
-import { createReadStream, statSync } from "node:fs";
+import { createReadStream, readdirSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { env, OPERATOR_USER } from "../../test/integration/harness/env";
 
-export const auditSize = (): number => statSync(env.auditLog).size;
+/**
+ * A position in the audit log. The apiserver rotates it at 100 MB (audit.log is renamed to
+ * audit-<time>.log): the inode tells which file the offset belongs to.
+ */
+export interface AuditMark {
+  ino: number;
+  offset: number;
+  at: number;
+}
+
+export function auditMark(): AuditMark {
+  const st = statSync(env.auditLog);
+  return { ino: st.ino, offset: st.size, at: Date.now() };
+}
+
+/** The files holding everything written since `mark`, each with where to start reading. */
+function filesSince(mark: AuditMark): { path: string; start: number }[] {
+  const dir = dirname(env.auditLog);
+  const base = basename(env.auditLog, ".log");
+  return readdirSync(dir)
+    .filter(f => f === `${base}.log` || (f.startsWith(`${base}-`) && f.endsWith(".log")))
+    .map(f => ({ path: join(dir, f), st: statSync(join(dir, f)) }))
+    .filter(f => f.st.ino === mark.ino || f.st.mtimeMs >= mark.at)
+    .sort((a, b) => a.st.mtimeMs - b.st.mtimeMs)
+    .map(f => ({ path: f.path, start: f.st.ino === mark.ino ? mark.offset : 0 }));
+}
 
 export interface AuditCounts {
   /** verb → count, e.g. { get: 0, list: 8, create: 9000 } (leases and events apart) */
@@ -23,7 +49,7 @@ const INFORMER_SELECTOR = "managed-by%3Dpgkeeper";
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete"]);
 
 /** The operator's requests between byte `from` of the audit log and its current end. */
-export async function countOperatorRequests(from: number): Promise<AuditCounts> {
+export async function countOperatorRequests(mark: AuditMark): Promise<AuditCounts> {
   const counts: AuditCounts = {
     byVerb: {},
     byVerbResource: {},
@@ -31,7 +57,12 @@ export async function countOperatorRequests(from: number): Promise<AuditCounts> 
     events: 0,
     reconcileReads: { get: 0, list: 0 },
   };
-  const lines = createInterface({ input: createReadStream(env.auditLog, { start: from }) });
+  for (const file of filesSince(mark)) await countFile(file.path, file.start, counts);
+  return counts;
+}
+
+async function countFile(path: string, start: number, counts: AuditCounts): Promise<void> {
+  const lines = createInterface({ input: createReadStream(path, { start }) });
   for await (const line of lines) {
     if (!line.includes(OPERATOR_USER)) continue;
     let e: {
@@ -66,7 +97,6 @@ export async function countOperatorRequests(from: number): Promise<AuditCounts> 
     if (e.verb === "get") counts.reconcileReads.get++;
     if (e.verb === "list" && !isWatchList) counts.reconcileReads.list++;
   }
-  return counts;
 }
 
 export const writesOf = (c: AuditCounts): number =>

@@ -22,7 +22,7 @@ import {
 import { installCrd } from "../../test/integration/harness/fixtures";
 import { removeWebhooks } from "../../test/integration/harness/operator";
 import { delta, scrapeApiserver, sumBy } from "../lib/apiserver-metrics";
-import { auditSize, countOperatorRequests, writesOf } from "../lib/audit";
+import { auditMark, countOperatorRequests, writesOf } from "../lib/audit";
 import { Kwok } from "../lib/kwok";
 import { kubectlBig } from "../lib/kubectl";
 import { cpuSecondsOf, fmt, memoryOf } from "../lib/process";
@@ -168,7 +168,7 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     const reconcilesNow = () => metric("pgkeeper_reconcile_duration_seconds_count");
     const before = {
       api: scrapeApiserver(),
-      audit: auditSize(),
+      audit: auditMark(),
       reconciles: await reconcilesNow(),
       cpu: cpuSecondsOf(pid) ?? 0,
     };
@@ -216,7 +216,7 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
 
     // Idle: nothing changes; resyncs reconcile every Database every resyncSeconds.
     const idleFrom = {
-      audit: auditSize(),
+      audit: auditMark(),
       reconciles: await reconcilesNow(),
       reads: await readsBySource(),
     };
