@@ -71,13 +71,28 @@ const database = (ns: string, i: number) => ({
   spec: { version: "15", instances: 3, storage: { size: "1Gi" }, failover: { enabled: false } },
 });
 
-/** Pre-created volumes (no provisioner on the control plane): one per instance. */
-const volumes = (ns: string, count: number) =>
+/**
+ * The class our PVCs get: the default StorageClass if the cluster has one (a cluster reused
+ * from the node tier has local-path), else none.
+ */
+function defaultStorageClass(): string {
+  const list = JSON.parse(kubectlBig(["get", "storageclasses", "-o", "json"])) as { items: Obj[] };
+  const isDefault = (sc: Obj) =>
+    sc.metadata.annotations?.["storageclass.kubernetes.io/is-default-class"] === "true";
+  return list.items.find(isDefault)?.metadata.name ?? "";
+}
+
+/**
+ * Pre-created volumes, one per instance: no provisioner runs for kwok's nodes, so the PVCs
+ * bind to these (same class as the PVCs, or they never would).
+ */
+const volumes = (ns: string, count: number, storageClassName: string) =>
   Array.from({ length: count }, (_, i) => ({
     apiVersion: "v1",
     kind: "PersistentVolume",
     metadata: { name: `${ns}-pv-${i}`, labels: { "pgkeeper.dev/bench": ns } },
     spec: {
+      storageClassName,
       capacity: { storage: "1Gi" },
       accessModes: ["ReadWriteOnce"],
       persistentVolumeReclaimPolicy: "Retain",
@@ -122,7 +137,7 @@ const perDb = (counts: Record<string, number>, n: number): string =>
 async function runOnce(n: number, concurrency: number, o: Options, last: boolean): Promise<void> {
   const ns = `bench-${n}-c${concurrency}-${Date.now() % 100000}`;
   kubectlOk(["create", "namespace", ns]);
-  applyList(volumes(ns, 3 * n + 3)); // + the warm-up Database's (Retain: not reused)
+  applyList(volumes(ns, 3 * n + 3, defaultStorageClass())); // + the warm-up Database's (Retain: not reused)
   const watcher = new Watcher(`bench-${ns}`, {
     PGKEEPER_MAX_CONCURRENT_RECONCILES: String(concurrency),
     PGKEEPER_RESYNC_SECONDS: String(o.resyncSeconds),
