@@ -22,7 +22,7 @@ import { realHaDeps } from "./ha/ha-deps";
 import { OperatorMetrics } from "./metrics/metrics";
 import { KubeObject } from "./reconcile/cluster";
 import { ReconcileError } from "./reconcile/errors";
-import { kfcCluster } from "./reconcile/kfc-cluster";
+import { apiCluster } from "./reconcile/api-cluster";
 import { ReconcileDeps, recordFailure, reconcile } from "./reconcile/reconcile";
 
 type Keyed = { metadata?: { namespace?: string; name?: string; generation?: number } };
@@ -274,7 +274,7 @@ export function controller(): Controller {
   if (singleton) return singleton;
   const config = readConfig();
   singleton = createController({
-    cluster: kfcCluster,
+    cluster: apiCluster(),
     config,
     now: () => new Date(),
     validate: db => validateDatabase(db),

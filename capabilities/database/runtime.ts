@@ -12,14 +12,14 @@ import { ObjectCache } from "./cache/object-cache";
 import { createController, setController } from "./controller";
 import { realHaDeps } from "./ha/ha-deps";
 import { LeaderElector } from "./leader/elector";
-import { kfcLeaseClient } from "./leader/lease-client";
+import { apiLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
 import { readConfig } from "./lib/config";
 import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
 import { metrics } from "./metrics/metrics";
 import { serveMetrics } from "./metrics/server";
-import { kfcCluster } from "./reconcile/kfc-cluster";
+import { apiCluster } from "./reconcile/api-cluster";
 
 /** Pepr runs Watch/Reconcile/Finalize bindings in these processes only. */
 export const isWatcherProcess = (env: Record<string, string | undefined> = process.env): boolean =>
@@ -38,7 +38,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   const leadership: { elector?: LeaderElector } = {};
   const isLeader = (): boolean => leadership.elector?.isLeader() ?? true;
 
-  const cluster = new CachedCluster(kfcCluster, cache, isManaged);
+  const cluster = new CachedCluster(apiCluster(), cache, isManaged);
   m.watchCache(() => ({
     objects: cache.sizes(),
     synced: cache.syncedKinds(),
@@ -79,7 +79,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   }
   m.setLeader(false);
   const elector = new LeaderElector({
-    client: kfcLeaseClient(election.leaseNamespace, election.leaseName),
+    client: apiLeaseClient(election.leaseNamespace, election.leaseName),
     clock: systemClock,
     identity: election.identity,
     timings: election,

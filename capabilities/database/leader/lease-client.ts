@@ -1,12 +1,10 @@
 /**
- * The Lease on the API, three calls: get, create, and a compare-and-swap update. KFC 3.11.6 has
- * no Lease kind and no PUT, so the update is a JSON Patch whose first operation tests
- * metadata.resourceVersion: the apiserver applies it atomically, and a concurrent writer makes the
- * test fail (HTTP 409/422) instead of being overwritten — optimistic locking, as a replace with a
- * resourceVersion would give.
+ * The Lease on the API, three calls: get, create, and a compare-and-swap replace (PUT with the
+ * resourceVersion read): a concurrent writer makes it fail with 409 Conflict instead of being
+ * overwritten.
  */
-import { K8s, a } from "pepr";
 import { isNotFound } from "../lib/errors";
+import { KubeRequest, kubeRequest } from "../lib/kube-api";
 import { LeaseRecord } from "./decide";
 
 export interface ObservedLease {
@@ -18,47 +16,44 @@ export interface LeaseClient {
   get(): Promise<ObservedLease | undefined>;
   /** Fails (409 AlreadyExists) when another candidate created it first. */
   create(record: LeaseRecord): Promise<void>;
-  /** Fails when the Lease changed since `resourceVersion` was read. */
+  /** Fails (409 Conflict) when the Lease changed since `resourceVersion` was read. */
   update(record: LeaseRecord, resourceVersion: string): Promise<void>;
 }
 
-const LEASE_KIND = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  kind: "Lease",
-  plural: "leases",
-};
+interface LeaseObject {
+  metadata?: { resourceVersion?: string };
+  spec?: LeaseRecord;
+}
 
-type LeaseObject = a.GenericKind & { spec?: LeaseRecord };
-
-/** The Lease `namespace/name` through kubernetes-fluent-client. */
-export function kfcLeaseClient(namespace: string, name: string): LeaseClient {
-  const api = () => K8s(a.GenericKind, { namespace, name, kindOverride: LEASE_KIND });
+/** The Lease `namespace/name` on `api` (the process-wide pool unless a test gives another). */
+export function apiLeaseClient(
+  namespace: string,
+  name: string,
+  api: KubeRequest = kubeRequest,
+): LeaseClient {
+  const collection = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+  const path = `${collection}/${encodeURIComponent(name)}`;
+  const lease = (record: LeaseRecord, resourceVersion?: string) => ({
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name, namespace, ...(resourceVersion ? { resourceVersion } : {}) },
+    spec: record,
+  });
   return {
     async get() {
       try {
-        const lease = (await K8s(a.GenericKind, { kindOverride: LEASE_KIND })
-          .InNamespace(namespace)
-          .Get(name)) as LeaseObject;
-        return { record: lease.spec ?? {}, resourceVersion: lease.metadata?.resourceVersion ?? "" };
+        const found = await api<LeaseObject>("GET", path);
+        return { record: found.spec ?? {}, resourceVersion: found.metadata?.resourceVersion ?? "" };
       } catch (err) {
         if (isNotFound(err)) return undefined;
         throw err;
       }
     },
     async create(record) {
-      await K8s(a.GenericKind, { kindOverride: LEASE_KIND }).Create({
-        apiVersion: "coordination.k8s.io/v1",
-        kind: "Lease",
-        metadata: { name, namespace },
-        spec: record,
-      } as LeaseObject);
+      await api("POST", collection, { body: lease(record) });
     },
     async update(record, resourceVersion) {
-      await api().Patch([
-        { op: "test", path: "/metadata/resourceVersion", value: resourceVersion },
-        { op: "replace", path: "/spec", value: record },
-      ]);
+      await api("PUT", path, { body: lease(record, resourceVersion) });
     },
   };
 }

@@ -1,179 +1,200 @@
 /**
- * The Cluster interface on kubernetes-fluent-client: server-side apply (field manager "pepr",
- * forced: we own the fields we set), merge patches for labels and status, Events as core/v1.
+ * The Cluster interface on the apiserver (through lib/kube-api's shared connection pool):
+ * server-side apply (field manager "pepr", forced: we own the fields we set), JSON patches for
+ * labels, annotations and finalizers, a merge patch for status, Events as core/v1.
  */
-import { K8s, kind } from "pepr";
-import { GenericClass } from "kubernetes-fluent-client";
 import { Database } from "../api/database";
 import { isNotFound } from "../lib/errors";
+import { KubeRequest, kubeRequest } from "../lib/kube-api";
 import { readRuntimeConfig } from "../lib/runtime-config";
 import { Cluster, DatabaseStatusPatch, EventInput, KubeObject, ObjectRef } from "./cluster";
 
-const MODELS: Record<string, GenericClass> = {
-  "v1/Secret": kind.Secret,
-  "v1/ConfigMap": kind.ConfigMap,
-  "v1/Service": kind.Service,
-  "v1/Pod": kind.Pod,
-  "v1/PersistentVolumeClaim": kind.PersistentVolumeClaim,
-  "apps/v1/StatefulSet": kind.StatefulSet,
-  "policy/v1/PodDisruptionBudget": kind.PodDisruptionBudget,
-  "batch/v1/CronJob": kind.CronJob,
-};
+/** The field manager of every apply; "pepr" (KFC's) so that existing objects keep one owner. */
+export const FIELD_MANAGER = "pepr";
 
-function modelOf(ref: Pick<ObjectRef, "apiVersion" | "kind">): GenericClass {
-  const model = MODELS[`${ref.apiVersion}/${ref.kind}`];
-  if (!model) throw new Error(`pgkeeper does not manage ${ref.apiVersion} ${ref.kind}`);
-  return model;
+const MANAGED_KINDS = new Set([
+  "v1/Secret",
+  "v1/ConfigMap",
+  "v1/Service",
+  "v1/Pod",
+  "v1/PersistentVolumeClaim",
+  "apps/v1/StatefulSet",
+  "policy/v1/PodDisruptionBudget",
+  "batch/v1/CronJob",
+  "pgkeeper.dev/v1alpha1/Database",
+]);
+
+type Kind = Pick<ObjectRef, "apiVersion" | "kind">;
+
+/** `/api/v1/namespaces/ns/secrets` or `/apis/apps/v1/namespaces/ns/statefulsets`. */
+export function collectionPath(ref: Kind, namespace: string): string {
+  if (!MANAGED_KINDS.has(`${ref.apiVersion}/${ref.kind}`))
+    throw new Error(`pgkeeper does not manage ${ref.apiVersion} ${ref.kind}`);
+  const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
+  return `${base}/namespaces/${encodeURIComponent(namespace)}/${ref.kind.toLowerCase()}s`;
 }
 
-const pathOf = (ref: ObjectRef): string => {
-  const [group, version] = ref.apiVersion.includes("/")
-    ? ref.apiVersion.split("/")
-    : ["", ref.apiVersion];
-  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
-  const plural = `${ref.kind.toLowerCase()}s`;
-  return `${base}/namespaces/${ref.namespace}/${plural}/${ref.name}`;
-};
+export const objectPath = (ref: ObjectRef): string =>
+  `${collectionPath(ref, ref.namespace)}/${encodeURIComponent(ref.name)}`;
+
+const DATABASE = { apiVersion: "pgkeeper.dev/v1alpha1", kind: "Database" };
+
+const databasePath = (db: Database): string =>
+  objectPath({
+    ...DATABASE,
+    namespace: db.metadata?.namespace ?? "",
+    name: db.metadata?.name ?? "",
+  });
+
+/** JSON Pointer escaping of one path segment (RFC 6901). */
+const pointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
+const JSON_PATCH = "application/json-patch+json";
+
+async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
 
 let identity: string | undefined;
 /** This process's leader-election identity (the pod name in Kubernetes), named in its Events. */
 const reportingInstance = (): string => (identity ??= readRuntimeConfig().leaderElection.identity);
 
-export const kfcCluster: Cluster = {
-  async getDatabase(namespace, name) {
-    try {
-      return await K8s(Database).InNamespace(namespace).Get(name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  },
+const labelSelector = (labels: Record<string, string>): string =>
+  Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(",");
 
-  async get(ref) {
-    try {
-      return (await K8s(modelOf(ref)).InNamespace(ref.namespace).Get(ref.name)) as KubeObject;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  },
+/** The Cluster on `api` (the process-wide pool unless a test gives another). */
+export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
+  return {
+    getDatabase: (namespace, name) =>
+      ignoreNotFound(api<Database>("GET", objectPath({ ...DATABASE, namespace, name }))),
 
-  async list(ref, namespace, labels) {
-    let query = K8s(modelOf(ref)).InNamespace(namespace);
-    for (const [key, value] of Object.entries(labels)) query = query.WithLabel(key, value);
-    const list = await query.Get();
-    // Items of a List carry no apiVersion/kind; stamp them so refOf() works on them.
-    return (list.items as KubeObject[]).map(item => ({
-      ...item,
-      apiVersion: ref.apiVersion,
-      kind: ref.kind,
-    }));
-  },
+    get: ref => ignoreNotFound(api<KubeObject>("GET", objectPath(ref))),
 
-  async apply(obj) {
-    return (await K8s(modelOf(obj as ObjectRef)).Apply(obj as never, {
-      force: true,
-    })) as KubeObject;
-  },
+    async list(ref, namespace, labels) {
+      const list = await api<{ items?: KubeObject[] }>("GET", collectionPath(ref, namespace), {
+        query: { labelSelector: labelSelector(labels) || undefined },
+      });
+      // Items of a List carry no apiVersion/kind; stamp them so refOf() works on them.
+      return (list.items ?? []).map(item => ({
+        ...item,
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+      }));
+    },
 
-  async delete(ref, options) {
-    const query = [
-      ...(options?.orphan ? ["propagationPolicy=Orphan"] : []),
-      ...(options?.gracePeriodSeconds !== undefined
-        ? [`gracePeriodSeconds=${options.gracePeriodSeconds}`]
-        : []),
-    ];
-    if (query.length === 0) {
-      await K8s(modelOf(ref)).InNamespace(ref.namespace).Delete(ref.name);
-      return;
-    }
-    try {
-      await K8s(modelOf(ref)).Raw(`${pathOf(ref)}?${query.join("&")}`, "DELETE" as never);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-  },
+    apply(obj) {
+      const ref = obj as ObjectRef;
+      const namespace = obj.metadata?.namespace ?? "";
+      const name = obj.metadata?.name ?? "";
+      return api<KubeObject>("PATCH", objectPath({ ...ref, namespace, name }), {
+        body: obj,
+        contentType: "application/apply-patch+yaml", // JSON is YAML
+        query: { fieldManager: FIELD_MANAGER, fieldValidation: "Strict", force: true },
+      });
+    },
 
-  async removeAnnotation(db, key) {
-    const path = `/metadata/annotations/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-    const value = db.metadata?.annotations?.[key];
-    if (value === undefined) return;
-    try {
+    async delete(ref, options) {
+      await ignoreNotFound(
+        api("DELETE", objectPath(ref), {
+          query: {
+            propagationPolicy: options?.orphan ? "Orphan" : undefined,
+            gracePeriodSeconds: options?.gracePeriodSeconds,
+          },
+        }),
+      );
+    },
+
+    async removeAnnotation(db, key) {
+      const path = `/metadata/annotations/${pointer(key)}`;
+      const value = db.metadata?.annotations?.[key];
+      if (value === undefined) return;
       // test first: never drop a newer request written meanwhile.
-      await K8s(Database, { namespace: db.metadata?.namespace, name: db.metadata?.name }).Patch([
-        { op: "test", path, value },
-        { op: "remove", path },
-      ]);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-  },
+      await ignoreNotFound(
+        api("PATCH", databasePath(db), {
+          body: [
+            { op: "test", path, value },
+            { op: "remove", path },
+          ],
+          contentType: JSON_PATCH,
+        }),
+      );
+    },
 
-  async patchLabels(ref, labels) {
-    const ops = Object.entries(labels).map(([key, value]) => {
-      const path = `/metadata/labels/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-      return value === null ? { op: "remove" as const, path } : { op: "add" as const, path, value };
-    });
-    return (await K8s(modelOf(ref), { namespace: ref.namespace, name: ref.name }).Patch(
-      ops,
-    )) as KubeObject;
-  },
+    patchLabels(ref, labels) {
+      const ops = Object.entries(labels).map(([key, value]) => {
+        const path = `/metadata/labels/${pointer(key)}`;
+        return value === null ? { op: "remove", path } : { op: "add", path, value };
+      });
+      return api<KubeObject>("PATCH", objectPath(ref), { body: ops, contentType: JSON_PATCH });
+    },
 
-  async resizeClaim(ref, size) {
-    return (await K8s(modelOf(ref), { namespace: ref.namespace, name: ref.name }).Patch([
-      { op: "replace", path: "/spec/resources/requests/storage", value: size },
-    ])) as KubeObject;
-  },
+    resizeClaim(ref, size) {
+      return api<KubeObject>("PATCH", objectPath(ref), {
+        body: [{ op: "replace", path: "/spec/resources/requests/storage", value: size }],
+        contentType: JSON_PATCH,
+      });
+    },
 
-  async patchStatus(db: Database, status: DatabaseStatusPatch) {
-    return K8s(Database).PatchStatus({
-      metadata: { name: db.metadata?.name, namespace: db.metadata?.namespace },
-      status: status as never,
-    });
-  },
+    patchStatus(db: Database, status: DatabaseStatusPatch) {
+      return api<Database>("PATCH", `${databasePath(db)}/status`, {
+        body: { status },
+        contentType: "application/merge-patch+json",
+      });
+    },
 
-  async removeFinalizer(db, finalizer) {
-    const current = db.metadata?.finalizers ?? [];
-    if (!current.includes(finalizer)) return;
-    try {
+    async removeFinalizer(db, finalizer) {
+      const current = db.metadata?.finalizers ?? [];
+      if (!current.includes(finalizer)) return;
       // The test op makes this a compare-and-swap: never drop a finalizer someone added meanwhile.
-      await K8s(Database, { namespace: db.metadata?.namespace, name: db.metadata?.name }).Patch([
-        { op: "test", path: "/metadata/finalizers", value: current },
-        {
-          op: "replace",
-          path: "/metadata/finalizers",
-          value: current.filter(f => f !== finalizer),
-        },
-      ]);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-  },
+      await ignoreNotFound(
+        api("PATCH", databasePath(db), {
+          body: [
+            { op: "test", path: "/metadata/finalizers", value: current },
+            {
+              op: "replace",
+              path: "/metadata/finalizers",
+              value: current.filter(f => f !== finalizer),
+            },
+          ],
+          contentType: JSON_PATCH,
+        }),
+      );
+    },
 
-  async recordEvent(db: Database, event: EventInput) {
-    const now = new Date();
-    await K8s(kind.CoreEvent).Create({
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { generateName: `${db.metadata?.name}.`, namespace: db.metadata?.namespace },
-      involvedObject: {
-        apiVersion: db.apiVersion ?? "pgkeeper.dev/v1alpha1",
-        kind: "Database",
-        name: db.metadata?.name,
-        namespace: db.metadata?.namespace,
-        uid: db.metadata?.uid,
-        resourceVersion: db.metadata?.resourceVersion,
-      },
-      type: event.type,
-      reason: event.reason,
-      message: event.message,
-      source: { component: "pgkeeper", host: reportingInstance() },
-      reportingComponent: "pgkeeper.dev/operator",
-      reportingInstance: reportingInstance(),
-      firstTimestamp: now,
-      lastTimestamp: now,
-      eventTime: undefined,
-      count: 1,
-    } as never);
-  },
-};
+    async recordEvent(db: Database, event: EventInput) {
+      const now = new Date().toISOString();
+      const namespace = db.metadata?.namespace ?? "";
+      await api("POST", `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, {
+        body: {
+          apiVersion: "v1",
+          kind: "Event",
+          metadata: { generateName: `${db.metadata?.name}.`, namespace },
+          involvedObject: {
+            apiVersion: db.apiVersion ?? DATABASE.apiVersion,
+            kind: "Database",
+            name: db.metadata?.name,
+            namespace,
+            uid: db.metadata?.uid,
+            resourceVersion: db.metadata?.resourceVersion,
+          },
+          type: event.type,
+          reason: event.reason,
+          message: event.message,
+          source: { component: "pgkeeper", host: reportingInstance() },
+          reportingComponent: "pgkeeper.dev/operator",
+          reportingInstance: reportingInstance(),
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+        },
+      });
+    },
+  };
+}

@@ -1,6 +1,6 @@
 /**
  * The operations reconcile performs against the Kubernetes API, behind one small interface:
- * kfc-cluster.ts implements it with kubernetes-fluent-client, testing/fake-cluster.ts in memory.
+ * api-cluster.ts implements it on the apiserver (lib/kube-api), testing/fake-cluster.ts in memory.
  */
 import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";

@@ -1,0 +1,216 @@
+/**
+ * The apiserver client against a real HTTPS server on loopback (self-signed certificate, token
+ * from a file): connection reuse, credentials, query strings, content types and error mapping.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, Server } from "node:https";
+import { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { errorMessage, isNotFound } from "./errors";
+import { Connection, KubeApiError, connect, requester } from "./kube-api";
+
+interface Seen {
+  method: string;
+  url: string;
+  authorization?: string;
+  contentType?: string;
+  body: string;
+}
+
+let dir: string;
+let server: Server;
+let port: number;
+const seen: Seen[] = [];
+let tlsConnections = 0;
+
+/** What the fake apiserver answers, by path prefix. */
+function answer(url: string): { status: number; body: unknown } {
+  if (url.startsWith("/missing"))
+    return {
+      status: 404,
+      body: { kind: "Status", code: 404, reason: "NotFound", message: 'secrets "x" not found' },
+    };
+  if (url.startsWith("/empty")) return { status: 200, body: "" };
+  return { status: 200, body: { kind: "Thing", url } };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "kube-api-"));
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      join(dir, "tls.key"),
+      "-out",
+      join(dir, "tls.crt"),
+    ],
+    { stdio: "ignore" },
+  );
+  server = createServer(
+    { key: readFileSync(join(dir, "tls.key")), cert: readFileSync(join(dir, "tls.crt")) },
+    (req, res) => {
+      let body = "";
+      req.on("data", chunk => (body += chunk));
+      req.on("end", () => {
+        seen.push({
+          method: req.method ?? "",
+          url: req.url ?? "",
+          authorization: req.headers.authorization,
+          contentType: req.headers["content-type"],
+          body,
+        });
+        const { status, body: out } = answer(req.url ?? "");
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(out === "" ? "" : JSON.stringify(out));
+      });
+    },
+  );
+  server.on("secureConnection", () => tlsConnections++);
+  await new Promise<void>(resolve => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+  const ca = readFileSync(join(dir, "tls.crt")).toString("base64");
+  const kubeconfig = (user: object) =>
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [
+        {
+          name: "c",
+          cluster: { server: `https://127.0.0.1:${port}`, "certificate-authority-data": ca },
+        },
+      ],
+      users: [{ name: "u", user }],
+      contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+      "current-context": "x",
+    });
+  writeFileSync(join(dir, "kubeconfig"), kubeconfig({ token: "first-token" }));
+  // A credential plugin whose token has always expired: each read of the credentials runs it,
+  // and it answers what the token file holds at that moment (a rotation).
+  writeFileSync(join(dir, "token"), "first-token");
+  writeFileSync(
+    join(dir, "credential.sh"),
+    `#!/bin/sh\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s","expirationTimestamp":"2000-01-01T00:00:00Z"}}' "$(cat ${join(dir, "token")})"\n`,
+    { mode: 0o755 },
+  );
+  writeFileSync(
+    join(dir, "kubeconfig-exec"),
+    kubeconfig({
+      exec: {
+        apiVersion: "client.authentication.k8s.io/v1",
+        command: join(dir, "credential.sh"),
+        interactiveMode: "Never",
+      },
+    }),
+  );
+});
+
+afterAll(async () => {
+  await new Promise(resolve => server.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  seen.length = 0;
+  tlsConnections = 0;
+});
+
+async function client(authRefreshMs = 60_000, kubeconfig = "kubeconfig") {
+  const conn: Connection = await connect({ kubeconfig: join(dir, kubeconfig), authRefreshMs });
+  return { api: requester(() => Promise.resolve(conn)), close: () => conn.dispatcher.close() };
+}
+
+describe("kube-api", () => {
+  it("reuses its connections: 200 requests, 50 at a time, open at most 16", async () => {
+    const { api, close } = await client();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => api("GET", `/a/${i}`)));
+    for (let i = 0; i < 150; i++) await api("GET", `/b/${i}`);
+    await close();
+    expect(seen).toHaveLength(200);
+    expect(tlsConnections).toBeGreaterThan(0);
+    expect(tlsConnections).toBeLessThanOrEqual(16);
+  });
+
+  it("sends the token, query, body and content type; parses the answer", async () => {
+    const { api, close } = await client();
+    const out = await api<{ url: string }>("PATCH", "/apis/x/v1/namespaces/n/things/t", {
+      body: { spec: { a: 1 } },
+      contentType: "application/apply-patch+yaml",
+      query: { fieldManager: "pepr", force: true, skipped: undefined },
+    });
+    await close();
+    expect(out.url).toBe("/apis/x/v1/namespaces/n/things/t?fieldManager=pepr&force=true");
+    expect(seen[0]).toMatchObject({
+      method: "PATCH",
+      authorization: "Bearer first-token",
+      contentType: "application/apply-patch+yaml",
+      body: '{"spec":{"a":1}}',
+    });
+  });
+
+  it("reads a rotated token once the refresh interval has passed", async () => {
+    const rotating = await client(0, "kubeconfig-exec");
+    const cached = await client(60_000, "kubeconfig-exec");
+    writeFileSync(join(dir, "token"), "first-token");
+    await rotating.api("GET", "/one");
+    await cached.api("GET", "/one");
+    writeFileSync(join(dir, "token"), "second-token");
+    await rotating.api("GET", "/two");
+    await cached.api("GET", "/two");
+    await rotating.close();
+    await cached.close();
+    expect(seen.map(s => s.authorization)).toEqual([
+      "Bearer first-token",
+      "Bearer first-token",
+      "Bearer second-token",
+      "Bearer first-token", // within the refresh interval: the header read before
+    ]);
+  });
+
+  it("resolves an empty body as undefined", async () => {
+    const { api, close } = await client();
+    await expect(api("DELETE", "/empty")).resolves.toBeUndefined();
+    await close();
+  });
+
+  it("throws the status and the Status body, never the request body", async () => {
+    const { api, close } = await client();
+    const err = await api("POST", "/missing", { body: { data: { password: "s3cret" } } }).catch(
+      (e: unknown) => e,
+    );
+    await close();
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(isNotFound(err)).toBe(true);
+    expect(errorMessage(err)).toBe('HTTP 404 NotFound: secrets "x" not found');
+    expect(JSON.stringify(err)).not.toContain("s3cret");
+    expect(String((err as Error).message)).not.toContain("s3cret");
+  });
+
+  it("fails with a clear error when nothing listens", async () => {
+    const conn = await connect({ kubeconfig: join(dir, "kubeconfig") });
+    const unreachable: Connection = { ...conn, server: new URL("https://127.0.0.1:1") };
+    const api = requester(() => Promise.resolve(unreachable));
+    const err = await api("GET", "/x").catch((e: unknown) => e);
+    await conn.dispatcher.close();
+    expect(errorMessage(err)).toMatch(/ECONNREFUSED/);
+  });
+
+  it("refuses a kubeconfig without a current cluster", async () => {
+    writeFileSync(join(dir, "bad"), JSON.stringify({ apiVersion: "v1", kind: "Config" }));
+    await expect(connect({ kubeconfig: join(dir, "bad") })).rejects.toThrow(/no current cluster/);
+  });
+});

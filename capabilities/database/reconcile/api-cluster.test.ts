@@ -1,0 +1,19 @@
+import { collectionPath, objectPath } from "./api-cluster";
+
+describe("api-cluster paths", () => {
+  it.each([
+    ["v1", "Secret", "/api/v1/namespaces/ns/secrets"],
+    ["apps/v1", "StatefulSet", "/apis/apps/v1/namespaces/ns/statefulsets"],
+    ["policy/v1", "PodDisruptionBudget", "/apis/policy/v1/namespaces/ns/poddisruptionbudgets"],
+    ["pgkeeper.dev/v1alpha1", "Database", "/apis/pgkeeper.dev/v1alpha1/namespaces/ns/databases"],
+  ])("%s %s", (apiVersion, kind, path) => {
+    expect(collectionPath({ apiVersion, kind }, "ns")).toBe(path);
+    expect(objectPath({ apiVersion, kind, namespace: "ns", name: "a" })).toBe(`${path}/a`);
+  });
+
+  it("refuses kinds pgkeeper does not manage", () => {
+    expect(() => collectionPath({ apiVersion: "v1", kind: "Node" }, "ns")).toThrow(
+      "pgkeeper does not manage v1 Node",
+    );
+  });
+});
