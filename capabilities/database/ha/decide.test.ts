@@ -256,6 +256,21 @@ describe("decide: switchover, scaling and rolling restarts", () => {
       },
     ],
     [
+      "the probes show only the primary pending, the reload said a replica is too: replica first",
+      {
+        instances: [
+          primary({ pendingRestart: ["max_connections"] }),
+          up("db-1"),
+          { ...up("db-2"), pendingAfterReload: ["max_connections"] },
+        ],
+      },
+      {
+        kind: "restart",
+        instance: "db-2",
+        reason: "parameters pending restart: max_connections",
+      },
+    ],
+    [
       "only the primary is left outdated: switchover",
       {
         spec: { ...base().spec, instances: 2 },

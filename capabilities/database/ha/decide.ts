@@ -26,6 +26,12 @@ export interface InstanceView {
     /** The last answer, kept while later probes fail. */
     probe?: InstanceProbe;
   };
+  /**
+   * Restart-only parameters that our last ALTER SYSTEM + reload on this postmaster left pending:
+   * known at once, while the probe reports them only on its next round. Without it, a rollout
+   * could see the primary pending before a replica and switch over too early.
+   */
+  pendingAfterReload?: string[];
 }
 
 export interface HaInput {
@@ -164,8 +170,11 @@ function switchoverCandidate(input: HaInput, requested?: string): string | { ref
 export const needsRestart = (i: InstanceView, updateRevision?: string): string | undefined => {
   if (updateRevision && i.pod?.revision && i.pod.revision !== updateRevision)
     return "runs an older pod template";
-  const pending = i.sql?.probe?.pendingRestart ?? [];
-  if (pending.length > 0) return `parameters pending restart: ${pending.join(", ")}`;
+  const pending = new Set([
+    ...(i.sql?.probe?.pendingRestart ?? []),
+    ...(i.pendingAfterReload ?? []),
+  ]);
+  if (pending.size > 0) return `parameters pending restart: ${[...pending].join(", ")}`;
   return undefined;
 };
 

@@ -34,6 +34,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   let leader = true;
   const ip = (n: number) => `10.0.0.${n + 1}`;
   let parametersFail: Error | undefined;
+  let pendingAfterApply: string[] = [];
   const sql: InstanceSql = {
     probeInstance: async () => answer(),
     promote: async (t: InstanceTarget) => void sqlCalls.push(`promote ${t.host}`),
@@ -41,7 +42,11 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     applyParameters: async (t: InstanceTarget) => {
       sqlCalls.push(`parameters ${t.host}`);
       if (parametersFail) throw parametersFail;
-      return { changed: false, pendingRestart: [], notApplied: [] };
+      return {
+        changed: pendingAfterApply.length > 0,
+        pendingRestart: pendingAfterApply,
+        notApplied: [],
+      };
     },
   };
   const deps: ReconcileDeps = {
@@ -105,6 +110,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     ip,
     setLeader: (v: boolean) => (leader = v),
     failParameters: (err: Error | undefined) => (parametersFail = err),
+    leavePending: (names: string[]) => (pendingAfterApply = names),
   };
 }
 
@@ -262,6 +268,43 @@ describe("status and parameters", () => {
     expect(t.cluster.events.find(e => e.reason === "InstanceRestarting")?.message).toBe(
       "Restarting orders-1: parameters pending restart: shared_buffers",
     );
+  });
+
+  it("restarts replicas first even when the probes report the primary's pending restart first", async () => {
+    const t = setup();
+    t.leavePending(["max_connections"]);
+    await t.run(); // ALTER SYSTEM + reload everywhere: max_connections pending on all three
+    // The next probe round reached the primary only.
+    t.probe(0, {
+      probe: answer({
+        inRecovery: false,
+        walReceiverStatus: undefined,
+        pendingRestart: ["max_connections"],
+      }),
+    });
+    await t.run();
+    expect(t.stored().status?.operation).toBeUndefined();
+    expect(t.cluster.deletions).toEqual([
+      { ref: `Pod/${NS}/orders-1`, gracePeriodSeconds: undefined },
+    ]);
+  });
+
+  it("forgets what a reload left pending once that postmaster restarted", async () => {
+    const t = setup();
+    t.leavePending(["max_connections"]);
+    await t.run();
+    t.leavePending([]);
+    // Every instance restarted in place (same pods, new postmasters) with nothing pending.
+    for (const n of [0, 1, 2])
+      t.probe(n, {
+        probe: answer({
+          postmasterStartTime: "t1",
+          ...(n === 0 ? { inRecovery: false, walReceiverStatus: undefined } : {}),
+        }),
+      });
+    await t.run();
+    expect(t.cluster.deletions).toEqual([]);
+    expect(t.stored().status?.operation).toBeUndefined();
   });
 
   it("keeps failing over when parameters cannot be applied: condition and one Warning", async () => {

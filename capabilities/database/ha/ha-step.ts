@@ -45,6 +45,8 @@ export interface HaMemory {
   /** When status last got fresh LSN/lag figures, per Database. */
   progressWrittenAt: Map<string, number>;
   appliedParameters: Map<string, string>;
+  /** Per pod UID: what the last reload left pending restart, and on which postmaster. */
+  pendingAfterReload: Map<string, { pending: string[]; postmasterStartTime?: string }>;
   announced: Map<string, string>;
 }
 
@@ -52,6 +54,7 @@ export const newHaMemory = (): HaMemory => ({
   downSince: new Map(),
   progressWrittenAt: new Map(),
   appliedParameters: new Map(),
+  pendingAfterReload: new Map(),
   announced: new Map(),
 });
 
@@ -89,7 +92,11 @@ const isReady = (pod: KubeObject): boolean =>
   );
 const ordinalOf = (name: string): number => Number(name.slice(name.lastIndexOf("-") + 1));
 
-function viewOf(pod: KubeObject, records: Map<string, ProbeRecord>): InstanceView {
+function viewOf(
+  pod: KubeObject,
+  records: Map<string, ProbeRecord>,
+  reloads: HaMemory["pendingAfterReload"],
+): InstanceView {
   const name = pod.metadata?.name ?? "";
   const record = records.get(name);
   const terminating = !!pod.metadata?.deletionTimestamp;
@@ -105,7 +112,15 @@ function viewOf(pod: KubeObject, records: Map<string, ProbeRecord>): InstanceVie
   };
   if (record && record.uid === pod.metadata?.uid)
     view.sql = { ok: record.ok, failures: record.failures, probe: record.probe };
-  return view;
+  return withReload(view, reloads);
+}
+
+/** Adds what the last reload left pending, while the same postmaster runs (a restart loaded it). */
+function withReload(view: InstanceView, reloads: HaMemory["pendingAfterReload"]): InstanceView {
+  const reload = view.pod && reloads.get(view.pod.uid);
+  return reload && reload.postmasterStartTime === view.sql?.probe?.postmasterStartTime
+    ? { ...view, pendingAfterReload: reload.pending }
+    : view;
 }
 
 /** One view per pod, plus the primary even when its pod is gone. */
@@ -113,8 +128,9 @@ function views(
   pods: KubeObject[],
   records: Map<string, ProbeRecord>,
   primary: string,
+  reloads: HaMemory["pendingAfterReload"],
 ): InstanceView[] {
-  const result = pods.map(pod => viewOf(pod, records));
+  const result = pods.map(pod => viewOf(pod, records, reloads));
   if (!result.some(v => v.name === primary))
     result.push({ name: primary, ordinal: ordinalOf(primary) });
   return result.sort((a, b) => a.ordinal - b.ordinal);
@@ -174,7 +190,7 @@ export async function haStep(
     .map(p => ({ name: p.metadata?.name ?? "", uid: p.metadata?.uid ?? "", ip: podIP(p) ?? "" }));
   ha.monitor.track(key, targets, step.password);
   const records = ha.monitor.view(key);
-  const instanceViews = views(step.pods, records, step.primary);
+  const instanceViews = views(step.pods, records, step.primary, ha.memory.pendingAfterReload);
   const ctx = operationContext(step);
   const result = (primary: string, rest: Omit<HaResult, "status" | "primary">): HaResult => ({
     ...rest,
@@ -336,8 +352,13 @@ async function applyParameters(
     const target = configurable(step, view, records);
     if (!target || appliedParameters.get(target.uid) === wanted) continue;
     try {
-      writes += await applyOn(step, view.name, target.ip, desired);
+      const applied = await applyOn(step, view.name, target.ip, desired);
+      writes += applied.writes;
       appliedParameters.set(target.uid, wanted);
+      step.ha.memory.pendingAfterReload.set(target.uid, {
+        pending: applied.pendingRestart,
+        postmasterStartTime: records.get(view.name)?.probe?.postmasterStartTime,
+      });
     } catch (err) {
       // Never fatal: a failing instance (or a bad value) must not stop failover or the others.
       errors.push(`${view.name}: ${errorMessage(err)}`);
@@ -353,12 +374,13 @@ async function applyOn(
   instance: string,
   ip: string,
   desired: Record<string, string>,
-): Promise<number> {
+): Promise<{ writes: number; pendingRestart: string[] }> {
   const result = await step.ha.sql.applyParameters(
     { host: ip, port: POSTGRES_PORT, password: step.password },
     desired,
   );
-  if (!result.changed) return 0;
+  const pendingRestart = result.pendingRestart;
+  if (!result.changed) return { writes: 0, pendingRestart };
   const pending = result.pendingRestart.length
     ? `; pending restart: ${result.pendingRestart.join(", ")}`
     : "";
@@ -367,7 +389,7 @@ async function applyOn(
     reason: "ParametersApplied",
     message: `${instance}: parameters reloaded${pending}`,
   });
-  return 2;
+  return { writes: 2, pendingRestart };
 }
 
 /** The pod of an instance that answers SQL and is not going away, with its address. */
