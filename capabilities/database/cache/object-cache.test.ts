@@ -45,25 +45,6 @@ describe("ObjectCache", () => {
     expect(cache.get(SVC, "team", "a")?.metadata).not.toHaveProperty("managedFields");
   });
 
-  it("drops a Pod's spec, keeps its metadata and status; other kinds keep their spec", () => {
-    const cache = new ObjectCache();
-    const pod = {
-      ...svc("p", "1"),
-      kind: "Pod",
-      spec: { containers: [{ name: "postgres" }] },
-      status: { podIP: "10.0.0.1" },
-    };
-    cache.upsert("v1/Pod", pod);
-    expect(cache.get("v1/Pod", "team", "p")).toEqual({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: svc("p", "1").metadata,
-      status: { podIP: "10.0.0.1" },
-    });
-    cache.upsert(SVC, { ...svc("a", "1"), spec: { ports: [] } });
-    expect(cache.get(SVC, "team", "a")).toHaveProperty("spec", { ports: [] });
-  });
-
   it("lists by namespace and labels", () => {
     const cache = new ObjectCache();
     cache.upsert(SVC, svc("a", "1", { labels: { db: "x", role: "rw" } }));

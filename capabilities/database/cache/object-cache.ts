@@ -14,8 +14,6 @@ export type KindKey = string;
 export const kindKeyOf = (obj: Pick<KubeObject, "apiVersion" | "kind">): KindKey =>
   `${obj.apiVersion ?? ""}/${obj.kind ?? ""}`;
 
-const POD: KindKey = "v1/Pod";
-
 /** What an upsert did: `stale` and `unchanged` mean the cache already knew better or the same. */
 export type UpsertOutcome = "added" | "changed" | "unchanged" | "stale";
 
@@ -56,14 +54,12 @@ export class ObjectCache {
 
   /**
    * Stores `obj` unless the cache holds a newer version (a watch event can arrive after the
-   * response of the write that superseded it). What nothing reads is dropped, in place (KFC's
-   * watcher holds the same object): managedFields, often a third of an object's size, and a Pod's
-   * spec — pgkeeper reads a Pod's metadata and status only, and the StatefulSet owns its spec.
+   * response of the write that superseded it). managedFields are dropped: nothing reads them, and
+   * they are often a third of an object's size.
    */
   upsert(kind: KindKey, obj: KubeObject): UpsertOutcome {
     const meta = obj.metadata ?? {};
     delete (meta as { managedFields?: unknown }).managedFields;
-    if (kind === POD) delete (obj as { spec?: unknown }).spec;
     const byNamespace = this.namespaceMap(kind, meta.namespace ?? "");
     const cached = byNamespace.get(meta.name ?? "");
     const outcome = cached ? versionOutcome(cached, obj) : "added";
