@@ -4,6 +4,7 @@
  * labels, annotations and finalizers, a merge patch for status, Events as core/v1.
  */
 import { Database } from "../api/database";
+import { CHILD_KINDS } from "../cache/informers";
 import { isNotFound } from "../lib/errors";
 import { KubeRequest, kubeRequest } from "../lib/kube-api";
 import { readRuntimeConfig } from "../lib/runtime-config";
@@ -12,15 +13,9 @@ import { Cluster, DatabaseStatusPatch, EventInput, KubeObject, ObjectRef } from 
 /** The field manager of every apply; "pepr" (KFC's) so that existing objects keep one owner. */
 export const FIELD_MANAGER = "pepr";
 
+/** The kinds reconcile writes: the informers' child kinds, and Database itself. */
 const MANAGED_KINDS = new Set([
-  "v1/Secret",
-  "v1/ConfigMap",
-  "v1/Service",
-  "v1/Pod",
-  "v1/PersistentVolumeClaim",
-  "apps/v1/StatefulSet",
-  "policy/v1/PodDisruptionBudget",
-  "batch/v1/CronJob",
+  ...CHILD_KINDS.map(k => `${k.apiVersion}/${k.kind}`),
   "pgkeeper.dev/v1alpha1/Database",
 ]);
 
