@@ -1,12 +1,12 @@
 /**
  * The Database capability — the routing table. Each binding says what it does; the work lives in
- * admission/ (webhooks), reconcile/ (convergence) and controller.ts (queue and retries).
+ * admission/ (webhooks) and, in the watcher process, the runtime (runtime.ts: cache, informers,
+ * controller, leader election, metrics).
  */
 import { Capability } from "pepr";
 import { Database } from "./api/database";
 import { mutateDatabase } from "./admission/mutate";
 import { validateDatabaseRequest } from "./admission/validate";
-import { controller } from "./controller";
 import { isWatcherProcess, startWatcherRuntime } from "./runtime";
 
 export const DatabaseCapability = new Capability({
@@ -16,23 +16,24 @@ export const DatabaseCapability = new Capability({
 
 const { When } = DatabaseCapability;
 
+// The watcher's machinery; admission pods and `pepr build` have none (Watch runs only there).
+const controller = isWatcherProcess() ? startWatcherRuntime() : undefined;
+
 // Admission: fill defaults, then reject invalid specs with the field named. Reconcile follows
-// every create/update through our work queue (not our own status writes: see cache/changes.ts);
-// Finalize runs cleanup before the object goes (on the leader only; a standby returns false).
+// every create/update through our work queue (not our own status writes: see cache/changes.ts).
+// No Finalize: deletion needs nothing from the operator (docs/adr/0005).
 When(Database)
   .IsCreatedOrUpdated()
   .Mutate(mutateDatabase)
   .Validate(validateDatabaseRequest)
-  .Watch(db => controller().enqueue(db))
-  .Finalize(db => controller().finalize(db));
+  .Watch(db => controller?.enqueue(db));
 
-// A deleted Database: drop its queue entry and retry state.
+// A deleted Database: drop its queue entry, retry state, cache entry and HA memory.
 When(Database)
   .IsDeleted()
-  .Watch(db => controller().forget(db));
+  .Watch(db => controller?.forget(db));
 
 // Children we manage (Secrets, ConfigMaps, Services, Pods, PVCs, StatefulSets, PDBs, CronJobs):
 // not Pepr bindings but one label-selected informer per kind (cache/informers.ts), feeding the
 // read cache and enqueuing the owning Database when a child changed or vanished (drift, pod
-// readiness). Started with the controller's cache, leader election and metrics, in the watcher only.
-if (isWatcherProcess()) startWatcherRuntime();
+// readiness). Started by the runtime, with the cache, leader election and metrics.

@@ -1,7 +1,7 @@
 /**
- * The watcher process's machinery, started once when the module loads in watch or dev mode:
- * the read cache and its informers, the controller on the cached Cluster, our metrics endpoint,
- * and leader election. Admission pods and `pepr build` never start it.
+ * The composition root of the watcher process, run once when the module loads in watch or dev
+ * mode: the read cache and its informers, the instance monitor, the controller on the cached
+ * Cluster, our metrics endpoint, and leader election. Admission pods and `pepr build` never run it.
  */
 import { Log } from "pepr";
 import { register } from "prom-client";
@@ -9,27 +9,27 @@ import { validateDatabase } from "./admission/validate";
 import { CachedCluster } from "./cache/cached-cluster";
 import { isManaged, startInformers } from "./cache/informers";
 import { ObjectCache } from "./cache/object-cache";
-import { createController, setController } from "./controller";
+import { apiCluster } from "./cluster/api-cluster";
+import { Controller, createController } from "./controller/controller";
 import { realHaDeps } from "./ha/ha-deps";
 import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
-import { readConfig } from "./lib/config";
+import { operatorConfig } from "./lib/config";
 import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
 import { metrics } from "./metrics/metrics";
 import { serveMetrics } from "./metrics/server";
-import { apiCluster } from "./reconcile/api-cluster";
 
 /** Pepr runs Watch/Reconcile/Finalize bindings in these processes only. */
 export const isWatcherProcess = (env: Record<string, string | undefined> = process.env): boolean =>
   env.PEPR_WATCH_MODE === "true" || env.PEPR_MODE === "dev";
 
-let started = false;
+let started: Controller | undefined;
 
-export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()): void {
-  if (started) return;
-  started = true;
+/** Starts everything (once) and returns the controller the watch bindings feed. */
+export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()): Controller {
+  if (started) return started;
   const log = Log.child({ component: "runtime" });
   const m = metrics();
   const cache = new ObjectCache();
@@ -48,22 +48,21 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
       api_list: cluster.reads.apiLists,
     },
   }));
-  const config = readConfig();
+  const config = operatorConfig();
   const wake = (namespace: string, name: string): void => ctl.wake(namespace, name);
   const ctl = createController(
     {
       cluster,
       config,
       now: () => new Date(),
-      validate: db => validateDatabase(db),
+      validate: db => validateDatabase(db, undefined, config),
       ha: realHaDeps(config, wake, (namespace, name, seconds) =>
         m.recordFailover(namespace, name, seconds),
       ),
     },
-    undefined,
     { isLeader, metrics: m, cache },
   );
-  setController(ctl);
+  started = ctl;
   startInformers(cache, ctl.onChildEvent);
 
   if (runtime.metricsPort > 0) {
@@ -75,7 +74,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   if (!election.enabled) {
     m.setLeader(true);
     log.info("Leader election off: this process always reconciles");
-    return;
+    return ctl;
   }
   m.setLeader(false);
   const elector = new LeaderElector({
@@ -101,4 +100,5 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     { identity: election.identity, lease: `${election.leaseNamespace}/${election.leaseName}` },
     "Leader election started",
   );
+  return ctl;
 }

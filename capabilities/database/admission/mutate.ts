@@ -1,7 +1,7 @@
 /** The Pepr Mutate action for Databases: a thin adapter over `defaultsPatch`. */
 import type { PeprMutateRequest } from "pepr";
 import type { Database } from "../api/database";
-import { OperatorConfig, readConfig } from "../lib/config";
+import { OperatorConfig, operatorConfig } from "../lib/config";
 import { defaultsPatch } from "./defaults";
 
 type MergePatch = Parameters<PeprMutateRequest<Database>["Merge"]>[0];
@@ -21,10 +21,7 @@ export function applyDefaults(req: PeprMutateRequest<Database>, config: Operator
   }
 }
 
-/**
- * Pepr Mutate action. Takes only the request because Pepr passes a logger as second argument;
- * the configuration is read from the environment each time (cheap, and always current).
- */
+/** Pepr Mutate action. Takes only the request because Pepr passes a logger as second argument. */
 export function mutateDatabase(req: PeprMutateRequest<Database>): void {
-  applyDefaults(req, readConfig());
+  applyDefaults(req, operatorConfig());
 }

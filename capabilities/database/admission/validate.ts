@@ -6,7 +6,8 @@
 import type { PeprValidateRequest } from "pepr";
 import type { Database } from "../api/database";
 import { DatabaseSpec } from "../api/database-schema";
-import { DEFAULT_CONFIG, OperatorConfig, readConfig } from "../lib/config";
+import { DEFAULT_CONFIG, OperatorConfig, operatorConfig } from "../lib/config";
+import { errorMessage } from "../lib/errors";
 import { RULES } from "./rules";
 import { checkShape } from "./rules/shape";
 import { CheckedDatabase, deny, Denial, Rule, RuleContext } from "./rules/types";
@@ -15,13 +16,6 @@ import { deepEqual, isRecord } from "./rules/util";
 /** `field: message` per denial, joined with "; " (how Pepr joins messages of several bindings). */
 export const formatDenials = (denials: readonly Denial[]): string =>
   denials.map(d => `${d.field}: ${d.message}`).join("; ");
-
-const errorMessage = (err: unknown): string => {
-  if (err instanceof Error) return err.message;
-  if (typeof err === "string") return err;
-  // KFC and others throw plain objects; JSON shows them, String() would say [object Object].
-  return JSON.stringify(err) ?? String(err);
-};
 
 /** A rule that throws becomes a denial naming it: a bug must not turn into "Action failed". */
 function runRule(rule: Rule, ctx: RuleContext): Denial[] {
@@ -82,7 +76,7 @@ export function validateDatabaseRequest(req: PeprValidateRequest<Database>): Val
     if (operation !== "CREATE" && operation !== "UPDATE") return req.Approve();
     if (subResource || req.Raw.metadata?.deletionTimestamp) return req.Approve();
     const old = operation === "UPDATE" ? req.OldResource : undefined;
-    const denials = validateDatabase(req.Raw, old, readConfig());
+    const denials = validateDatabase(req.Raw, old, operatorConfig());
     return denials.length === 0 ? req.Approve() : req.Deny(formatDenials(denials));
   } catch (err) {
     return req.Deny(`pgkeeper could not validate this Database: ${errorMessage(err)}`);

@@ -3,7 +3,6 @@
  */
 export const LABEL_DATABASE = "pgkeeper.dev/database";
 export const LABEL_ROLE = "pgkeeper.dev/role";
-export const LABEL_INSTANCE = "pgkeeper.dev/instance";
 export const LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
 export const LABEL_NAME = "app.kubernetes.io/name";
 export const LABEL_INSTANCE_OF = "app.kubernetes.io/instance";
@@ -11,7 +10,6 @@ export const LABEL_COMPONENT = "app.kubernetes.io/component";
 export const MANAGER = "pgkeeper";
 
 export const ANNOTATION_CONFIG_HASH = "pgkeeper.dev/config-hash";
-export const FINALIZER = "pgkeeper.dev/finalizer";
 /**
  * Set on a Database to request a switchover: the value is the instance to promote, or `auto` for
  * the healthiest replica. pgkeeper removes it when the switchover is done (or refused, with an
@@ -41,6 +39,18 @@ export type ChildNames = ReturnType<typeof childNames>;
 
 /** Pod name of instance `ordinal` (StatefulSet naming). */
 export const instanceName = (db: string, ordinal: number): string => `${db}-${ordinal}`;
+
+/** The ordinal of an instance (`orders-2` → 2). */
+export const ordinalOf = (instance: string): number =>
+  Number(instance.slice(instance.lastIndexOf("-") + 1));
+
+/** A Database's key in queues, caches and memories: `namespace/name`. */
+export const databaseKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+export const splitDatabaseKey = (key: string): { namespace: string; name: string } => {
+  const slash = key.indexOf("/");
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+};
 
 /** Labels every child carries; selectors use the subset in `selectorLabels`. */
 export const commonLabels = (db: string): Record<string, string> => ({

@@ -1,24 +1,15 @@
 import { Database } from "../api/database";
 import { LABEL_MANAGED_BY, MANAGER, commonLabels, selectorLabels } from "../api/names";
 import { DEFAULT_CONFIG } from "../lib/config";
-import { KubeObject } from "../reconcile/cluster";
+import { KubeObject } from "../cluster/cluster";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
-import { FakeCluster } from "../reconcile/testing/fake-cluster";
-import { CachedCluster, DATABASE_KIND } from "./cached-cluster";
-import { ObjectCache, kindKeyOf } from "./object-cache";
+import { FakeCluster } from "../cluster/fake-cluster";
+import { CHILD_KINDS, DATABASE_KIND, kindKeyOf } from "../api/kinds";
+import { CachedCluster } from "./cached-cluster";
+import { ObjectCache } from "./object-cache";
 
 const NS = "prod";
 const NAME = "orders";
-const CHILD_KINDS = [
-  "v1/Secret",
-  "v1/ConfigMap",
-  "v1/Service",
-  "v1/Pod",
-  "v1/PersistentVolumeClaim",
-  "apps/v1/StatefulSet",
-  "policy/v1/PodDisruptionBudget",
-  "batch/v1/CronJob",
-];
 const ours = (obj: KubeObject): boolean => obj.metadata?.labels?.[LABEL_MANAGED_BY] === MANAGER;
 
 function setup(spec: Record<string, unknown> = {}) {
@@ -43,7 +34,7 @@ function setup(spec: Record<string, unknown> = {}) {
   const syncInformers = () => {
     for (const obj of api.objects.values())
       if (ours(obj)) cache.upsert(kindKeyOf(obj), structuredClone(obj));
-    for (const kind of CHILD_KINDS) cache.markSynced(kind);
+    for (const kind of CHILD_KINDS) cache.markSynced(kindKeyOf(kind));
   };
   const reads = () => ({ get: api.calls.get, list: api.calls.list });
   return { api, cache, cluster, deps, syncInformers, reads, run: () => reconcile(deps, NS, NAME) };
@@ -127,8 +118,7 @@ describe("CachedCluster", () => {
     await cluster.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: NS, name: "c" });
     expect(cache.get("v1/ConfigMap", NS, "c")).toBeUndefined();
 
-    const db = (await cluster.getDatabase(NS, NAME))!;
-    await cluster.patchStatus(db, { phase: "Ready" });
+    await cluster.patchStatus({ namespace: NS, name: NAME }, { phase: "Ready" });
     expect((cache.get(DATABASE_KIND, NS, NAME) as Database).status?.phase).toBe("Ready");
   });
 

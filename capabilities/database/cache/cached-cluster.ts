@@ -12,16 +12,17 @@
  * - a kind not synced yet: the apiserver.
  */
 import { Database } from "../api/database";
+import { DATABASE_KIND, KindKey, kindKeyOf } from "../api/kinds";
 import {
   Cluster,
   DatabaseStatusPatch,
+  DatabaseVersion,
+  DeleteOptions,
   EventInput,
   KubeObject,
   ObjectRef,
-} from "../reconcile/cluster";
-import { KindKey, ObjectCache, kindKeyOf } from "./object-cache";
-
-export const DATABASE_KIND: KindKey = "pgkeeper.dev/v1alpha1/Database";
+} from "../cluster/cluster";
+import { ObjectCache } from "./object-cache";
 
 export interface ReadCounts {
   cacheHits: number;
@@ -93,15 +94,17 @@ export class CachedCluster implements Cluster {
     return applied;
   }
 
-  async delete(ref: ObjectRef, options?: Parameters<Cluster["delete"]>[1]): Promise<void> {
+  async delete(ref: ObjectRef, options?: DeleteOptions): Promise<void> {
     await this.api.delete(ref, options);
     // A pod lives on, terminating, until its containers stopped: fencing a primary waits for
     // exactly that, so only the informer's DELETED event may drop it from the cache.
     if (ref.kind !== "Pod") this.cache.remove(kindKeyOf(ref), ref.namespace, ref.name);
   }
 
-  async removeAnnotation(db: Database, key: string): Promise<void> {
-    await this.api.removeAnnotation(db, key);
+  async removeAnnotation(db: DatabaseVersion, key: string): Promise<Database> {
+    const patched = await this.api.removeAnnotation(db, key);
+    this.store(DATABASE_KIND, patched);
+    return patched;
   }
 
   async patchLabels(
@@ -119,9 +122,9 @@ export class CachedCluster implements Cluster {
     return patched;
   }
 
-  async patchStatus(db: Database, status: DatabaseStatusPatch): Promise<Database | void> {
+  async patchStatus(db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database> {
     const patched = await this.api.patchStatus(db, status);
-    if (patched) this.store(DATABASE_KIND, patched);
+    this.store(DATABASE_KIND, patched);
     return patched;
   }
 

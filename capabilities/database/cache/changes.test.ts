@@ -1,4 +1,4 @@
-import { KubeObject } from "../reconcile/cluster";
+import { KubeObject } from "../cluster/cluster";
 import { isMeaningfulChange, warrantsReconcile } from "./changes";
 
 const base = (kind = "StatefulSet"): KubeObject => ({

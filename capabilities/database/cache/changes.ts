@@ -8,7 +8,7 @@
  *   Pods, whose status (readiness) is exactly what reconcile observes.
  */
 import { equals, omit } from "ramda";
-import { KubeObject } from "../reconcile/cluster";
+import { KubeObject } from "../cluster/cluster";
 import { UpsertOutcome } from "./object-cache";
 
 /** Kinds whose status reconcile reads: a status-only change there matters. */

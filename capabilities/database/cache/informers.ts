@@ -7,24 +7,25 @@
  */
 import { K8s, Log, kind } from "pepr";
 import { GenericClass, WatchEvent } from "kubernetes-fluent-client";
+import { CHILD_KINDS, ChildKind, kindKeyOf } from "../api/kinds";
 import { LABEL_MANAGED_BY, MANAGER } from "../api/names";
+import { KubeObject } from "../cluster/cluster";
 import { errorMessage } from "../lib/errors";
-import { KubeObject } from "../reconcile/cluster";
-import { ObjectCache, kindKeyOf } from "./object-cache";
+import { ObjectCache } from "./object-cache";
 
 export type Phase = "ADDED" | "MODIFIED" | "DELETED";
 
-/** Every kind reconcile reads besides Database. */
-export const CHILD_KINDS: { model: GenericClass; apiVersion: string; kind: string }[] = [
-  { model: kind.Secret, apiVersion: "v1", kind: "Secret" },
-  { model: kind.ConfigMap, apiVersion: "v1", kind: "ConfigMap" },
-  { model: kind.Service, apiVersion: "v1", kind: "Service" },
-  { model: kind.Pod, apiVersion: "v1", kind: "Pod" },
-  { model: kind.PersistentVolumeClaim, apiVersion: "v1", kind: "PersistentVolumeClaim" },
-  { model: kind.StatefulSet, apiVersion: "apps/v1", kind: "StatefulSet" },
-  { model: kind.PodDisruptionBudget, apiVersion: "policy/v1", kind: "PodDisruptionBudget" },
-  { model: kind.CronJob, apiVersion: "batch/v1", kind: "CronJob" },
-];
+/** KFC's model of each child kind (a Record: a kind added to api/kinds must be given one). */
+const MODELS: Record<ChildKind, GenericClass> = {
+  Secret: kind.Secret,
+  ConfigMap: kind.ConfigMap,
+  Service: kind.Service,
+  Pod: kind.Pod,
+  PersistentVolumeClaim: kind.PersistentVolumeClaim,
+  StatefulSet: kind.StatefulSet,
+  PodDisruptionBudget: kind.PodDisruptionBudget,
+  CronJob: kind.CronJob,
+};
 
 /** The informers' selector: what the cache may hold. */
 export const isManaged = (obj: KubeObject): boolean =>
@@ -78,8 +79,8 @@ export function applyEvent(
 /** Starts the informers; returns a function that stops them. */
 export function startInformers(cache: ObjectCache, onEvent: InformerEvent): () => void {
   const log = Log.child({ component: "informers" });
-  const watchers = CHILD_KINDS.map(({ model, apiVersion, kind: kindName }) => {
-    const watcher = K8s(model)
+  const watchers = CHILD_KINDS.map(({ apiVersion, kind: kindName }) => {
+    const watcher = K8s(MODELS[kindName])
       .WithLabel(LABEL_MANAGED_BY, MANAGER)
       .Watch((obj, phase) => {
         const event = applyEvent(cache, apiVersion, kindName, obj as KubeObject, phase as Phase);

@@ -1,5 +1,6 @@
-import { KubeObject } from "../reconcile/cluster";
-import { ObjectCache, kindKeyOf } from "./object-cache";
+import { KubeObject } from "../cluster/cluster";
+import { kindKeyOf } from "../api/kinds";
+import { ObjectCache } from "./object-cache";
 
 const svc = (
   name: string,

@@ -4,15 +4,12 @@
  * converged reconcile makes no GET or LIST calls.
  *
  * Objects are stored as delivered, not copied: KFC's watcher keeps the same object in its own
- * relist cache, so sharing it costs no extra memory. Readers must not mutate what they get.
+ * relist cache, so sharing it costs no extra memory. Readers must not mutate what they get; in
+ * tests and development the cache freezes what it stores, so a mutation throws where it happens.
  */
-import { KubeObject } from "../reconcile/cluster";
-
-/** `apiVersion/kind`, e.g. "apps/v1/StatefulSet" or "v1/Secret". */
-export type KindKey = string;
-
-export const kindKeyOf = (obj: Pick<KubeObject, "apiVersion" | "kind">): KindKey =>
-  `${obj.apiVersion ?? ""}/${obj.kind ?? ""}`;
+import { KindKey } from "../api/kinds";
+import { KubeObject } from "../cluster/cluster";
+import { deepFreeze, freezesShared } from "../lib/freeze";
 
 /** What an upsert did: `stale` and `unchanged` mean the cache already knew better or the same. */
 export type UpsertOutcome = "added" | "changed" | "unchanged" | "stale";
@@ -43,6 +40,8 @@ export class ObjectCache {
   private readonly kinds = new Map<KindKey, Map<string, Map<string, KubeObject>>>();
   private readonly synced = new Set<KindKey>();
 
+  constructor(private readonly freeze = freezesShared()) {}
+
   get(kind: KindKey, namespace: string, name: string): KubeObject | undefined {
     return this.kinds.get(kind)?.get(namespace)?.get(name);
   }
@@ -63,7 +62,8 @@ export class ObjectCache {
     const byNamespace = this.namespaceMap(kind, meta.namespace ?? "");
     const cached = byNamespace.get(meta.name ?? "");
     const outcome = cached ? versionOutcome(cached, obj) : "added";
-    if (outcome === "added" || outcome === "changed") byNamespace.set(meta.name ?? "", obj);
+    if (outcome === "added" || outcome === "changed")
+      byNamespace.set(meta.name ?? "", this.freeze ? deepFreeze(obj) : obj);
     return outcome;
   }
 

@@ -4,6 +4,7 @@
  * operation.ts and ha-step.ts; everything here is table-tested.
  */
 import type { ResolvedSpec } from "../api/defaults";
+import { ordinalOf } from "../api/names";
 import type { InstanceProbe } from "./probe-types";
 import { parseLsn } from "./lsn";
 
@@ -60,8 +61,6 @@ export type Decision =
   | { kind: "switchover"; to: string; reason: string; requested: boolean }
   | { kind: "refuseSwitchover"; reason: string }
   | { kind: "restart"; instance: string; reason: string };
-
-const ordinalOf = (name: string): number => Number(name.slice(name.lastIndexOf("-") + 1));
 
 const byName = (input: HaInput, name: string): InstanceView | undefined =>
   input.instances.find(i => i.name === name);

@@ -1,12 +1,13 @@
 /**
  * The HA machinery of a watcher process: the instance monitor over the real SQL edge, wired to
- * wake the controller, and the failover metric. One place, used by the runtime and the fallback
- * controller alike.
+ * wake the controller, and the failover metric. Built by the runtime (the composition root).
  */
+import { splitDatabaseKey } from "../api/names";
 import { OperatorConfig } from "../lib/config";
 import { POSTGRES_PORT } from "../specs/layout";
-import { HaDeps, newHaMemory } from "./ha-step";
+import { HaDeps } from "./ha-step";
 import * as instanceSql from "./instance-sql";
+import { HaMemory } from "./memory";
 import { InstanceMonitor } from "./monitor";
 
 export function realHaDeps(
@@ -21,7 +22,7 @@ export function realHaDeps(
     failureThreshold: config.probeFailureThreshold,
     port: POSTGRES_PORT,
     onChange: key => {
-      const [namespace, name] = key.split("/");
+      const { namespace, name } = splitDatabaseKey(key);
       wake(namespace, name);
     },
   });
@@ -29,7 +30,7 @@ export function realHaDeps(
     monitor,
     sql: instanceSql,
     failureThreshold: config.probeFailureThreshold,
-    memory: newHaMemory(),
+    memory: new HaMemory(),
     ...(onFailover ? { onFailover } : {}),
   };
 }

@@ -5,9 +5,10 @@
  * does not rewrite its status (and wake its own watch) on every reconcile.
  */
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
-import { setCondition } from "../reconcile/conditions";
-import { statusPatch } from "../reconcile/status";
+import { setCondition } from "../api/conditions";
+import { statusPatch } from "../cluster/database-writer";
 import type { HaResult } from "./ha-step";
+import type { DatabaseMemory } from "./memory";
 
 export const PROGRESS_REFRESH_MS = 30_000;
 
@@ -76,4 +77,18 @@ export function mergeHaStatus(
   // Something besides progress changed: write it all, progress included.
   if (statusPatch(prev, steady)) return { status: merged, progressWritten: true };
   return { status: steady, progressWritten: false };
+}
+
+/** `next` with what the HA step observed; progress figures refreshed per PROGRESS_REFRESH_MS. */
+export function withHaStatus(
+  next: DatabaseStatus,
+  ha: HaResult,
+  prev: DatabaseStatus | undefined,
+  memory: DatabaseMemory,
+  now: Date,
+): DatabaseStatus {
+  const stale = now.getTime() - (memory.progressWrittenAt ?? 0) >= PROGRESS_REFRESH_MS;
+  const merged = mergeHaStatus(next, ha, prev, stale, now);
+  if (merged.progressWritten) memory.progressWrittenAt = now.getTime();
+  return merged.status;
 }

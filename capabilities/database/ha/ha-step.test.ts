@@ -8,8 +8,8 @@ import { DatabaseSpec } from "../api/database-schema";
 import { ANNOTATION_SWITCHOVER, LABEL_ROLE, commonLabels, selectorLabels } from "../api/names";
 import { DEFAULT_CONFIG } from "../lib/config";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
-import { FakeCluster } from "../reconcile/testing/fake-cluster";
-import { newHaMemory } from "./ha-step";
+import { FakeCluster } from "../cluster/fake-cluster";
+import { HaMemory } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
 
@@ -60,7 +60,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
       monitor: { track: () => undefined, view: () => new Map(records) },
       sql,
       failureThreshold: 3,
-      memory: newHaMemory(),
+      memory: new HaMemory(),
     },
   };
   cluster.addDatabase({

@@ -1,18 +1,21 @@
 /**
  * The high-availability step of reconcile: feeds the monitor the pods to probe, continues an
  * operation in progress or starts the one `decide` asks for, applies the managed parameters live,
- * and returns what status should show about the instances.
+ * and returns what status should show about the instances (as values; reconcile's writer stores
+ * them). An operation records its own steps through the same writer, before acting.
  */
 import { Database } from "../api/database";
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
-import { ANNOTATION_SWITCHOVER } from "../api/names";
+import { ANNOTATION_SWITCHOVER, databaseKey, ordinalOf } from "../api/names";
+import { Cluster, KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
+import { DatabaseWriter } from "../cluster/database-writer";
 import { errorMessage } from "../lib/errors";
-import { managedParameters } from "../specs/postgresql-conf";
 import { BuildInput } from "../specs";
 import { POSTGRES_PORT } from "../specs/layout";
-import { Cluster, KubeObject, refOf } from "../reconcile/cluster";
+import { managedParameters } from "../specs/postgresql-conf";
 import { Decision, HaInput, InstanceView, decide, needsRestart, primaryFailure } from "./decide";
 import { lagBytes } from "./lsn";
+import { DatabaseMemory, HaMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import type { InstanceSql } from "./probe-types";
@@ -31,35 +34,11 @@ export interface HaDeps {
   sql: InstanceSql;
   failureThreshold: number;
   onFailover?: (namespace: string, name: string, seconds: number) => void;
-  /** The controller's memory across reconciles (newHaMemory()). */
+  /** The controller's memory across reconciles. */
   memory: HaMemory;
 }
 
-/**
- * Memory of this operator process: when each primary was first seen failing, which parameter
- * set each pod got (so steady state makes no SQL writes), which warnings were already raised.
- * Losing it on restart only costs one re-application and one repeated Event.
- */
-export interface HaMemory {
-  downSince: Map<string, number>;
-  /** When status last got fresh LSN/lag figures, per Database. */
-  progressWrittenAt: Map<string, number>;
-  appliedParameters: Map<string, string>;
-  /** Per pod UID: what the last reload left pending restart, and on which postmaster. */
-  pendingAfterReload: Map<string, { pending: string[]; postmasterStartTime?: string }>;
-  announced: Map<string, string>;
-}
-
-export const newHaMemory = (): HaMemory => ({
-  downSince: new Map(),
-  progressWrittenAt: new Map(),
-  appliedParameters: new Map(),
-  pendingAfterReload: new Map(),
-  announced: new Map(),
-});
-
 export interface HaResult {
-  writes: number;
   requeueAfterMs?: number;
   /** Status fields the HA step owns, merged by reconcile into the status it writes. */
   status: Pick<DatabaseStatus, "instances" | "pendingRestart" | "synchronousStandbys">;
@@ -71,7 +50,7 @@ export interface HaResult {
   parametersError?: string;
 }
 
-interface StepInput {
+export interface HaStepInput {
   cluster: Cluster;
   ha: HaDeps;
   db: Database;
@@ -81,43 +60,49 @@ interface StepInput {
   password: string;
   now: () => Date;
   isLeader: () => boolean;
+  /** StatefulSet status.updateRevision, when its controller has seen our latest template. */
+  updateRevision?: string;
+  /** Reconcile's apply path for a desired child (the topology ConfigMap while fencing). */
+  applyChild: (child: KubeObject) => Promise<void>;
+  /** The pass's one writer of the Database. */
+  writer: DatabaseWriter;
 }
 
-const keyOf = (db: Database): string => `${db.metadata?.namespace}/${db.metadata?.name}`;
-const podIP = (pod: KubeObject): string | undefined =>
-  (pod.status as { podIP?: string } | undefined)?.podIP;
-const isReady = (pod: KubeObject): boolean =>
-  ((pod.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some(
-    c => c.type === "Ready" && c.status === "True",
-  );
-const ordinalOf = (name: string): number => Number(name.slice(name.lastIndexOf("-") + 1));
+/** A Database is gone: stop probing it and drop what was remembered of it. */
+export function forgetHa(ha: HaDeps, key: string): void {
+  ha.monitor.untrack?.(key);
+  ha.memory.forget(key);
+}
+
+/** Parameters that could not be applied are tried again this often. */
+export const PARAMETERS_RETRY_MS = 10_000;
+/** A refused failover is looked at again this often. */
+const FAILOVER_RETRY_MS = 2000;
 
 function viewOf(
   pod: KubeObject,
   records: Map<string, ProbeRecord>,
-  reloads: HaMemory["pendingAfterReload"],
+  reloads: DatabaseMemory["pendingAfterReload"],
 ): InstanceView {
   const name = pod.metadata?.name ?? "";
   const record = records.get(name);
-  const terminating = !!pod.metadata?.deletionTimestamp;
   const view: InstanceView = {
     name,
     ordinal: ordinalOf(name),
     pod: {
       uid: pod.metadata?.uid ?? "",
-      ready: isReady(pod) && !terminating,
-      terminating,
+      ready: isPodReady(pod),
+      terminating: isTerminating(pod),
       revision: pod.metadata?.labels?.["controller-revision-hash"],
     },
   };
   if (record && record.uid === pod.metadata?.uid)
     view.sql = { ok: record.ok, failures: record.failures, probe: record.probe };
-  return withReload(view, reloads);
+  return withReload(view, reloads.get(view.pod?.uid ?? ""));
 }
 
 /** Adds what the last reload left pending, while the same postmaster runs (a restart loaded it). */
-function withReload(view: InstanceView, reloads: HaMemory["pendingAfterReload"]): InstanceView {
-  const reload = view.pod && reloads.get(view.pod.uid);
+function withReload(view: InstanceView, reload: PendingAfterReload | undefined): InstanceView {
   return reload && reload.postmasterStartTime === view.sql?.probe?.postmasterStartTime
     ? { ...view, pendingAfterReload: reload.pending }
     : view;
@@ -128,15 +113,15 @@ function views(
   pods: KubeObject[],
   records: Map<string, ProbeRecord>,
   primary: string,
-  reloads: HaMemory["pendingAfterReload"],
+  memory: DatabaseMemory,
 ): InstanceView[] {
-  const result = pods.map(pod => viewOf(pod, records, reloads));
+  const result = pods.map(pod => viewOf(pod, records, memory.pendingAfterReload));
   if (!result.some(v => v.name === primary))
     result.push({ name: primary, ordinal: ordinalOf(primary) });
   return result.sort((a, b) => a.ordinal - b.ordinal);
 }
 
-function operationContext(step: StepInput): OperationContext {
+function operationContext(step: HaStepInput): OperationContext {
   const { db, ha } = step;
   return {
     cluster: step.cluster,
@@ -148,53 +133,54 @@ function operationContext(step: StepInput): OperationContext {
     port: POSTGRES_PORT,
     now: step.now,
     isLeader: step.isLeader,
+    applyChild: step.applyChild,
+    writer: step.writer,
     onFailover: s => ha.onFailover?.(db.metadata?.namespace ?? "", db.metadata?.name ?? "", s),
   };
 }
 
-function haInputOf(
-  step: StepInput,
-  instances: InstanceView[],
-  updateRevision: string | undefined,
-): HaInput {
-  const { db, ha } = step;
+function haInputOf(step: HaStepInput, instances: InstanceView[], memory: DatabaseMemory): HaInput {
+  const { db } = step;
   const now = step.now().getTime();
   const phase = db.status?.phase;
-  return {
+  const input: HaInput = {
     spec: step.input.spec,
     primary: step.primary,
     instances,
-    updateRevision,
+    updateRevision: step.updateRevision,
     synchronousStandbys: db.status?.synchronousStandbys ?? [],
     switchoverRequest: db.metadata?.annotations?.[ANNOTATION_SWITCHOVER],
     wasUp: phase === "Ready" || phase === "Degraded",
-    primaryDownSince: trackDownSince(
-      ha.memory.downSince,
-      keyOf(db),
-      primaryFailure(baseInput(step, instances)),
-      now,
-    ),
     now,
-    failureThreshold: ha.failureThreshold,
+    failureThreshold: step.ha.failureThreshold,
   };
+  // Since when the primary has been failing: kept across reconciles, cleared once it is healthy.
+  if (!primaryFailure(input)) memory.downSince = undefined;
+  else memory.downSince ??= now;
+  return { ...input, primaryDownSince: memory.downSince };
 }
 
-export async function haStep(
-  step: StepInput,
-  updateRevision: string | undefined,
-): Promise<HaResult> {
+/** The pods the monitor probes: those with an address that are not going away. */
+const probeTargets = (pods: KubeObject[]) =>
+  pods
+    .filter(p => !isTerminating(p) && podIP(p))
+    .map(p => ({ name: p.metadata?.name ?? "", uid: p.metadata?.uid ?? "", ip: podIP(p) ?? "" }));
+
+const keyOf = (db: Database): string =>
+  databaseKey(db.metadata?.namespace ?? "", db.metadata?.name ?? "");
+
+export async function haStep(step: HaStepInput): Promise<HaResult> {
   const { db, ha } = step;
   const key = keyOf(db);
-  const targets = step.pods
-    .filter(p => !p.metadata?.deletionTimestamp && podIP(p))
-    .map(p => ({ name: p.metadata?.name ?? "", uid: p.metadata?.uid ?? "", ip: podIP(p) ?? "" }));
-  ha.monitor.track(key, targets, step.password);
+  ha.memory.keepPods(key, new Set(step.pods.map(p => p.metadata?.uid ?? "")));
+  const memory = ha.memory.of(key);
+  ha.monitor.track(key, probeTargets(step.pods), step.password);
   const records = ha.monitor.view(key);
-  const instanceViews = views(step.pods, records, step.primary, ha.memory.pendingAfterReload);
+  const instanceViews = views(step.pods, records, step.primary, memory);
   const ctx = operationContext(step);
   const result = (primary: string, rest: Omit<HaResult, "status" | "primary">): HaResult => ({
     ...rest,
-    status: instanceStatus(instanceViews, primary, db, updateRevision),
+    status: instanceStatus(instanceViews, primary, db, step.updateRevision),
     primary,
   });
 
@@ -203,14 +189,13 @@ export async function haStep(
     const done = await runOperation(ctx, running);
     return result(done.done ? running.to : step.primary, { ...done, busy: !done.done });
   }
-  const acted = await act(ctx, decide(haInputOf(step, instanceViews, updateRevision)), step);
+  const acted = await act(ctx, decide(haInputOf(step, instanceViews, memory)), step, memory);
   if (acted.operationDone) {
-    ha.memory.downSince.delete(key);
-    return result(db.status?.currentPrimary ?? step.primary, { writes: acted.writes, busy: false });
+    memory.downSince = undefined;
+    return result(step.writer.status?.currentPrimary ?? step.primary, { busy: false });
   }
-  const config = await applyParameters(step, instanceViews, records);
+  const config = await applyParameters(step, instanceViews, records, memory);
   return result(step.primary, {
-    writes: acted.writes + config.writes,
     requeueAfterMs: config.error
       ? Math.min(acted.requeueAfterMs ?? Infinity, PARAMETERS_RETRY_MS)
       : acted.requeueAfterMs,
@@ -219,55 +204,34 @@ export async function haStep(
   });
 }
 
-const baseInput = (step: StepInput, instances: InstanceView[]) => ({
-  spec: step.input.spec,
-  primary: step.primary,
-  instances,
-  synchronousStandbys: [],
-  wasUp: true,
-  now: 0,
-  failureThreshold: step.ha.failureThreshold,
-});
-
-function trackDownSince(
-  downSince: Map<string, number>,
-  key: string,
-  failure: string | undefined,
-  now: number,
-): number | undefined {
-  if (!failure) {
-    downSince.delete(key);
-    return undefined;
-  }
-  if (!downSince.has(key)) downSince.set(key, now);
-  return downSince.get(key);
-}
-
 interface Acted {
-  writes: number;
   requeueAfterMs?: number;
   busy: boolean;
   operationDone?: boolean;
 }
 
-async function act(ctx: OperationContext, decision: Decision, step: StepInput): Promise<Acted> {
-  const { db, cluster } = ctx;
+async function act(
+  ctx: OperationContext,
+  decision: Decision,
+  step: HaStepInput,
+  memory: DatabaseMemory,
+): Promise<Acted> {
   switch (decision.kind) {
     case "steady":
-      return { writes: 0, busy: false };
+      return { busy: false };
     case "waitForFailoverDelay":
-      return { writes: 0, busy: false, requeueAfterMs: decision.remainingMs };
+      return { busy: false, requeueAfterMs: decision.remainingMs };
     case "cannotFailover":
-      await announceOnce(step.ha.memory, ctx, "Warning", "FailoverImpossible", decision.reason);
-      return { writes: 1, busy: false, requeueAfterMs: 2000 };
+      await announceOnce(memory, ctx, "Warning", "FailoverImpossible", decision.reason);
+      return { busy: false, requeueAfterMs: FAILOVER_RETRY_MS };
     case "refuseSwitchover":
-      await cluster.recordEvent(db, {
+      await ctx.cluster.recordEvent(ctx.db, {
         type: "Warning",
         reason: "SwitchoverRefused",
         message: decision.reason,
       });
-      await cluster.removeAnnotation(db, ANNOTATION_SWITCHOVER);
-      return { writes: 2, busy: false };
+      await ctx.writer.removeAnnotation(ANNOTATION_SWITCHOVER);
+      return { busy: false };
     case "restart":
       return restartInstance(ctx, step, decision.instance, decision.reason);
     case "failover":
@@ -279,27 +243,27 @@ async function act(ctx: OperationContext, decision: Decision, step: StepInput): 
 /** Rolling restart of one instance: delete its pod (normal grace: a clean shutdown). */
 async function restartInstance(
   ctx: OperationContext,
-  step: StepInput,
+  step: HaStepInput,
   instance: string,
   reason: string,
 ): Promise<Acted> {
   const pod = step.pods.find(p => p.metadata?.name === instance);
-  if (!step.isLeader() || !pod) return { writes: 0, busy: false };
+  if (!step.isLeader() || !pod) return { busy: false };
   await ctx.cluster.recordEvent(ctx.db, {
     type: "Normal",
     reason: "InstanceRestarting",
     message: `Restarting ${instance}: ${reason}`,
   });
-  await ctx.cluster.delete(refOf(pod));
-  return { writes: 2, busy: true, requeueAfterMs: 2000 };
+  await ctx.cluster.delete(refOf(pod), { uid: pod.metadata?.uid });
+  return { busy: true, requeueAfterMs: FAILOVER_RETRY_MS };
 }
 
 async function beginOperation(
   ctx: OperationContext,
-  step: StepInput,
+  step: HaStepInput,
   decision: Extract<Decision, { kind: "failover" | "switchover" }>,
 ): Promise<Acted> {
-  if (!step.isLeader()) return { writes: 0, busy: false };
+  if (!step.isLeader()) return { busy: false };
   const requested = decision.kind === "switchover" && decision.requested;
   const op = await startOperation(ctx, {
     type: decision.kind === "failover" ? "Failover" : "Switchover",
@@ -309,28 +273,19 @@ async function beginOperation(
     ...(requested ? { requested: true } : {}),
   });
   const result = await runOperation(ctx, op);
-  return {
-    writes: result.writes + 2,
-    requeueAfterMs: result.requeueAfterMs,
-    busy: !result.done,
-    operationDone: result.done,
-  };
+  return { requeueAfterMs: result.requeueAfterMs, busy: !result.done, operationDone: result.done };
 }
-
-/** Parameters that could not be applied are tried again this often. */
-export const PARAMETERS_RETRY_MS = 10_000;
 
 /** One Event per distinct message: a refused failover is re-evaluated every 2 s. */
 async function announceOnce(
-  { announced }: HaMemory,
+  memory: DatabaseMemory,
   ctx: Pick<OperationContext, "db" | "cluster">,
   type: "Normal" | "Warning",
   reason: string,
   message: string,
 ): Promise<void> {
-  const key = `${keyOf(ctx.db)}/${reason}`;
-  if (announced.get(key) === message) return;
-  announced.set(key, message);
+  if (memory.announced.get(reason) === message) return;
+  memory.announced.set(reason, message);
   await ctx.cluster.recordEvent(ctx.db, { type, reason, message });
 }
 
@@ -339,24 +294,22 @@ async function announceOnce(
  * (remembered per pod UID, so a steady state makes no SQL writes).
  */
 async function applyParameters(
-  step: StepInput,
+  step: HaStepInput,
   instances: InstanceView[],
   records: Map<string, ProbeRecord>,
-): Promise<{ writes: number; error?: string }> {
+  memory: DatabaseMemory,
+): Promise<{ error?: string }> {
   const desired = Object.fromEntries(managedParameters(step.input.spec));
   const wanted = JSON.stringify(desired);
-  const { appliedParameters } = step.ha.memory;
-  let writes = 0;
   const errors: string[] = [];
   for (const view of instances) {
     const target = configurable(step, view, records);
-    if (!target || appliedParameters.get(target.uid) === wanted) continue;
+    if (!target || memory.appliedParameters.get(target.uid) === wanted) continue;
     try {
-      const applied = await applyOn(step, view.name, target.ip, desired);
-      writes += applied.writes;
-      appliedParameters.set(target.uid, wanted);
-      step.ha.memory.pendingAfterReload.set(target.uid, {
-        pending: applied.pendingRestart,
+      const pending = await applyOn(step, view.name, target.ip, desired);
+      memory.appliedParameters.set(target.uid, wanted);
+      memory.pendingAfterReload.set(target.uid, {
+        pending,
         postmasterStartTime: records.get(view.name)?.probe?.postmasterStartTime,
       });
     } catch (err) {
@@ -365,43 +318,43 @@ async function applyParameters(
     }
   }
   const error = errors.length ? errors.join("; ") : undefined;
-  if (error) await announceOnce(step.ha.memory, step, "Warning", "ParametersNotApplied", error);
-  return { writes, error };
+  if (error) await announceOnce(memory, step, "Warning", "ParametersNotApplied", error);
+  return { error };
 }
 
+/** Applies the set on one instance; returns what it left pending restart. */
 async function applyOn(
-  step: StepInput,
+  step: HaStepInput,
   instance: string,
   ip: string,
   desired: Record<string, string>,
-): Promise<{ writes: number; pendingRestart: string[] }> {
+): Promise<string[]> {
   const result = await step.ha.sql.applyParameters(
     { host: ip, port: POSTGRES_PORT, password: step.password },
     desired,
   );
-  const pendingRestart = result.pendingRestart;
-  if (!result.changed) return { writes: 0, pendingRestart };
-  const pending = result.pendingRestart.length
-    ? `; pending restart: ${result.pendingRestart.join(", ")}`
-    : "";
-  await step.cluster.recordEvent(step.db, {
-    type: "Normal",
-    reason: "ParametersApplied",
-    message: `${instance}: parameters reloaded${pending}`,
-  });
-  return { writes: 2, pendingRestart };
+  if (result.changed) {
+    const pending = result.pendingRestart.length
+      ? `; pending restart: ${result.pendingRestart.join(", ")}`
+      : "";
+    await step.cluster.recordEvent(step.db, {
+      type: "Normal",
+      reason: "ParametersApplied",
+      message: `${instance}: parameters reloaded${pending}`,
+    });
+  }
+  return result.pendingRestart;
 }
 
 /** The pod of an instance that answers SQL and is not going away, with its address. */
 function configurable(
-  step: StepInput,
+  step: HaStepInput,
   view: InstanceView,
   records: Map<string, ProbeRecord>,
 ): { uid: string; ip: string } | undefined {
   const pod = step.pods.find(p => p.metadata?.name === view.name);
-  const ip = pod && podIP(pod);
-  if (!pod || !ip || pod.metadata?.deletionTimestamp || !records.get(view.name)?.ok)
-    return undefined;
+  const ip = podIP(pod);
+  if (!pod || !ip || isTerminating(pod) || !records.get(view.name)?.ok) return undefined;
   return { uid: pod.metadata?.uid ?? "", ip };
 }
 

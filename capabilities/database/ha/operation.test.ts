@@ -1,5 +1,10 @@
-import { KubeObject } from "../reconcile/cluster";
-import { stoppedForGood } from "./operation";
+import { Database } from "../api/database";
+import { withDefaults } from "../api/defaults";
+import { ANNOTATION_SWITCHOVER, LABEL_ROLE, commonLabels } from "../api/names";
+import { KubeObject } from "../cluster/cluster";
+import { DatabaseWriter } from "../cluster/database-writer";
+import { FakeCluster } from "../cluster/fake-cluster";
+import { Operation, OperationContext, runOperation, stoppedForGood } from "./operation";
 
 const pod = (deletion: string | undefined, grace: number, finished: (string | undefined)[]) =>
   ({
@@ -31,5 +36,124 @@ describe("stoppedForGood: the old primary's pod cannot run postgres any more", (
     ["no container status yet", pod("2026-11-29T10:00:01Z", 1, []), false],
   ])("%s → %p", (_, p, expected) => {
     expect(stoppedForGood(p)).toBe(expected);
+  });
+});
+
+// --- the state machine alone, against the in-memory API -------------------------------------
+
+const NS = "prod";
+const NAME = "orders";
+const T0 = Date.parse("2026-11-29T10:00:00Z");
+
+function machine(operation: Partial<Operation> = {}) {
+  const api = new FakeCluster();
+  const sql: string[] = [];
+  const startedAt = new Date(T0).toISOString();
+  const op: Operation = {
+    type: "Failover",
+    from: `${NAME}-0`,
+    to: `${NAME}-1`,
+    reason: "the primary stopped answering",
+    step: "Fencing",
+    startedAt,
+    ...operation,
+  };
+  api.addDatabase({
+    apiVersion: "pgkeeper.dev/v1alpha1",
+    kind: "Database",
+    metadata: { name: NAME, namespace: NS, annotations: { [ANNOTATION_SWITCHOVER]: `${NAME}-1` } },
+    spec: { version: "15", storage: { size: "1Gi" }, instances: 2 },
+    status: { phase: "FailingOver", currentPrimary: `${NAME}-0`, operation: op },
+  } as Database);
+  const addPod = (n: number, uid: string, extra: Record<string, unknown> = {}) =>
+    api.put({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: {
+        name: `${NAME}-${n}`,
+        namespace: NS,
+        uid,
+        labels: { ...commonLabels(NAME), [LABEL_ROLE]: n === 0 ? "primary" : "replica" },
+        ...extra,
+      },
+      status: { podIP: `10.0.0.${n + 1}` },
+    });
+  addPod(0, "uid-0");
+  addPod(1, "uid-1");
+  let now = T0;
+  /** One pass: what the operator reads now, and the operation stored in status. */
+  const pass = async () => {
+    const db = (await api.getDatabase(NS, NAME))!;
+    const pods = await api.list({ apiVersion: "v1", kind: "Pod" }, NS, {});
+    const ctx: OperationContext = {
+      cluster: api,
+      sql: {
+        promote: async t => void sql.push(`promote ${t.host}`),
+        checkpoint: async t => void sql.push(`checkpoint ${t.host}`),
+      },
+      db,
+      input: { db, spec: withDefaults(db.spec!, v => `postgres:${v}`) },
+      pods,
+      password: "pw",
+      port: 5432,
+      now: () => new Date(now),
+      isLeader: () => true,
+      applyChild: async child => void (await api.apply(child)),
+      writer: new DatabaseWriter(api, db),
+    };
+    return runOperation(ctx, db.status!.operation!);
+  };
+  const stored = () => api.databases.get(`${NS}/${NAME}`)!;
+  return { api, sql, pass, stored, addPod, advance: (ms: number) => (now += ms) };
+}
+
+describe("runOperation: the failover state machine on its own", () => {
+  it("stores the fenced pod's UID before it deletes that pod", async () => {
+    const m = machine();
+    const result = await m.pass();
+    expect(result.done).toBe(false);
+    expect(m.stored().status?.operation).toMatchObject({ step: "Fencing", fencedPodUid: "uid-0" });
+    expect(m.api.deletions).toEqual([{ ref: `Pod/${NS}/${NAME}-0`, gracePeriodSeconds: 1 }]);
+    expect(m.api.find("ConfigMap", NS, `${NAME}-topology`)?.data).toEqual({ primary: `${NAME}-1` });
+  });
+
+  it("never deletes the old primary's replacement, and promotes once it is there", async () => {
+    const m = machine();
+    await m.pass();
+    m.addPod(0, "uid-0-successor"); // the StatefulSet recreated the pod: fenced
+    const result = await m.pass();
+    expect(result.done).toBe(true);
+    expect(m.api.deletions).toHaveLength(1);
+    expect(m.api.find("Pod", NS, `${NAME}-0`)?.metadata?.uid).toBe("uid-0-successor");
+    expect(m.sql).toEqual(["promote 10.0.0.2"]);
+    expect(m.stored().status).toMatchObject({
+      currentPrimary: `${NAME}-1`,
+      targetPrimary: `${NAME}-1`,
+      lastFailover: { from: `${NAME}-0`, to: `${NAME}-1` },
+    });
+    expect(m.stored().status?.operation).toBeUndefined();
+  });
+
+  it("deletes the recorded pod again when the operator stopped between record and delete", async () => {
+    const m = machine({ fencedPodUid: "uid-0" }); // recorded, but the pod still runs
+    expect((await m.pass()).done).toBe(false);
+    expect(m.api.deletions).toEqual([{ ref: `Pod/${NS}/${NAME}-0`, gracePeriodSeconds: 1 }]);
+  });
+
+  it("deletes nothing when the record cannot be written (a stale view)", async () => {
+    const m = machine();
+    m.api.failNext.set("patchStatus", { status: 409, data: { reason: "Conflict" } });
+    await expect(m.pass()).rejects.toMatchObject({ status: 409 });
+    expect(m.api.deletions).toEqual([]);
+  });
+
+  it("a requested switchover ends by removing its annotation", async () => {
+    const m = machine({ type: "Switchover", reason: "Requested", requested: true });
+    await m.pass();
+    m.addPod(0, "uid-0-successor");
+    expect((await m.pass()).done).toBe(true);
+    expect(m.sql).toEqual(["checkpoint 10.0.0.1", "promote 10.0.0.2"]);
+    expect(m.stored().metadata?.annotations?.[ANNOTATION_SWITCHOVER]).toBeUndefined();
+    expect(m.stored().status?.lastSwitchover).toMatchObject({ to: `${NAME}-1` });
   });
 });

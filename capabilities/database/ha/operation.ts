@@ -4,24 +4,25 @@
  * promotion is never repeated on another instance):
  *
  *   Fencing:   topology ConfigMap names the target (a returning old primary rejoins as a
- *              standby); the old primary loses its role label (out of `<db>-rw`) and its pod is
- *              deleted, with a 1 s grace period on failover (a frozen postgres is killed) and the
- *              normal one on switchover (a clean shutdown ships all WAL to the standbys).
- *              Done when that pod is gone or replaced (another UID), or after FENCE_TIMEOUT_MS.
+ *              standby); the old primary loses its role label (out of `<db>-rw`); the pod to stop
+ *              is recorded (`fencedPodUid`), then deleted, with a 1 s grace period on failover (a
+ *              frozen postgres is killed) and the normal one on switchover (a clean shutdown ships
+ *              all WAL to the standbys). The delete carries that UID as a precondition, so a
+ *              successor pod is never deleted. Done when that pod is gone, replaced, or stopped
+ *              for good, or after FENCE_TIMEOUT_MS.
  *   Promoting: pg_promote() on the target (a no-op when it is already out of recovery), role
  *              labels, status, Events. The other replicas follow `<db>-rw` to the new primary
  *              and its timeline by themselves.
+ *
+ * Every change of status goes through the pass's DatabaseWriter as a value; nothing read from the
+ * API (or the cache) is ever mutated.
  */
-import type { V1ConfigMap } from "@kubernetes/client-node";
 import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";
 import { ANNOTATION_SWITCHOVER, LABEL_ROLE } from "../api/names";
+import { Cluster, KubeObject, isTerminating, podIP, refOf } from "../cluster/cluster";
+import { DatabaseWriter } from "../cluster/database-writer";
 import { BuildInput, buildTopologyConfigMap } from "../specs";
-import { Child } from "../specs/meta";
-import { convergeChild } from "../reconcile/children";
-import { Cluster, KubeObject, refOf } from "../reconcile/cluster";
-import { withAppliedHash } from "../reconcile/diff";
-import { statusPatch } from "../reconcile/status";
 import type { InstanceSql } from "./probe-types";
 
 export type Operation = NonNullable<DatabaseStatus["operation"]>;
@@ -43,11 +44,14 @@ export interface OperationContext {
   now: () => Date;
   /** Checked before every step that acts: a deposed leader must stop at once. */
   isLeader: () => boolean;
+  /** Applies a desired child when it differs from the live one (reconcile's apply path). */
+  applyChild: (child: KubeObject) => Promise<void>;
+  /** The pass's one writer of the Database. */
+  writer: DatabaseWriter;
   onFailover?: (seconds: number) => void;
 }
 
 export interface OperationResult {
-  writes: number;
   done: boolean;
   requeueAfterMs?: number;
 }
@@ -60,8 +64,6 @@ export class LostLeadership extends Error {
 
 const podNamed = (pods: KubeObject[], name: string): KubeObject | undefined =>
   pods.find(p => p.metadata?.name === name);
-const podIP = (pod: KubeObject | undefined): string | undefined =>
-  (pod?.status as { podIP?: string } | undefined)?.podIP;
 
 /** Records a new operation (phase, target) and announces it. */
 export async function startOperation(
@@ -69,8 +71,7 @@ export async function startOperation(
   op: Omit<Operation, "step" | "startedAt">,
 ): Promise<Operation> {
   const started: Operation = { ...op, step: "Fencing", startedAt: ctx.now().toISOString() };
-  await writeStatus(ctx, {
-    ...ctx.db.status,
+  await ctx.writer.update({
     phase: op.type === "Failover" ? "FailingOver" : "SwitchingOver",
     targetPrimary: op.to,
     operation: started,
@@ -84,36 +85,38 @@ export async function startOperation(
 }
 
 export async function runOperation(ctx: OperationContext, op: Operation): Promise<OperationResult> {
-  let writes = 0;
   if (op.step === "Fencing") {
     const fenced = await fence(ctx, op);
-    writes += fenced.writes;
-    if (!fenced.done) return { writes, done: false, requeueAfterMs: STEP_REQUEUE_MS };
-    op = { ...op, step: "Promoting" };
-    writes += await writeStatus(ctx, { ...ctx.db.status, operation: op });
+    if (!fenced.done) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
+    op = { ...fenced.op, step: "Promoting" };
+    await ctx.writer.update({ operation: op });
   }
-  const promoted = await promote(ctx, op);
-  return { ...promoted, writes: writes + promoted.writes };
+  return promote(ctx, op);
 }
 
 async function fence(
   ctx: OperationContext,
   op: Operation,
-): Promise<{ writes: number; done: boolean }> {
+): Promise<{ done: boolean; op: Operation }> {
   ensureLeader(ctx);
-  const topology = buildTopologyConfigMap({ ...ctx.input, primary: op.to }) as Child<V1ConfigMap>;
-  const applied = await convergeChild(ctx.cluster, ctx.db, withAppliedHash(topology));
-  let writes = applied.change === "none" ? 0 : 1;
+  await ctx.applyChild(buildTopologyConfigMap({ ...ctx.input, primary: op.to }));
   const old = podNamed(ctx.pods, op.from);
-  if (!old) return { writes, done: true };
-  if (old.metadata?.labels?.[LABEL_ROLE] !== undefined) {
+  if (!old) return { done: true, op };
+  if (old.metadata?.labels?.[LABEL_ROLE] !== undefined)
     await ctx.cluster.patchLabels(refOf(old), { [LABEL_ROLE]: null });
-    writes++;
+  if (op.fencedPodUid === undefined) {
+    // Recorded before the delete: a restarted operator then knows which pod it meant to stop.
+    const fencing: Operation = { ...op, fencedPodUid: old.metadata?.uid };
+    await ctx.writer.update({ operation: fencing });
+    await stopPod(ctx, fencing, old);
+    return { done: false, op: fencing };
   }
-  if (op.fencedPodUid === undefined)
-    return { writes: writes + (await stopPod(ctx, op, old)), done: false };
-  if (old.metadata?.uid !== op.fencedPodUid || stoppedForGood(old)) return { writes, done: true };
-  return { writes: writes + (await fenceTimedOut(ctx, op)), done: fenceGaveUp(ctx, op) };
+  if (old.metadata?.uid !== op.fencedPodUid || stoppedForGood(old)) return { done: true, op };
+  // Recorded but not deleted (the operator stopped in between): delete it now.
+  if (!isTerminating(old)) await stopPod(ctx, op, old);
+  if (!fenceGaveUp(ctx, op)) return { done: false, op };
+  await announceFenceTimeout(ctx, op);
+  return { done: true, op };
 }
 
 /**
@@ -141,30 +144,26 @@ export function stoppedForGood(pod: KubeObject): boolean {
   );
 }
 
-/** Deletes the old primary's pod and records which pod that was. */
-async function stopPod(ctx: OperationContext, op: Operation, pod: KubeObject): Promise<number> {
+/** Deletes the recorded pod of the old primary, and only that pod (UID precondition). */
+async function stopPod(ctx: OperationContext, op: Operation, pod: KubeObject): Promise<void> {
   if (op.type === "Switchover") await checkpointQuietly(ctx, pod);
   ensureLeader(ctx);
-  await ctx.cluster.delete(
-    refOf(pod),
-    op.type === "Failover" ? { gracePeriodSeconds: 1 } : undefined,
-  );
-  op.fencedPodUid = pod.metadata?.uid;
-  return 1 + (await writeStatus(ctx, { ...ctx.db.status, operation: { ...op } }));
+  await ctx.cluster.delete(refOf(pod), {
+    uid: op.fencedPodUid,
+    ...(op.type === "Failover" ? { gracePeriodSeconds: 1 } : {}),
+  });
 }
 
 const fenceGaveUp = (ctx: OperationContext, op: Operation): boolean =>
   ctx.now().getTime() - Date.parse(op.startedAt) >= FENCE_TIMEOUT_MS;
 
-async function fenceTimedOut(ctx: OperationContext, op: Operation): Promise<number> {
-  if (!fenceGaveUp(ctx, op)) return 0;
+async function announceFenceTimeout(ctx: OperationContext, op: Operation): Promise<void> {
   const waited = Math.round((ctx.now().getTime() - Date.parse(op.startedAt)) / 1000);
   await ctx.cluster.recordEvent(ctx.db, {
     type: "Warning",
     reason: "FenceTimeout",
     message: `${op.from}'s pod is still there after ${waited} s (node lost?); promoting ${op.to} anyway: it is out of <db>-rw`,
   });
-  return 1;
 }
 
 /** A checkpoint before a clean shutdown makes the shutdown (and so the switchover) faster. */
@@ -180,24 +179,21 @@ async function checkpointQuietly(ctx: OperationContext, pod: KubeObject): Promis
 
 async function promote(ctx: OperationContext, op: Operation): Promise<OperationResult> {
   const target = podNamed(ctx.pods, op.to);
-  const ip = target && !target.metadata?.deletionTimestamp ? podIP(target) : undefined;
-  if (!target || !ip) return { writes: 0, done: false, requeueAfterMs: STEP_REQUEUE_MS };
+  const ip = target && !isTerminating(target) ? podIP(target) : undefined;
+  if (!target || !ip) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
   ensureLeader(ctx);
   await ctx.sql.promote(
     { host: ip, port: ctx.port, password: ctx.password },
     PROMOTE_TIMEOUT_SECONDS,
   );
-  let writes = 0;
-  if (target.metadata?.labels?.[LABEL_ROLE] !== "primary") {
+  if (target.metadata?.labels?.[LABEL_ROLE] !== "primary")
     await ctx.cluster.patchLabels(refOf(target), { [LABEL_ROLE]: "primary" });
-    writes++;
-  }
-  writes += await complete(ctx, op);
-  return { writes, done: true };
+  await complete(ctx, op);
+  return { done: true };
 }
 
 /** Status, metrics and Events once the target is the writable primary. */
-async function complete(ctx: OperationContext, op: Operation): Promise<number> {
+async function complete(ctx: OperationContext, op: Operation): Promise<void> {
   const finished = ctx.now();
   const seconds = Math.max(0, Math.round((finished.getTime() - Date.parse(op.startedAt)) / 1000));
   const record = {
@@ -207,9 +203,8 @@ async function complete(ctx: OperationContext, op: Operation): Promise<number> {
     reason: op.reason ?? "",
     durationSeconds: seconds,
   };
-  const { operation: _done, ...rest } = ctx.db.status ?? {};
-  const writes = await writeStatus(ctx, {
-    ...rest,
+  await ctx.writer.update({
+    operation: undefined,
     currentPrimary: op.to,
     targetPrimary: op.to,
     ...(op.type === "Failover" ? { lastFailover: record } : { lastSwitchover: record }),
@@ -220,19 +215,9 @@ async function complete(ctx: OperationContext, op: Operation): Promise<number> {
     reason: `${op.type}Completed`,
     message: `${op.to} is the primary (was ${op.from}); took ${seconds} s`,
   });
-  if (op.requested) await ctx.cluster.removeAnnotation(ctx.db, ANNOTATION_SWITCHOVER);
-  return writes;
+  if (op.requested) await ctx.writer.removeAnnotation(ANNOTATION_SWITCHOVER);
 }
 
 function ensureLeader(ctx: OperationContext): void {
   if (!ctx.isLeader()) throw new LostLeadership();
-}
-
-/** Writes status when it changed and keeps ctx.db.status current for the next step. */
-async function writeStatus(ctx: OperationContext, next: DatabaseStatus): Promise<number> {
-  const patch = statusPatch(ctx.db.status, next);
-  if (!patch) return 0;
-  await ctx.cluster.patchStatus(ctx.db, patch);
-  ctx.db.status = next;
-  return 1;
 }

@@ -60,3 +60,8 @@ export function readConfig(env: Record<string, string | undefined> = process.env
 /** The image for a PostgreSQL major version according to the operator's configuration. */
 export const defaultImageFor = (version: string, config: OperatorConfig): string =>
   config.postgresImage.split("{version}").join(version);
+
+let processConfig: OperatorConfig | undefined;
+
+/** This process's configuration, read from its environment once. */
+export const operatorConfig = (): OperatorConfig => (processConfig ??= readConfig());

@@ -5,13 +5,12 @@
  */
 import { Database } from "../api/database";
 import { ResolvedSpec } from "../api/defaults";
-import { instanceName } from "../api/names";
+import { instanceName, ordinalOf } from "../api/names";
 import { BuildInput } from "../specs";
 import { primaryOf } from "./pods";
 
 /** Ordinal + 1 of an instance name (`db-2` → 3): the replicas needed to keep it; 0 for none. */
-const replicasToKeep = (pod: string | undefined): number =>
-  pod ? Number(pod.slice(pod.lastIndexOf("-") + 1)) + 1 : 0;
+const replicasToKeep = (pod: string | undefined): number => (pod ? ordinalOf(pod) + 1 : 0);
 
 export function buildInput(db: Database, spec: ResolvedSpec): BuildInput {
   const status = db.status ?? {};

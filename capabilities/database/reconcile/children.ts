@@ -5,7 +5,7 @@
 import { equals } from "ramda";
 import { Database } from "../api/database";
 import { LABEL_DATABASE } from "../api/names";
-import { Cluster, KubeObject, ObjectRef, describeRef, refOf } from "./cluster";
+import { Cluster, KubeObject, ObjectRef, describeRef, refOf } from "../cluster/cluster";
 import { ChildChange, childChange } from "./diff";
 import { ReconcileError } from "./errors";
 import { isOwnedBy } from "./ownership";

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { parseQuantity } from "../lib/quantity";
-import { KubeObject } from "./cluster";
+import { KubeObject } from "../cluster/cluster";
 
 export const ANNOTATION_APPLIED_HASH = "pgkeeper.dev/applied-hash";
 

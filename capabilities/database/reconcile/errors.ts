@@ -8,6 +8,3 @@ export class ReconcileError extends Error {
     this.name = "ReconcileError";
   }
 }
-
-export const reasonOf = (err: unknown): string =>
-  err instanceof ReconcileError ? err.reason : "ReconcileFailed";

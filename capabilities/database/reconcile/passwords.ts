@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { Database } from "../api/database";
 import { childNames } from "../api/names";
-import { Cluster, KubeObject } from "./cluster";
+import { Cluster, KubeObject } from "../cluster/cluster";
 import { ReconcileError } from "./errors";
 import { isOwnedBy } from "./ownership";
 import type { Passwords } from "../specs";

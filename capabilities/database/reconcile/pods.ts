@@ -4,7 +4,7 @@
  */
 import { Database } from "../api/database";
 import { LABEL_ROLE, instanceName, selectorLabels } from "../api/names";
-import { Cluster, KubeObject, refOf } from "./cluster";
+import { Cluster, KubeObject, refOf } from "../cluster/cluster";
 import { ObservedPod } from "./status";
 
 const isReady = (pod: KubeObject): boolean => {

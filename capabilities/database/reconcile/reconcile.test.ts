@@ -8,11 +8,12 @@ import {
   selectorLabels,
 } from "../api/names";
 import { DEFAULT_CONFIG } from "../lib/config";
-import { KubeObject } from "./cluster";
+import { KubeObject } from "../cluster/cluster";
 import { ANNOTATION_APPLIED_HASH } from "./diff";
 import { ReconcileError } from "./errors";
-import { PEPR_FINALIZER, ReconcileDeps, recordFailure, reconcile } from "./reconcile";
-import { FakeCluster } from "./testing/fake-cluster";
+import { recordFailure } from "./failure";
+import { LEGACY_FINALIZER, ReconcileDeps, reconcile } from "./reconcile";
+import { FakeCluster } from "../cluster/fake-cluster";
 
 const NS = "prod";
 const NAME = "orders";
@@ -21,7 +22,6 @@ function setup(spec: Partial<DatabaseSpec> = {}, extra: Partial<Database["metada
   const cluster = new FakeCluster();
   let t = Date.parse("2026-11-29T10:00:00Z");
   const denials: { field: string; message: string }[] = [];
-  const deleted: string[] = [];
   let passwordCounter = 0;
   const deps: ReconcileDeps = {
     cluster,
@@ -29,9 +29,6 @@ function setup(spec: Partial<DatabaseSpec> = {}, extra: Partial<Database["metada
     now: () => new Date(t),
     validate: () => denials,
     newPassword: () => `pw-${++passwordCounter}`,
-    onDeleted: async db => {
-      deleted.push(db.metadata?.name ?? "");
-    },
   };
   const db = cluster.addDatabase({
     apiVersion: "pgkeeper.dev/v1alpha1",
@@ -58,7 +55,7 @@ function setup(spec: Partial<DatabaseSpec> = {}, extra: Partial<Database["metada
       },
       status: { conditions: [{ type: "Ready", status: ready ? "True" : "False" }] },
     });
-  return { cluster, deps, db, run, stored, updateSpec, advance, addPod, denials, deleted };
+  return { cluster, deps, db, run, stored, updateSpec, advance, addPod, denials };
 }
 
 const childKinds = (cluster: FakeCluster) =>
@@ -393,16 +390,15 @@ describe("reconcile: guards", () => {
     expect(cluster.events.filter(e => e.reason === "InvalidSpec")).toHaveLength(1);
   });
 
-  it("removes Pepr's finalizer of a Database deleted while the operator was down", async () => {
-    const { cluster, run, deleted } = setup(
+  it("removes the finalizer earlier versions added (Pepr's), and only that one", async () => {
+    const { cluster, run } = setup(
       {},
       {
         deletionTimestamp: "2026-11-29T09:00:00Z" as never,
-        finalizers: [PEPR_FINALIZER, "other/keep"],
+        finalizers: [LEGACY_FINALIZER, "other/keep"],
       },
     );
-    await run();
-    expect(deleted).toEqual([NAME]);
+    expect((await run()).writes).toBe(1);
     expect(cluster.databases.get(`${NS}/${NAME}`)?.metadata?.finalizers).toEqual(["other/keep"]);
     expect(cluster.calls.apply).toBe(0);
   });

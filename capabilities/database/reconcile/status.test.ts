@@ -1,4 +1,5 @@
-import { convergedStatus, failedStatus, statusPatch } from "./status";
+import { statusPatch } from "../cluster/database-writer";
+import { convergedStatus, failedStatus } from "./status";
 
 const now = new Date("2026-11-29T10:00:00Z");
 const obs = {

@@ -1,11 +1,9 @@
 /**
- * Status as a pure function of what reconcile observed and the previous status. Reconcile writes
- * the result only when it differs from what is stored (statusPatch returns undefined then).
+ * Status as a pure function of what reconcile observed and the previous status. The pass's
+ * DatabaseWriter writes the result only when it differs from what is stored.
  */
-import { equals } from "ramda";
+import { isTrue, setCondition } from "../api/conditions";
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
-import { DatabaseStatusPatch } from "./cluster";
-import { isTrue, setCondition } from "./conditions";
 
 export interface ObservedPod {
   name: string;
@@ -164,20 +162,4 @@ export function pausedStatus(
   );
   const { retry: _retry, ...rest } = prev ?? {};
   return { ...rest, phase: "Paused", observedGeneration: generation, conditions };
-}
-
-/**
- * The merge patch that turns `prev` into `next`, or undefined when they are equal. Top-level
- * fields that disappeared are sent as null (a merge patch removes them).
- */
-export function statusPatch(
-  prev: DatabaseStatus | undefined,
-  next: DatabaseStatus,
-): DatabaseStatusPatch | undefined {
-  if (equals(prev ?? {}, next)) return undefined;
-  const patch: DatabaseStatusPatch = { ...next };
-  for (const key of Object.keys(prev ?? {}) as (keyof DatabaseStatus)[]) {
-    if (!(key in next)) patch[key] = null;
-  }
-  return patch;
 }

@@ -1,6 +1,6 @@
 import type { V1EnvVar } from "@kubernetes/client-node";
 import { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
-import { DB_NAME, input, NAMESPACE } from "./fixtures";
+import { DB_NAME, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
 import { ownerReference } from "./meta";
 import { BACKUP_SH } from "./scripts/backup";
 import type { DatabaseSpec } from "../api/database-schema";

@@ -1,5 +1,5 @@
 import { buildConfigMap, configHash } from "./configmap";
-import { DB_NAME, input, NAMESPACE } from "./fixtures";
+import { DB_NAME, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
 import { ENTRYPOINT_SH } from "./scripts/entrypoint";
 import { PROBE_SH } from "./scripts/probe";
 import { ownerReference } from "./meta";

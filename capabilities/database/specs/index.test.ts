@@ -1,5 +1,6 @@
-import { DB_NAME, input, NAMESPACE } from "./fixtures";
-import { childKinds, configHash, desiredChildren, obsoleteChildren } from "./index";
+import { DB_NAME, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
+import { CHILD_KINDS } from "../api/kinds";
+import { configHash, desiredChildren, obsoleteChildren } from "./index";
 import { ownerReference } from "./meta";
 import type { DatabaseSpec } from "../api/database-schema";
 
@@ -57,7 +58,7 @@ describe("desiredChildren", () => {
         "app.kubernetes.io/managed-by": "pgkeeper",
       });
       expect(obj.metadata.ownerReferences).toEqual([ownerReference(input().db)]);
-      expect(childKinds).toContainEqual({ apiVersion: obj.apiVersion, kind: obj.kind });
+      expect(CHILD_KINDS).toContainEqual({ apiVersion: obj.apiVersion, kind: obj.kind });
     },
   );
 

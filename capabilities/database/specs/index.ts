@@ -14,6 +14,7 @@ import type {
   V1Service,
   V1StatefulSet,
 } from "@kubernetes/client-node";
+import type { ChildKind } from "../api/kinds";
 import { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
 import { buildConfigMap, configHash } from "./configmap";
 import { BuildInput, Child, namesOf } from "./meta";
@@ -42,19 +43,6 @@ export type ChildObject =
   | Child<V1PodDisruptionBudget>
   | Child<V1PersistentVolumeClaim>
   | Child<V1CronJob>;
-
-/** The kinds a Database may own (what the reconciler lists, applies and prunes). */
-export const childKinds = [
-  { apiVersion: "v1", kind: "Secret" },
-  { apiVersion: "v1", kind: "ConfigMap" },
-  { apiVersion: "v1", kind: "Service" },
-  { apiVersion: "apps/v1", kind: "StatefulSet" },
-  { apiVersion: "policy/v1", kind: "PodDisruptionBudget" },
-  { apiVersion: "v1", kind: "PersistentVolumeClaim" },
-  { apiVersion: "batch/v1", kind: "CronJob" },
-] as const;
-
-export type ChildKind = (typeof childKinds)[number]["kind"];
 
 /** A child by kind and name (the namespace is the Database's). */
 export interface ChildRef {

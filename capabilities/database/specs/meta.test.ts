@@ -1,5 +1,5 @@
 import { childMeta, identity, OWNER_API_VERSION, OWNER_KIND, ownerReference } from "./meta";
-import { database, DB_NAME, input, NAMESPACE, UID } from "./fixtures";
+import { database, DB_NAME, input, NAMESPACE, UID } from "../../../test/unit/builder-fixtures";
 
 describe("owner identity", () => {
   it("is the Database API's", () => {

@@ -1,4 +1,4 @@
-import { DB_NAME, input, NAMESPACE } from "./fixtures";
+import { DB_NAME, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
 import { ownerReference } from "./meta";
 import { buildPodDisruptionBudgets } from "./pdb";
 

@@ -1,4 +1,4 @@
-import { input } from "./fixtures";
+import { input } from "../../../test/unit/builder-fixtures";
 import {
   MAX_REPLICATION_SLOTS,
   MAX_WAL_SENDERS,

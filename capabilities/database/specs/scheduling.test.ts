@@ -1,5 +1,5 @@
 import type { V1Affinity } from "@kubernetes/client-node";
-import { input } from "./fixtures";
+import { input } from "../../../test/unit/builder-fixtures";
 import { affinity, podScheduling, spreadTerm } from "./scheduling";
 import type { DatabaseSpec } from "../api/database-schema";
 

@@ -1,5 +1,5 @@
 import type { V1Container, V1EnvVar } from "@kubernetes/client-node";
-import { DB_NAME, input, NAMESPACE } from "./fixtures";
+import { DB_NAME, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
 import { ownerReference } from "./meta";
 import { buildStatefulSet, resources } from "./statefulset";
 import type { DatabaseSpec } from "../api/database-schema";

@@ -1,4 +1,4 @@
-import { DB_NAME, input } from "./fixtures";
+import { DB_NAME, input } from "../../../test/unit/builder-fixtures";
 import { buildTopologyConfigMap } from "./topology";
 import { buildStatefulSet } from "./statefulset";
 

@@ -1,8 +1,8 @@
-import { Database } from "./api/database";
+import { Database } from "../api/database";
 import { createController } from "./controller";
-import { FakeClock } from "./lib/clock";
-import { DEFAULT_CONFIG } from "./lib/config";
-import { FakeCluster } from "./reconcile/testing/fake-cluster";
+import { FakeClock } from "../lib/clock";
+import { DEFAULT_CONFIG } from "../lib/config";
+import { FakeCluster } from "../cluster/fake-cluster";
 
 const NS = "team";
 const NAME = "ledger";
@@ -13,7 +13,7 @@ function setup() {
   const config = { ...DEFAULT_CONFIG, backoffBaseMs: 1000, backoffCapMs: 8000, resyncSeconds: 60 };
   const ctl = createController(
     { cluster, config, now: () => new Date(clock.now()), validate: () => [] },
-    clock,
+    { clock },
   );
   const db = cluster.addDatabase({
     apiVersion: "pgkeeper.dev/v1alpha1",

@@ -1,11 +1,23 @@
 /**
- * An in-memory stand-in for the API, for unit tests of reconcile's step logic only (cluster
- * behaviour is tested against a real apiserver in test/integration). It keeps objects by ref,
- * bumps resourceVersion on every effective change, and counts calls by verb.
+ * The Cluster port in memory, for unit tests of reconcile and HA logic (cluster behaviour is
+ * tested against a real apiserver in test/integration). It keeps objects by ref, bumps
+ * resourceVersion on every effective change, honours the resourceVersion and uid preconditions,
+ * counts calls by verb, and hands out frozen copies, as the read cache does: a step that mutated
+ * what it read throws.
  */
 import { clone, equals, mergeDeepRight } from "ramda";
-import { Database } from "../../api/database";
-import { Cluster, DatabaseStatusPatch, EventInput, KubeObject, ObjectRef, refOf } from "../cluster";
+import { Database } from "../api/database";
+import { deepFreeze } from "../lib/freeze";
+import {
+  Cluster,
+  DatabaseStatusPatch,
+  DatabaseVersion,
+  DeleteOptions,
+  EventInput,
+  KubeObject,
+  ObjectRef,
+  refOf,
+} from "./cluster";
 
 type Verb =
   | "get"
@@ -21,6 +33,12 @@ type Verb =
 
 const keyOf = (ref: Pick<ObjectRef, "kind" | "namespace" | "name">): string =>
   `${ref.kind}/${ref.namespace}/${ref.name}`;
+
+/** What the apiserver answers to a failed precondition. */
+const conflict = (message: string) => ({ status: 409, data: { reason: "Conflict", message } });
+
+/** A frozen copy: what readers get, like the cache's shared objects. */
+const frozen = <T>(value: T): T => deepFreeze(clone(value));
 
 export class FakeCluster implements Cluster {
   readonly objects = new Map<string, KubeObject>();
@@ -91,13 +109,13 @@ export class FakeCluster implements Cluster {
   async getDatabase(namespace: string, name: string): Promise<Database | undefined> {
     this.count("get");
     const db = this.databases.get(`${namespace}/${name}`);
-    return db ? clone(db) : undefined;
+    return db ? frozen(db) : undefined;
   }
 
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
     this.count("get");
     const obj = this.objects.get(keyOf(ref));
-    return obj ? clone(obj) : undefined;
+    return obj ? frozen(obj) : undefined;
   }
 
   async list(
@@ -112,7 +130,7 @@ export class FakeCluster implements Cluster {
       .map(o => {
         // Like the real API: items of a List carry no apiVersion/kind (the Cluster adds them).
         const { apiVersion: _a, kind: _k, ...item } = clone(o);
-        return { ...item, apiVersion: ref.apiVersion, kind: ref.kind };
+        return deepFreeze({ ...item, apiVersion: ref.apiVersion, kind: ref.kind });
       });
   }
 
@@ -125,22 +143,29 @@ export class FakeCluster implements Cluster {
       merged.metadata = { ...merged.metadata, resourceVersion: String(this.version++) };
       this.objects.set(key, merged);
     }
-    return clone(this.objects.get(key)!);
+    return frozen(this.objects.get(key)!);
   }
 
   /** Deletions as asked for, so tests can check grace periods. */
   readonly deletions: { ref: string; gracePeriodSeconds?: number }[] = [];
 
-  async delete(ref: ObjectRef, options?: { gracePeriodSeconds?: number }): Promise<void> {
+  async delete(ref: ObjectRef, options?: DeleteOptions): Promise<void> {
     this.count("delete");
+    const live = this.objects.get(keyOf(ref));
+    if (options?.uid && live && live.metadata?.uid !== options.uid) return; // a successor stays
     this.deletions.push({ ref: keyOf(ref), gracePeriodSeconds: options?.gracePeriodSeconds });
     this.objects.delete(keyOf(ref));
   }
 
-  async removeAnnotation(db: Database, key: string): Promise<void> {
+  async removeAnnotation(db: DatabaseVersion, key: string): Promise<Database> {
     this.count("removeAnnotation");
-    const stored = this.databases.get(`${db.metadata?.namespace}/${db.metadata?.name}`);
-    if (stored?.metadata?.annotations) delete stored.metadata.annotations[key];
+    const stored = this.databases.get(`${db.namespace}/${db.name}`);
+    if (!stored) throw { status: 404, data: { message: "not found" } };
+    if (db.resourceVersion && db.resourceVersion !== stored.metadata?.resourceVersion)
+      throw conflict(`the object has been modified (${db.resourceVersion} is stale)`);
+    const { [key]: _removed, ...annotations } = stored.metadata?.annotations ?? {};
+    stored.metadata = { ...stored.metadata, annotations, resourceVersion: String(this.version++) };
+    return frozen(stored);
   }
 
   async patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject> {
@@ -153,7 +178,7 @@ export class FakeCluster implements Cluster {
       else next[k] = v;
     }
     obj.metadata = { ...obj.metadata, labels: next, resourceVersion: String(this.version++) };
-    return clone(obj);
+    return frozen(obj);
   }
 
   async resizeClaim(ref: ObjectRef, size: string): Promise<void> {
@@ -166,11 +191,12 @@ export class FakeCluster implements Cluster {
       );
   }
 
-  async patchStatus(db: Database, status: DatabaseStatusPatch): Promise<Database> {
+  async patchStatus(db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database> {
     this.count("patchStatus");
-    const key = `${db.metadata?.namespace}/${db.metadata?.name}`;
-    const stored = this.databases.get(key);
+    const stored = this.databases.get(`${db.namespace}/${db.name}`);
     if (!stored) throw { status: 404, data: { message: "not found" } };
+    if (db.resourceVersion && db.resourceVersion !== stored.metadata?.resourceVersion)
+      throw conflict(`the object has been modified (${db.resourceVersion} is stale)`);
     const next: Record<string, unknown> = { ...stored.status };
     for (const [k, v] of Object.entries(status)) {
       if (v === null) delete next[k];
@@ -178,7 +204,7 @@ export class FakeCluster implements Cluster {
     }
     stored.status = next as Database["status"];
     stored.metadata = { ...stored.metadata, resourceVersion: String(this.version++) };
-    return clone(stored);
+    return frozen(stored);
   }
 
   async removeFinalizer(db: Database, finalizer: string): Promise<void> {

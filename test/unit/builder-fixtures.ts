@@ -1,10 +1,10 @@
 /**
- * Test fixtures for the builders (imported by the *.test.ts files only).
+ * Fixtures for the builders' unit tests.
  */
-import type { Database } from "../api/database";
-import type { DatabaseSpec } from "../api/database-schema";
-import { withDefaults } from "../api/defaults";
-import { BuildInput } from "./meta";
+import type { Database } from "../../capabilities/database/api/database";
+import type { DatabaseSpec } from "../../capabilities/database/api/database-schema";
+import { withDefaults } from "../../capabilities/database/api/defaults";
+import { BuildInput } from "../../capabilities/database/specs/meta";
 
 export const DB_NAME = "orders";
 export const NAMESPACE = "shop";

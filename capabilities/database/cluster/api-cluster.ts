@@ -4,26 +4,20 @@
  * labels, annotations and finalizers, a merge patch for status, Events as core/v1.
  */
 import { Database } from "../api/database";
-import { CHILD_KINDS } from "../cache/informers";
-import { isNotFound } from "../lib/errors";
+import { MANAGED_KINDS, kindKeyOf } from "../api/kinds";
+import { isConflict, isNotFound } from "../lib/errors";
 import { KubeRequest, kubeRequest } from "../lib/kube-api";
 import { readRuntimeConfig } from "../lib/runtime-config";
-import { Cluster, DatabaseStatusPatch, EventInput, KubeObject, ObjectRef } from "./cluster";
+import { Cluster, DatabaseVersion, EventInput, KubeObject, ObjectRef } from "./cluster";
 
 /** The field manager of every apply; "pepr" (KFC's) so that existing objects keep one owner. */
 export const FIELD_MANAGER = "pepr";
-
-/** The kinds reconcile writes: the informers' child kinds, and Database itself. */
-const MANAGED_KINDS = new Set([
-  ...CHILD_KINDS.map(k => `${k.apiVersion}/${k.kind}`),
-  "pgkeeper.dev/v1alpha1/Database",
-]);
 
 type Kind = Pick<ObjectRef, "apiVersion" | "kind">;
 
 /** `/api/v1/namespaces/ns/secrets` or `/apis/apps/v1/namespaces/ns/statefulsets`. */
 export function collectionPath(ref: Kind, namespace: string): string {
-  if (!MANAGED_KINDS.has(`${ref.apiVersion}/${ref.kind}`))
+  if (!MANAGED_KINDS.has(kindKeyOf(ref)))
     throw new Error(`pgkeeper does not manage ${ref.apiVersion} ${ref.kind}`);
   const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
   return `${base}/namespaces/${encodeURIComponent(namespace)}/${ref.kind.toLowerCase()}s`;
@@ -40,6 +34,9 @@ const databasePath = (db: Database): string =>
     namespace: db.metadata?.namespace ?? "",
     name: db.metadata?.name ?? "",
   });
+
+const versionedDatabasePath = ({ namespace, name }: DatabaseVersion): string =>
+  objectPath({ ...DATABASE, namespace, name });
 
 /** JSON Pointer escaping of one path segment (RFC 6901). */
 const pointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -96,30 +93,32 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
     },
 
     async delete(ref, options) {
-      await ignoreNotFound(
-        api("DELETE", objectPath(ref), {
+      try {
+        await api("DELETE", objectPath(ref), {
           query: {
             propagationPolicy: options?.orphan ? "Orphan" : undefined,
             gracePeriodSeconds: options?.gracePeriodSeconds,
           },
-        }),
-      );
+          ...(options?.uid ? { body: { preconditions: { uid: options.uid } } } : {}),
+        });
+      } catch (err) {
+        // Gone already; or, with a uid precondition, replaced by a successor that must stay.
+        if (isNotFound(err) || (options?.uid && isConflict(err))) return;
+        throw err;
+      }
     },
 
-    async removeAnnotation(db, key) {
-      const path = `/metadata/annotations/${pointer(key)}`;
-      const value = db.metadata?.annotations?.[key];
-      if (value === undefined) return;
-      // test first: never drop a newer request written meanwhile.
-      await ignoreNotFound(
-        api("PATCH", databasePath(db), {
-          body: [
-            { op: "test", path, value },
-            { op: "remove", path },
-          ],
-          contentType: JSON_PATCH,
-        }),
-      );
+    removeAnnotation(db, key) {
+      // The resourceVersion test makes this a compare-and-swap on the whole object.
+      return api<Database>("PATCH", versionedDatabasePath(db), {
+        body: [
+          ...(db.resourceVersion
+            ? [{ op: "test", path: "/metadata/resourceVersion", value: db.resourceVersion }]
+            : []),
+          { op: "remove", path: `/metadata/annotations/${pointer(key)}` },
+        ],
+        contentType: JSON_PATCH,
+      });
     },
 
     patchLabels(ref, labels) {
@@ -137,9 +136,12 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
       });
     },
 
-    patchStatus(db: Database, status: DatabaseStatusPatch) {
-      return api<Database>("PATCH", `${databasePath(db)}/status`, {
-        body: { status },
+    patchStatus(db, status) {
+      // A resourceVersion in the patch is a precondition: the apiserver answers 409 Conflict when
+      // the stored object is newer than the view this status was computed from.
+      const metadata = db.resourceVersion ? { resourceVersion: db.resourceVersion } : undefined;
+      return api<Database>("PATCH", `${versionedDatabasePath(db)}/status`, {
+        body: { ...(metadata ? { metadata } : {}), status },
         contentType: "application/merge-patch+json",
       });
     },

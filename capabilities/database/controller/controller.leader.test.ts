@@ -4,17 +4,18 @@
  * leader; our own writes' echoes trigger nothing.
  */
 import { Registry } from "prom-client";
-import { Database } from "./api/database";
-import { commonLabels, selectorLabels } from "./api/names";
-import { CachedCluster, DATABASE_KIND } from "./cache/cached-cluster";
-import { CHILD_KINDS, isManaged } from "./cache/informers";
-import { ObjectCache, kindKeyOf } from "./cache/object-cache";
+import { Database } from "../api/database";
+import { commonLabels, selectorLabels } from "../api/names";
+import { CHILD_KINDS, DATABASE_KIND, kindKeyOf } from "../api/kinds";
+import { CachedCluster } from "../cache/cached-cluster";
+import { isManaged } from "../cache/informers";
+import { ObjectCache } from "../cache/object-cache";
 import { createController } from "./controller";
-import { FakeClock } from "./lib/clock";
-import { DEFAULT_CONFIG } from "./lib/config";
-import { OperatorMetrics } from "./metrics/metrics";
-import { KubeObject } from "./reconcile/cluster";
-import { FakeCluster } from "./reconcile/testing/fake-cluster";
+import { FakeClock } from "../lib/clock";
+import { DEFAULT_CONFIG } from "../lib/config";
+import { OperatorMetrics } from "../metrics/metrics";
+import { KubeObject } from "../cluster/cluster";
+import { FakeCluster } from "../cluster/fake-cluster";
 
 const NS = "team";
 
@@ -34,8 +35,7 @@ function setup(leading = true) {
       now: () => new Date(clock.now()),
       validate: () => [],
     },
-    clock,
-    { isLeader: () => leader.now, metrics, cache },
+    { isLeader: () => leader.now, metrics, cache, clock },
   );
   /** Stores a Database and returns the watch event's copy (never the fake's own object). */
   const add = (name: string) =>
@@ -128,17 +128,6 @@ describe("controller with leader election", () => {
     await settle();
     expect(api.calls.apply).toBe(2);
     expect(api.calls.patchStatus).toBe(0);
-    await ctl.queue.shutdown();
-  });
-
-  it("Finalize: the leader cleans up and lets Pepr remove the finalizer; a standby does not", async () => {
-    const { api, ctl, leader, add } = setup();
-    const db = add("a");
-    await expect(ctl.finalize(db)).resolves.toBe(true);
-    expect(api.events.map(e => e.reason)).toEqual(["Deleting"]);
-    leader.now = false;
-    await expect(ctl.finalize(db)).resolves.toBe(false);
-    expect(api.events).toHaveLength(1);
     await ctl.queue.shutdown();
   });
 });

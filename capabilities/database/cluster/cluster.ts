@@ -1,0 +1,91 @@
+/**
+ * The Cluster port: every operation reconcile and HA perform against the Kubernetes API, behind
+ * one small interface. api-cluster.ts implements it on the apiserver (lib/kube-api),
+ * fake-cluster.ts in memory (unit tests), cache/cached-cluster.ts over a watch-fed cache.
+ */
+import { Database } from "../api/database";
+import { DatabaseStatus } from "../api/database-schema";
+import { KubeObject, ObjectRef } from "./objects";
+
+export * from "./objects";
+
+export interface EventInput {
+  type: "Normal" | "Warning";
+  /** UpperCamelCase, e.g. ChildrenCreated. */
+  reason: string;
+  message: string;
+}
+
+/** A Database by name, with the resourceVersion a write is based on (optimistic concurrency). */
+export interface DatabaseVersion {
+  namespace: string;
+  name: string;
+  resourceVersion?: string;
+}
+
+export interface DeleteOptions {
+  /** Keep dependents (recreating a StatefulSet without touching its pods). */
+  orphan?: boolean;
+  /** Shortens a pod's termination (fencing a failed primary). */
+  gracePeriodSeconds?: number;
+  /** Delete only this very object, never a successor with the same name. */
+  uid?: string;
+}
+
+export interface Cluster {
+  getDatabase(namespace: string, name: string): Promise<Database | undefined>;
+  /**
+   * `missingIsAbsent`: the caller only cares about objects pgkeeper labelled (e.g. pruning), so a
+   * cached Cluster may answer a miss from its synced cache instead of asking the apiserver.
+   */
+  get(ref: ObjectRef, options?: { missingIsAbsent?: boolean }): Promise<KubeObject | undefined>;
+  list(
+    kind: Pick<ObjectRef, "apiVersion" | "kind">,
+    namespace: string,
+    labels: Record<string, string>,
+  ): Promise<KubeObject[]>;
+  /** Server-side apply with our field manager, forcing ownership of the fields we set. */
+  apply(obj: KubeObject): Promise<KubeObject>;
+  delete(ref: ObjectRef, options?: DeleteOptions): Promise<void>;
+  /**
+   * Removes one annotation from the Database, only at this resourceVersion (409 otherwise: a
+   * newer request written meanwhile is never dropped).
+   */
+  removeAnnotation(db: DatabaseVersion, key: string): Promise<Database>;
+  /** Merge-patches labels (null removes one); may return the patched object. */
+  patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject | void>;
+  /** Merge-patches the PVC's storage request (volume expansion); may return the claim. */
+  resizeClaim(ref: ObjectRef, size: string): Promise<KubeObject | void>;
+  /**
+   * Merge-patches status (`null` removes a field). With a resourceVersion the write fails with a
+   * 409 Conflict when the Database changed since: a stale view never overwrites a newer one.
+   */
+  patchStatus(db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database>;
+  removeFinalizer(db: Database, finalizer: string): Promise<void>;
+  recordEvent(db: Database, event: EventInput): Promise<void>;
+}
+
+export type DatabaseStatusPatch = { [K in keyof DatabaseStatus]: DatabaseStatus[K] | null };
+
+/**
+ * Every method of the port, read or write. Wrappers (leadership guard, write counter) are built
+ * from this map, and `satisfies` makes a method that is missing here a compile error: a new write
+ * can never slip past the guard.
+ */
+export const CLUSTER_METHODS = {
+  getDatabase: "read",
+  get: "read",
+  list: "read",
+  apply: "write",
+  delete: "write",
+  removeAnnotation: "write",
+  patchLabels: "write",
+  resizeClaim: "write",
+  patchStatus: "write",
+  removeFinalizer: "write",
+  recordEvent: "write",
+} as const satisfies Record<keyof Cluster, "read" | "write">;
+
+export type WriteMethod = {
+  [K in keyof Cluster]: (typeof CLUSTER_METHODS)[K] extends "write" ? K : never;
+}[keyof Cluster];

@@ -1,0 +1,60 @@
+/**
+ * Kubernetes objects as plain JSON, references to them, and the few Pod fields pgkeeper reads.
+ */
+
+/** Any Kubernetes object as plain JSON. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+    }[];
+    deletionTimestamp?: string | Date;
+    finalizers?: string[];
+  };
+  spec?: unknown;
+  status?: unknown;
+  data?: unknown;
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export const refOf = (obj: KubeObject): ObjectRef => ({
+  apiVersion: obj.apiVersion ?? "",
+  kind: obj.kind ?? "",
+  namespace: obj.metadata?.namespace ?? "",
+  name: obj.metadata?.name ?? "",
+});
+
+export const describeRef = (ref: Pick<ObjectRef, "kind" | "name">): string =>
+  `${ref.kind} ${ref.name}`;
+
+export const isTerminating = (obj: KubeObject): boolean => !!obj.metadata?.deletionTimestamp;
+
+/** The pod's Ready condition; a terminating pod is never ready, whatever its condition says. */
+export const isPodReady = (pod: KubeObject): boolean =>
+  !isTerminating(pod) &&
+  (
+    (pod.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ??
+    []
+  ).some(c => c.type === "Ready" && c.status === "True");
+
+export const podIP = (pod: KubeObject | undefined): string | undefined =>
+  (pod?.status as { podIP?: string } | undefined)?.podIP;

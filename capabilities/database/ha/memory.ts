@@ -1,0 +1,61 @@
+/**
+ * What the HA step remembers across reconciles in this operator process, per Database: when its
+ * primary was first seen failing, when status last got fresh progress figures, which parameter
+ * set each pod got (so a steady state makes no SQL writes), what each reload left pending, and
+ * which warnings were already raised. Losing it on restart costs one re-application and one
+ * repeated Event. It is bounded: pod entries go with their pods, a Database's entry with it.
+ */
+
+export interface PendingAfterReload {
+  pending: string[];
+  /** The postmaster that answered the reload: a restart loads the file, and the entry lapses. */
+  postmasterStartTime?: string;
+}
+
+export interface DatabaseMemory {
+  /** Since when (ms) the primary has been seen failing. */
+  downSince?: number;
+  /** When status last got fresh LSN/lag figures (ms). */
+  progressWrittenAt?: number;
+  /** Per pod UID: the parameter set last applied. */
+  appliedParameters: Map<string, string>;
+  /** Per pod UID: what the last reload left pending restart. */
+  pendingAfterReload: Map<string, PendingAfterReload>;
+  /** Per Event reason: the message last announced. */
+  announced: Map<string, string>;
+}
+
+export class HaMemory {
+  private readonly databases = new Map<string, DatabaseMemory>();
+
+  /** The memory of one Database (`namespace/name`), created on first use. */
+  of(key: string): DatabaseMemory {
+    let memory = this.databases.get(key);
+    if (!memory) {
+      memory = {
+        appliedParameters: new Map(),
+        pendingAfterReload: new Map(),
+        announced: new Map(),
+      };
+      this.databases.set(key, memory);
+    }
+    return memory;
+  }
+
+  /** Drops the entries of pods that no longer exist (by UID). */
+  keepPods(key: string, uids: ReadonlySet<string>): void {
+    const memory = this.databases.get(key);
+    if (!memory) return;
+    for (const perPod of [memory.appliedParameters, memory.pendingAfterReload])
+      for (const uid of perPod.keys()) if (!uids.has(uid)) perPod.delete(uid);
+  }
+
+  forget(key: string): void {
+    this.databases.delete(key);
+  }
+
+  /** Databases remembered (for tests of the bound). */
+  get size(): number {
+    return this.databases.size;
+  }
+}
