@@ -2,8 +2,8 @@
  * postgresql.conf and pg_hba.conf of every instance (the same files on primary and replicas: a
  * standby ignores the primary-only settings, so a promotion needs no configuration change).
  */
-import { OPERATOR_OWNED_PARAMETERS } from "../api/database-schema";
 import type { ResolvedSpec } from "../api/defaults";
+import { parameterNameProblem } from "../api/parameter-names";
 import {
   CONFIG_DIR,
   FILE_PG_HBA,
@@ -59,19 +59,15 @@ export function operatorParameters(dbName: string): [string, string][] {
   ];
 }
 
-const OWNED = new Set<string>(OPERATOR_OWNED_PARAMETERS);
-/** GUC names: letters, digits, underscores, dots for extension parameters. */
-const VALID_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
-
 /**
- * User parameters merged over the overridable defaults, sorted by name. Operator-owned names and
- * names that are not GUC identifiers are dropped: admission rejects them, but a Database admitted
- * while the webhook was down must still not break replication or inject lines into the file.
+ * User parameters merged over the overridable defaults, sorted by name. Names admission refuses
+ * (api/parameter-names) are left out: reconcile refuses such a spec too, and even then they must
+ * never break replication or inject lines into the file.
  */
 export function userParameters(spec: ResolvedSpec): [string, string][] {
   const merged = { ...OVERRIDABLE_DEFAULTS, ...spec.postgresql.parameters };
   return Object.entries(merged)
-    .filter(([name]) => VALID_NAME.test(name) && !OWNED.has(name.toLowerCase()))
+    .filter(([name]) => parameterNameProblem(name) === undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 

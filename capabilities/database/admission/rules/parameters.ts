@@ -1,14 +1,9 @@
-import { OPERATOR_OWNED_PARAMETERS } from "../../api/database-schema";
+import { parameterNameProblem } from "../../api/parameter-names";
 import { Denial, deny, Rule } from "./types";
 
 const FIELD = "spec.postgresql.parameters";
-/** Identifiers, dot-separated for extension parameters (pg_stat_statements.max). */
-export const GUC_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
-const MAX_NAME_LENGTH = 100;
 /** Generous for lists such as shared_preload_libraries; keeps the ConfigMap small. */
 export const MAX_VALUE_LENGTH = 4096;
-
-const OWNED = new Set<string>(OPERATOR_OWNED_PARAMETERS);
 
 const names = (parameters: Record<string, string> | undefined): string[] =>
   Object.keys(parameters ?? {});
@@ -17,7 +12,9 @@ const names = (parameters: Record<string, string> | undefined): string[] =>
 export const operatorOwnedParametersRule: Rule = {
   name: "operator-owned-parameters",
   check: ({ db }) => {
-    const owned = names(db.spec.postgresql?.parameters).filter(n => OWNED.has(n.toLowerCase()));
+    const owned = names(db.spec.postgresql?.parameters).filter(
+      n => parameterNameProblem(n) === "operator-owned",
+    );
     if (owned.length === 0) return [];
     const verb = owned.length === 1 ? "is" : "are";
     return [deny(FIELD, `${owned.join(", ")} ${verb} managed by pgkeeper and cannot be set`)];
@@ -29,7 +26,7 @@ export const parameterNamesRule: Rule = {
   check: ({ db }) => {
     const all = names(db.spec.postgresql?.parameters);
     const invalid = all
-      .filter(n => n.length > MAX_NAME_LENGTH || !GUC_NAME.test(n))
+      .filter(n => parameterNameProblem(n) === "invalid")
       .map(n =>
         deny(
           `${FIELD}[${n}]`,

@@ -1,0 +1,22 @@
+/**
+ * Which names spec.postgresql.parameters may hold: one rule, used by admission (which refuses the
+ * others, naming them) and by the configuration builder (which never writes them, in case a
+ * Database got in while the webhook was down).
+ */
+import { OPERATOR_OWNED_PARAMETERS } from "./database-schema";
+
+/**
+ * PostgreSQL's rule for a parameter name: an identifier, or dot-separated identifiers for
+ * extension (custom) parameters such as `pg_stat_statements.max` or `a.b.c`.
+ */
+export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+export const MAX_PARAMETER_NAME_LENGTH = 100;
+
+const OWNED = new Set<string>(OPERATOR_OWNED_PARAMETERS);
+
+/** Why `name` cannot be set by the user, or undefined when it can. Names are case-insensitive. */
+export function parameterNameProblem(name: string): "invalid" | "operator-owned" | undefined {
+  if (name.length > MAX_PARAMETER_NAME_LENGTH || !PARAMETER_NAME.test(name)) return "invalid";
+  if (OWNED.has(name.toLowerCase())) return "operator-owned";
+  return undefined;
+}
