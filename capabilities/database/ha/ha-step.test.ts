@@ -9,6 +9,7 @@ import { ANNOTATION_SWITCHOVER, LABEL_ROLE, commonLabels, selectorLabels } from 
 import { DEFAULT_CONFIG } from "../lib/config";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
 import { FakeCluster } from "../cluster/fake-cluster";
+import { forgetHa } from "./ha-step";
 import { HaMemory } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
@@ -29,6 +30,7 @@ const answer = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
 
 function setup(spec: Partial<DatabaseSpec> = {}) {
   const cluster = new FakeCluster();
+  const memory = new HaMemory();
   const records = new Map<string, ProbeRecord>();
   const sqlCalls: string[] = [];
   let leader = true;
@@ -60,7 +62,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
       monitor: { track: () => undefined, view: () => new Map(records) },
       sql,
       failureThreshold: 3,
-      memory: new HaMemory(),
+      memory,
     },
   };
   cluster.addDatabase({
@@ -101,6 +103,8 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   const pod = (n: number) => cluster.find("Pod", NS, `${NAME}-${n}`);
   return {
     cluster,
+    deps,
+    memory,
     stored,
     run,
     pod,
@@ -186,8 +190,8 @@ describe("failover", () => {
     t.stored().status = { ...t.stored().status, synchronousStandbys: ["orders-1", "orders-2"] };
     t.probe(0, { ok: false, failures: 3 });
     t.probe(2, { ok: false, failures: 3 });
-    await t.run();
-    await t.run();
+    await t.run(); // children, the Warning, status
+    expect((await t.run()).writes).toBe(0); // re-evaluated: nothing new to say or store
     expect(t.cluster.deletions).toEqual([]);
     const warnings = t.cluster.events.filter(e => e.reason === "FailoverImpossible");
     expect(warnings).toHaveLength(1);
@@ -246,6 +250,29 @@ describe("status and parameters", () => {
       synchronous: true,
     });
     expect(status.synchronousStandbys).toEqual(["orders-1"]);
+  });
+
+  it("remembers per pod only while the pod exists, and per Database until it is forgotten", async () => {
+    const t = setup();
+    await t.run();
+    const memory = t.memory.of(`${NS}/${NAME}`);
+    expect([...memory.appliedParameters.keys()].sort()).toEqual(["uid-0", "uid-1", "uid-2"]);
+    t.cluster.objects.delete(`Pod/${NS}/orders-2`);
+    await t.run();
+    expect([...memory.appliedParameters.keys()].sort()).toEqual(["uid-0", "uid-1"]);
+    expect([...memory.pendingAfterReload.keys()].sort()).toEqual(["uid-0", "uid-1"]);
+    forgetHa(t.deps.ha!, `${NS}/${NAME}`);
+    expect(t.memory.size).toBe(0);
+  });
+
+  it("runs on frozen objects, as the read cache hands them out", async () => {
+    const t = setup();
+    t.probe(0, { ok: false, failures: 3 });
+    const read = jest.spyOn(t.cluster, "getDatabase");
+    await t.run();
+    const db = await read.mock.results[0].value;
+    expect(Object.isFrozen(db.status)).toBe(true);
+    expect(t.stored().status?.operation?.fencedPodUid).toBe("uid-0");
   });
 
   it("applies the managed parameters once per pod", async () => {
