@@ -38,7 +38,11 @@ module.exports = {
     {
       ...common,
       displayName: "unit",
-      testMatch: ["<rootDir>/capabilities/**/*.test.ts", "<rootDir>/hack/**/*.test.ts"],
+      testMatch: [
+        "<rootDir>/capabilities/**/*.test.ts",
+        "<rootDir>/hack/**/*.test.ts",
+        "<rootDir>/test/unit/**/*.test.ts",
+      ],
     },
     {
       ...common,

@@ -26,9 +26,8 @@ else
   say "Local images: PostgreSQL, pause, controller (the first run builds them: about 6 minutes)"
   bash hack/images/build-all.sh
   say "Local cluster (the first run builds Kubernetes from source: about 30 minutes)"
-  # Assign first: `eval "$(cmd)"` would hide a failing `up` from `set -e`.
-  exports="$(bash hack/cluster/cluster.sh up)"
-  eval "$exports"
+  source hack/cluster/use.sh
+  use_cluster
   OPERATOR_KUBECONFIG="$(dirname "$KUBECONFIG")/kubeconfigs/operator.kubeconfig"
   # The local cluster has no registry: Databases use the locally built image by default.
   export PGKEEPER_POSTGRES_IMAGE="${PGKEEPER_POSTGRES_IMAGE:-localhost/pgkeeper/postgres:{version}}"

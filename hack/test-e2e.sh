@@ -1,31 +1,22 @@
 #!/usr/bin/env bash
 # e2e tier: the local cluster with its node (real PostgreSQL pods), the e2e jest project, then a
 # teardown that must leave no processes, mounts or network devices behind.
+# CI_STRESS=1 runs the HA suite with 8 concurrent writers (PGKEEPER_E2E_WRITERS sets any number).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source hack/cluster/use.sh
+source hack/need.sh
 
-cluster=hack/cluster/cluster.sh
 export PGKEEPER_NODE=1
 # A control plane started without the node (the integration tier) is restarted with it.
-if bash "$cluster" status >/dev/null 2>&1 && ! bash "$cluster" status 2>/dev/null | grep -q '^kubelet'; then
-  bash "$cluster" down
+if bash "$PGKEEPER_CLUSTER_SH" status >/dev/null 2>&1 &&
+  ! bash "$PGKEEPER_CLUSTER_SH" status 2>/dev/null | grep -q '^kubelet'; then
+  bash "$PGKEEPER_CLUSTER_SH" down
 fi
-cleanup() {
-  local rc=$?
-  if [ "${PGKEEPER_KEEP_CLUSTER:-0}" != 1 ]; then
-    bash "$cluster" down || rc=1
-    echo "=== leftovers after teardown ==="
-    bash hack/cluster/leftovers.sh || rc=1
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
+stop_cluster_on_exit always
 
 # The images the tests run (PostgreSQL, the controller): built once, cached, imported by `up`.
 bash hack/images/build-all.sh
-# Assign first: `eval "$(cmd)"` would hide a failing `up` from `set -e`.
-exports="$(bash "$cluster" up)"
-eval "$exports"
-export KUBECTL="${KUBECTL:-$(command -v kubectl)}"
-command -v psql >/dev/null || { apt-get update -qq && apt-get install -y -qq postgresql-client; }
+use_cluster
+need psql postgresql-client
 npx jest --selectProjects e2e --runInBand --verbose --testTimeout=600000 "$@"

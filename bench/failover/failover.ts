@@ -8,7 +8,8 @@ import { database, installCrd, freshNamespace } from "../../test/integration/har
 import { create, get, kubectlOk } from "../../test/integration/harness/kubectl";
 import { Operator, removeWebhooks } from "../../test/integration/harness/operator";
 import { waitFor } from "../../test/integration/harness/wait";
-import { Load, firstAckAfter, postmasterPid } from "../../test/e2e/load";
+import { Load, postmasterPid } from "../../test/e2e/load";
+import { missingAcknowledgedRows } from "../../test/e2e/load/rows";
 import { appCredentials, psql } from "../../test/e2e/psql";
 
 const FAILOVERS = Number(process.env.FAILOVERS ?? 10);
@@ -76,7 +77,7 @@ async function runMode(mode: string): Promise<string> {
   psql(creds, "create table load (id bigint primary key, at timestamptz default now())");
   const load = new Load(ns, db);
   load.start();
-  await waitFor("writes", () => load.acks().length > 20, { timeoutMs: 60_000 });
+  await waitFor("writes", () => load.acknowledged() > 20, { timeoutMs: 60_000 });
   const times: number[] = [];
   const failed: string[] = [];
   try {
@@ -86,14 +87,10 @@ async function runMode(mode: string): Promise<string> {
       const t0 = Date.now();
       const undo = inject(ns, primary);
       try {
-        const ack = await waitFor(
-          "a write on another server",
-          () => firstAckAfter(load.acks(), t0, ip),
-          {
-            timeoutMs: 180_000,
-            intervalMs: 100,
-          },
-        );
+        const ack = await waitFor("a write on another server", () => load.firstAckAfter(t0, ip), {
+          timeoutMs: 180_000,
+          intervalMs: 100,
+        });
         times.push(ack.at - t0);
         console.log(`${mode} #${i}: ${primary} → ${ack.server}: ${ack.at - t0} ms`);
       } catch (err) {
@@ -106,18 +103,14 @@ async function runMode(mode: string): Promise<string> {
   } finally {
     await load.stop();
   }
-  const acked = load.acks().map(a => a.id);
-  const present = new Set(
-    psql(creds, "select id from load", 120_000).split("\n").filter(Boolean).map(Number),
-  );
-  const lost = acked.filter(id => !present.has(id)).length;
+  const rows = await missingAcknowledgedRows(creds, "load", load.acknowledgedRanges(), 120_000);
   const violations = load.violations().length;
   kubectlOk(["delete", "namespace", ns, "--wait=false"]);
   if (times.length === 0) return `${mode}: no successful failover (${failed.join("; ")})`;
   return [
     `${mode.padEnd(6)} n=${times.length}/${FAILOVERS} fault=${FAULT}`,
     `p50=${percentile(times, 50)} ms p95=${percentile(times, 95)} ms max=${Math.max(...times)} ms`,
-    `acknowledged=${acked.length} lost=${lost} two-writable-rounds=${violations}`,
+    `acknowledged=${rows.acknowledged} lost=${rows.missing} two-writable-rounds=${violations}`,
     ...(failed.length ? [`failed: ${failed.join("; ")}`] : []),
   ].join("  ");
 }

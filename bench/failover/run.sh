@@ -10,17 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-cluster=hack/cluster/cluster.sh
+source hack/cluster/use.sh
+source hack/need.sh
 export PGKEEPER_NODE=1
-cleanup() {
-  local rc=$?
-  [ "${PGKEEPER_KEEP_CLUSTER:-0}" = 1 ] || bash "$cluster" down || rc=1
-  exit "$rc"
-}
-trap cleanup EXIT
+stop_cluster_on_exit always
 bash hack/images/build-all.sh
-exports="$(bash "$cluster" up)"
-eval "$exports"
-export KUBECTL="${KUBECTL:-$(command -v kubectl)}"
-command -v psql >/dev/null || { apt-get update -qq && apt-get install -y -qq postgresql-client; }
+use_cluster
+need psql postgresql-client
 npx ts-node --transpile-only bench/failover/failover.ts

@@ -3,7 +3,8 @@
  * watcher and admission Deployments in the cluster; webhooks are reached through their Service.
  */
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { env } from "../integration/harness/env";
 import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
 import { create, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
@@ -33,15 +34,27 @@ function rolledOut(name: string): boolean {
   );
 }
 
+/** Runs a command with its output in a log file (never a buffer); on failure, its last lines. */
 function run(cmd: string, args: string[], timeoutMs: number): void {
-  const r = spawnSync(cmd, args, {
-    cwd: env.repo,
-    encoding: "utf8",
-    timeout: timeoutMs,
-    env: { ...process.env, KUBECONFIG: env.kubeconfig },
-  });
-  if (r.status !== 0)
-    throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr || r.error?.message}`);
+  mkdirSync(env.logDir, { recursive: true });
+  const logFile = join(env.logDir, `in-cluster-${basename(args[0] ?? cmd)}.log`);
+  const out = openSync(logFile, "w");
+  try {
+    const r = spawnSync(cmd, args, {
+      cwd: env.repo,
+      timeout: timeoutMs,
+      stdio: ["ignore", out, out],
+      env: { ...process.env, KUBECONFIG: env.kubeconfig },
+    });
+    if (r.status !== 0) {
+      const tail = readFileSync(logFile, "utf8").split("\n").slice(-30).join("\n");
+      throw new Error(
+        `${cmd} ${args.join(" ")} failed (${r.error?.message ?? r.status}):\n${tail}`,
+      );
+    }
+  } finally {
+    closeSync(out);
+  }
 }
 
 beforeAll(async () => {

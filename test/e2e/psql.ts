@@ -30,6 +30,9 @@ export function appCredentials(namespace: string, db: string): Credentials {
   };
 }
 
+/** Query output kept: small on purpose. Anything that grows with the data is aggregated in SQL. */
+const MAX_OUTPUT = 1024 * 1024;
+
 /** Runs SQL; returns trimmed stdout, throws with psql's stderr on failure. */
 export function psql(c: Credentials, sql: string, timeoutMs = 15_000): string {
   const run = spawnSync(
@@ -52,9 +55,12 @@ export function psql(c: Credentials, sql: string, timeoutMs = 15_000): string {
     {
       encoding: "utf8",
       timeout: timeoutMs,
+      maxBuffer: MAX_OUTPUT,
       env: { ...process.env, PGPASSWORD: c.password, PGCONNECT_TIMEOUT: "5" },
     },
   );
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ENOBUFS")
+    throw new Error(`psql printed over ${MAX_OUTPUT} bytes for "${sql}": aggregate in SQL instead`);
   if (run.status !== 0)
     throw new Error(`psql failed (${run.status}): ${run.stderr || run.error?.message}`);
   return run.stdout.trim();

@@ -33,7 +33,7 @@ describe("with the webhooks", () => {
       scheduling: { antiAffinity: "preferred" },
       paused: false,
     });
-    expect(db.metadata.finalizers).toContain("pepr.dev/finalizer");
+    expect(db.metadata.finalizers ?? []).toEqual([]); // deletion needs no operator (ADR 0005)
   });
 
   it("keeps values the user set", () => {

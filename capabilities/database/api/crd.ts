@@ -6,7 +6,7 @@ import { GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from "./identity"
 import { databaseRootRules, databaseSpecSchema, databaseStatusSchema } from "./database-schema";
 import { JsonSchema } from "./schema";
 
-export const CRD_NAME = `${PLURAL}.${GROUP}`;
+const CRD_NAME = `${PLURAL}.${GROUP}`;
 
 const printerColumns = [
   { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Summary of the state" },

@@ -5,10 +5,10 @@
  */
 import { DatabaseSpec, PostgresVersion } from "./database-schema";
 
-export const DEFAULT_INSTANCES = 1;
-export const DEFAULT_ANTI_AFFINITY = "preferred" as const;
-export const DEFAULT_FAILOVER_DELAY_SECONDS = 0;
-export const DEFAULT_BACKUP_RETENTION = 7;
+const DEFAULT_INSTANCES = 1;
+const DEFAULT_ANTI_AFFINITY = "preferred" as const;
+const DEFAULT_FAILOVER_DELAY_SECONDS = 0;
+const DEFAULT_BACKUP_RETENTION = 7;
 
 /** A spec with every defaultable field filled; what builders and reconcile work from. */
 export interface ResolvedSpec {

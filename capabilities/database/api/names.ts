@@ -5,7 +5,7 @@ export const LABEL_DATABASE = "pgkeeper.dev/database";
 export const LABEL_ROLE = "pgkeeper.dev/role";
 export const LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
 export const LABEL_NAME = "app.kubernetes.io/name";
-export const LABEL_INSTANCE_OF = "app.kubernetes.io/instance";
+const LABEL_INSTANCE_OF = "app.kubernetes.io/instance";
 export const LABEL_COMPONENT = "app.kubernetes.io/component";
 export const MANAGER = "pgkeeper";
 

@@ -9,8 +9,8 @@ import { OPERATOR_OWNED_PARAMETERS } from "./database-schema";
  * PostgreSQL's rule for a parameter name: an identifier, or dot-separated identifiers for
  * extension (custom) parameters such as `pg_stat_statements.max` or `a.b.c`.
  */
-export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
-export const MAX_PARAMETER_NAME_LENGTH = 100;
+const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+const MAX_PARAMETER_NAME_LENGTH = 100;
 
 const OWNED = new Set<string>(OPERATOR_OWNED_PARAMETERS);
 

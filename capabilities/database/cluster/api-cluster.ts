@@ -11,7 +11,7 @@ import { readRuntimeConfig } from "../lib/runtime-config";
 import { Cluster, DatabaseVersion, EventInput, KubeObject, ObjectRef } from "./cluster";
 
 /** The field manager of every apply; "pepr" (KFC's) so that existing objects keep one owner. */
-export const FIELD_MANAGER = "pepr";
+const FIELD_MANAGER = "pepr";
 
 type Kind = Pick<ObjectRef, "apiVersion" | "kind">;
 

@@ -10,7 +10,7 @@ import { CLUSTER_METHODS, Cluster, WriteMethod } from "./cluster";
 type Write = (method: WriteMethod, write: () => Promise<unknown>) => Promise<unknown>;
 
 /** A Cluster whose writes go through `around`; reads pass straight through. */
-export function aroundWrites(cluster: Cluster, around: Write): Cluster {
+function aroundWrites(cluster: Cluster, around: Write): Cluster {
   const wrapped: Record<string, unknown> = {};
   for (const [method, access] of Object.entries(CLUSTER_METHODS)) {
     const call = (

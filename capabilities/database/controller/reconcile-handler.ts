@@ -21,7 +21,7 @@ import { recordFailure } from "../reconcile/failure";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
 
 /** Conflicts retried before they count as a failure. */
-export const QUIET_CONFLICTS = 2;
+const QUIET_CONFLICTS = 2;
 
 export interface HandlerContext {
   deps: ReconcileDeps;

@@ -11,7 +11,7 @@
  * The GUC_LIST_QUOTE parameters of PostgreSQL 15 (the same list pg_dump keeps in
  * variable_is_guc_list_quote()). Extensions cannot declare such parameters.
  */
-export const LIST_QUOTE_PARAMETERS: ReadonlySet<string> = new Set([
+const LIST_QUOTE_PARAMETERS: ReadonlySet<string> = new Set([
   "local_preload_libraries",
   "search_path",
   "session_preload_libraries",

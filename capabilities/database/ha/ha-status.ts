@@ -10,7 +10,7 @@ import { statusPatch } from "../cluster/database-writer";
 import type { HaResult } from "./ha-step";
 import type { DatabaseMemory } from "./memory";
 
-export const PROGRESS_REFRESH_MS = 30_000;
+const PROGRESS_REFRESH_MS = 30_000;
 
 /** The instance with the previous status's progress figures, when both have them. */
 function withOldProgress(i: InstanceStatus, old: InstanceStatus | undefined): InstanceStatus {
@@ -46,7 +46,7 @@ function parametersCondition(
   );
 }
 
-export function mergeHaStatus(
+function mergeHaStatus(
   next: DatabaseStatus,
   ha: HaResult,
   prev: DatabaseStatus | undefined,

@@ -75,7 +75,7 @@ export function forgetHa(ha: HaDeps, key: string): void {
 }
 
 /** Parameters that could not be applied are tried again this often. */
-export const PARAMETERS_RETRY_MS = 10_000;
+const PARAMETERS_RETRY_MS = 10_000;
 /** A refused failover is looked at again this often. */
 const FAILOVER_RETRY_MS = 2000;
 

@@ -28,10 +28,10 @@ import type { InstanceSql } from "./probe-types";
 export type Operation = NonNullable<DatabaseStatus["operation"]>;
 
 /** How long to wait for the old primary's pod to go before promoting anyway. */
-export const FENCE_TIMEOUT_MS = 60_000;
+const FENCE_TIMEOUT_MS = 60_000;
 /** Poll interval while waiting for a step. */
-export const STEP_REQUEUE_MS = 500;
-export const PROMOTE_TIMEOUT_SECONDS = 60;
+const STEP_REQUEUE_MS = 500;
+const PROMOTE_TIMEOUT_SECONDS = 60;
 
 export interface OperationContext {
   cluster: Cluster;
@@ -56,7 +56,7 @@ export interface OperationResult {
   requeueAfterMs?: number;
 }
 
-export class LostLeadership extends Error {
+class LostLeadership extends Error {
   constructor() {
     super("Lost leadership: leaving the operation to the new leader");
   }

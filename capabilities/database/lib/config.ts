@@ -38,7 +38,7 @@ const positiveInt = (raw: string | undefined, fallback: number): number => {
 };
 
 /** Reads the configuration from `env` (process.env by default). Pure given its argument. */
-export function readConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
+function readConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
   return {
     postgresImage: env.PGKEEPER_POSTGRES_IMAGE?.trim() || DEFAULT_CONFIG.postgresImage,
     maxConcurrentReconciles: positiveInt(

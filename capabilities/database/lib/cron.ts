@@ -9,7 +9,7 @@
  */
 
 /** The macros a CronJob schedule may use instead of five fields. */
-export const CRON_MACROS = [
+const CRON_MACROS = [
   "@yearly",
   "@annually",
   "@monthly",

@@ -31,12 +31,12 @@ export interface RuntimeConfig {
 type Env = Record<string, string | undefined>;
 
 /** CloudNativePG's defaults (15 s lease, 10 s renew deadline, 2 s retry period). */
-export const DEFAULT_LEASE = { durationS: 15, renewDeadlineS: 10, retryPeriodS: 2 } as const;
-export const DEFAULT_METRICS_PORT = 9464;
-export const DEFAULT_PEPR_PORT = 3000;
-export const DEFAULT_LEASE_NAME = "pgkeeper-leader";
+const DEFAULT_LEASE = { durationS: 15, renewDeadlineS: 10, retryPeriodS: 2 } as const;
+const DEFAULT_METRICS_PORT = 9464;
+const DEFAULT_PEPR_PORT = 3000;
+const DEFAULT_LEASE_NAME = "pgkeeper-leader";
 /** Where Pepr runs its watcher. */
-export const DEFAULT_LEASE_NAMESPACE = "pepr-system";
+const DEFAULT_LEASE_NAMESPACE = "pepr-system";
 
 const number = (raw: string | undefined, fallback: number, min: number): number => {
   if (raw === undefined || raw.trim() === "") return fallback;

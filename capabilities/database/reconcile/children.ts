@@ -33,7 +33,7 @@ type StsSpec = Record<(typeof IMMUTABLE_STS_FIELDS)[number], unknown> & {
 const stsSpec = (obj: KubeObject): StsSpec => (obj.spec ?? {}) as StsSpec;
 
 /** Desired immutable fields that differ from the live StatefulSet (compared on what we set). */
-export function immutableChanges(desired: KubeObject, live: KubeObject): string[] {
+function immutableChanges(desired: KubeObject, live: KubeObject): string[] {
   return IMMUTABLE_STS_FIELDS.filter(field => {
     const want = stsSpec(desired)[field];
     const have = stsSpec(live)[field];

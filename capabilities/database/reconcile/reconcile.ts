@@ -64,7 +64,7 @@ export interface ReconcileReport {
 type Outcome = Omit<ReconcileReport, "writes">;
 
 /** While instances are starting, look again even if no watch event arrives. */
-export const NOT_READY_REQUEUE_MS = 15_000;
+const NOT_READY_REQUEUE_MS = 15_000;
 
 export async function reconcile(
   deps: ReconcileDeps,

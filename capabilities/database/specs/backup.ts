@@ -23,11 +23,11 @@ import { BACKUP_SH } from "./scripts/backup";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
 /** Label value of backup pods: they carry the Database label but must never look like instances. */
-export const BACKUP_COMPONENT = "backup";
-export const BACKUP_HISTORY_LIMIT = 3;
-export const BACKUP_BACKOFF_LIMIT = 2;
+const BACKUP_COMPONENT = "backup";
+const BACKUP_HISTORY_LIMIT = 3;
+const BACKUP_BACKOFF_LIMIT = 2;
 /** A run that could not start within this window (operator or controller down) is skipped. */
-export const BACKUP_STARTING_DEADLINE_SECONDS = 3600;
+const BACKUP_STARTING_DEADLINE_SECONDS = 3600;
 
 function backupEnv(input: BuildInput): V1EnvVar[] {
   const names = namesOf(input);

@@ -18,8 +18,8 @@ import type { Role } from "../api/names";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { roleSelector } from "./services";
 
-export const MIN_INSTANCES_FOR_PRIMARY_PDB = 2;
-export const MIN_INSTANCES_FOR_REPLICAS_PDB = 3;
+const MIN_INSTANCES_FOR_PRIMARY_PDB = 2;
+const MIN_INSTANCES_FOR_REPLICAS_PDB = 3;
 
 function budget(
   input: BuildInput,

@@ -25,7 +25,7 @@ export const MAX_REPLICATION_SLOTS = 16;
  * Defaults the user may override through spec.postgresql.parameters. wal_keep_size keeps some WAL
  * for replicas that fell behind until the operator manages replication slots.
  */
-export const OVERRIDABLE_DEFAULTS: Readonly<Record<string, string>> = {
+const OVERRIDABLE_DEFAULTS: Readonly<Record<string, string>> = {
   wal_keep_size: "512MB",
 };
 
@@ -35,7 +35,7 @@ export function synchronousStandbyNames(sync: ResolvedSpec["postgresql"]["synchr
 }
 
 /** The parameters pgkeeper owns, in file order. Values unquoted; `renderConf` quotes them. */
-export function operatorParameters(dbName: string): [string, string][] {
+function operatorParameters(dbName: string): [string, string][] {
   return [
     ["listen_addresses", "*"],
     ["port", String(POSTGRES_PORT)],

@@ -7,8 +7,8 @@ import type { V1Affinity, V1PodAffinityTerm, V1Toleration } from "@kubernetes/cl
 import type { ResolvedSpec } from "../api/defaults";
 import { selectorLabels } from "../api/names";
 
-export const HOSTNAME_TOPOLOGY = "kubernetes.io/hostname";
-export const PREFERRED_WEIGHT = 100;
+const HOSTNAME_TOPOLOGY = "kubernetes.io/hostname";
+const PREFERRED_WEIGHT = 100;
 
 type Scheduling = ResolvedSpec["scheduling"];
 

@@ -37,7 +37,7 @@ interface Credentials {
 }
 
 /** Read-write Service DNS name, as clients in other namespaces reach it. */
-export const rwHost = (input: BuildInput): string =>
+const rwHost = (input: BuildInput): string =>
   `${namesOf(input).rwService}.${identity(input.db).namespace}.svc`;
 
 /** A `.pgpass` field: `:` and `\` are escaped with a backslash (libpq's rule). */

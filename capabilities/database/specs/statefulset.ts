@@ -48,13 +48,13 @@ import { containerSecurityContext, podSecurityContext } from "./security";
  * needs crash recovery and may lose its place in a switchover, so this is generous; a healthy
  * shutdown takes a few seconds and does not wait for it.
  */
-export const TERMINATION_GRACE_SECONDS = 60;
+const TERMINATION_GRACE_SECONDS = 60;
 
 /**
  * The startup probe holds liveness off while the port is closed: initdb, a pg_basebackup clone of
  * a large primary, crash recovery. One hour, as CloudNativePG's default startDelay.
  */
-export const STARTUP_PROBE: V1Probe = {
+const STARTUP_PROBE: V1Probe = {
   tcpSocket: { port: POSTGRES_PORT },
   periodSeconds: 10,
   timeoutSeconds: 5,
@@ -62,7 +62,7 @@ export const STARTUP_PROBE: V1Probe = {
 };
 
 /** Ready = accepts connections on the local socket (a standby: once consistent). */
-export const READINESS_PROBE: V1Probe = {
+const READINESS_PROBE: V1Probe = {
   exec: { command: ["/bin/sh", `${CONFIG_DIR}/${FILE_PROBE}`, "ready"] },
   periodSeconds: 5,
   timeoutSeconds: 5,
@@ -74,7 +74,7 @@ export const READINESS_PROBE: V1Probe = {
  * a slow or unhealthy instance: restarting a busy primary because a query-level check timed out
  * turns load into an outage. A dead postmaster ends the container anyway (it is PID 1).
  */
-export const LIVENESS_PROBE: V1Probe = {
+const LIVENESS_PROBE: V1Probe = {
   tcpSocket: { port: POSTGRES_PORT },
   periodSeconds: 10,
   timeoutSeconds: 5,
@@ -157,7 +157,7 @@ function volumes(input: BuildInput): V1Volume[] {
 }
 
 /** The per-instance data volume claim (`pgdata-<db>-<ordinal>`). */
-export function dataVolumeClaimTemplate(input: BuildInput): V1PersistentVolumeClaim {
+function dataVolumeClaimTemplate(input: BuildInput): V1PersistentVolumeClaim {
   const { size, storageClassName } = input.spec.storage;
   return {
     metadata: { name: DATA_VOLUME, labels: commonLabels(identity(input.db).name) },

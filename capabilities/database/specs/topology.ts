@@ -10,7 +10,7 @@ import { instanceName } from "../api/names";
 import { FILE_PRIMARY } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 
-export const primaryOfInput = (input: BuildInput): string =>
+const primaryOfInput = (input: BuildInput): string =>
   input.primary ?? instanceName(identity(input.db).name, 0);
 
 export function buildTopologyConfigMap(input: BuildInput): Child<V1ConfigMap> {

@@ -1,5 +1,7 @@
 /**
  * Test-side handle of the load process (load.ts) and fault injection on the node's processes.
+ * Acknowledgements are read incrementally (ack-log.ts); rows are checked inside PostgreSQL
+ * (rows.ts): nothing here grows with the machine's speed but two small typed arrays.
  */
 import { ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
@@ -7,20 +9,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { env } from "../../integration/harness/env";
 import { get } from "../../integration/harness/kubectl";
+import { Ack, AckLog } from "./ack-log";
 import type { LoadConfig } from "./load";
+
+export type { Ack };
 
 const decode = (b64: string | undefined): string => Buffer.from(b64 ?? "", "base64").toString();
 
-export interface Ack {
-  id: number;
-  at: number;
-  /** Address of the server that acknowledged it (a pod IP). */
-  server: string;
-}
+/** Writers in the load: 1, or PGKEEPER_E2E_WRITERS; CI_STRESS=1 runs 8 to push the limits. */
+export const loadWriters = (e: Record<string, string | undefined> = process.env): number =>
+  Number(e.PGKEEPER_E2E_WRITERS) > 0 ? Number(e.PGKEEPER_E2E_WRITERS) : e.CI_STRESS === "1" ? 8 : 1;
 
 export class Load {
   private child?: ChildProcess;
   readonly out = mkdtempSync(join(tmpdir(), "pgkeeper-load-"));
+  private readonly log = new AckLog(join(this.out, "acks"));
 
   constructor(
     private readonly namespace: string,
@@ -48,6 +51,7 @@ export class Load {
       namespace: this.namespace,
       database: this.database,
       table: this.table,
+      writers: loadWriters(),
     };
     const file = join(this.out, "config.json");
     writeFileSync(file, JSON.stringify(cfg), { mode: 0o600 });
@@ -76,11 +80,29 @@ export class Load {
     }
   }
 
-  acks(): Ack[] {
-    return this.lines("acks").map(l => {
-      const [id, at, server] = l.split(" ");
-      return { id: Number(id), at: Number(at), server };
-    });
+  /** How many writes were acknowledged so far. */
+  acknowledged(): number {
+    return this.log.count;
+  }
+
+  /** Every acknowledged id, as inclusive ranges (see rows.ts). */
+  acknowledgedRanges(): [number, number][] {
+    return this.log.ranges();
+  }
+
+  /** The first write acknowledged at or after `t` (ms), optionally by a server other than `not`. */
+  firstAckAfter(t: number, not?: string): Ack | undefined {
+    return this.log.firstAfter(t, not);
+  }
+
+  /**
+   * The write acknowledged once writes failed after `t0`: the end of the outage the writer saw
+   * (undefined while it lasts; the first ack after t0 when no write failed at all).
+   */
+  recoveredAfter(t0: number): Ack | undefined {
+    const failed = this.errorTimes().filter(t => t >= t0);
+    const lastFailure = failed.reduce((max, t) => Math.max(max, t), t0);
+    return this.firstAckAfter(lastFailure);
   }
 
   violations(): string[] {
@@ -100,21 +122,6 @@ export class Load {
     return this.errors().map(l => Number(l.split(" ")[0]));
   }
 }
-
-/**
- * The write acknowledged once writes failed after `t0`: the end of the outage the writer saw
- * (undefined while it lasts; the first ack after t0 when no write failed at all).
- */
-export function recoveredAfter(load: Load, t0: number): Ack | undefined {
-  const failed = load.errorTimes().filter(t => t >= t0);
-  const acks = load.acks();
-  const lastFailure = failed.length ? Math.max(...failed) : t0;
-  return acks.find(a => a.at >= lastFailure);
-}
-
-/** The first write acknowledged at or after `t` (ms), optionally by a server other than `not`. */
-export const firstAckAfter = (acks: Ack[], t: number, not?: string): Ack | undefined =>
-  acks.find(a => a.at >= t && a.server !== not);
 
 /**
  * Host PID of the postmaster in a pod: the node runs containers as host processes, so /proc shows

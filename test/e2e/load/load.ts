@@ -2,8 +2,10 @@
  * A continuous write load and a split-brain watch, run as a child process so the test's
  * synchronous kubectl calls never pause it (e2e HA tests and bench/failover):
  *
- * - writer: inserts numbered rows through `<db>-rw`, one transaction each, and appends every
- *   acknowledged id with its time and the answering server's address to `<out>/acks`. Client-side timeouts only: a server-side
+ * - writers (`writers` of them, one connection each): insert numbered rows through `<db>-rw`, one
+ *   transaction each, and append every acknowledged id with its time and the answering server's
+ *   address to `<out>/acks`. Writer k numbers its rows from k × WRITER_ID_SPACE + 1, so each
+ *   writer's acknowledged ids form a few long ranges. Client-side timeouts only: a server-side
  *   statement_timeout would cancel a synchronous-replication wait and report the commit as done.
  * - watch: every WATCH_MS asks each instance pod (by IP, as the superuser, on one kept-open
  *   connection per pod) whether it is in recovery, and appends rounds where more than one instance accepted writes to
@@ -15,6 +17,7 @@ import { execFile } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "pg";
+import { WRITER_ID_SPACE } from "./ack-log";
 
 export interface LoadConfig {
   out: string;
@@ -25,6 +28,8 @@ export interface LoadConfig {
   namespace: string;
   database: string;
   table: string;
+  /** Concurrent writers (CI_STRESS runs more, to exercise the limits on purpose). */
+  writers: number;
 }
 
 const WATCH_MS = 200;
@@ -33,11 +38,11 @@ let stopping = false;
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 
-async function writer(cfg: LoadConfig): Promise<void> {
+async function writer(cfg: LoadConfig, index: number): Promise<void> {
   const acks = join(cfg.out, "acks");
   const errors = join(cfg.out, "errors");
   let client: Client | undefined;
-  let id = 0;
+  let id = index * WRITER_ID_SPACE;
   while (!stopping) {
     id++;
     try {
@@ -175,5 +180,6 @@ if (require.main === module) {
   for (const f of ["acks", "errors", "violations", "primaries"])
     writeFileSync(join(cfg.out, f), "");
   process.on("SIGTERM", () => (stopping = true));
-  void Promise.all([writer(cfg), watch(cfg)]).then(() => process.exit(0));
+  const writers = Array.from({ length: Math.max(1, cfg.writers) }, (_, k) => writer(cfg, k));
+  void Promise.all([...writers, watch(cfg)]).then(() => process.exit(0));
 }

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { env } from "./env";
 import { kubectl } from "./kubectl";
 import { freePort, scrapeMetric } from "./metrics";
-import { sleep, waitFor } from "./wait";
+import { CHILD_KINDS } from "../../../capabilities/database/api/kinds";
+import { waitFor } from "./wait";
 
 export const WEBHOOK_NAME = "pepr-pgkeeper";
 const PEPR_PORT = 3000; // fixed by pepr dev: the webhook URL it registers is https://<host>:3000
@@ -125,8 +126,14 @@ export class Operator {
       () => kubectl(["get", "validatingwebhookconfiguration", WEBHOOK_NAME]).code === 0,
       { timeoutMs: 30_000 },
     );
-    // The watches list everything at start; give them a moment before tests act.
-    await sleep(3000);
+    // Tests act once it leads and every informer has listed (the cache is what it reads).
+    await waitFor(
+      "the operator to lead with every informer synced",
+      async () =>
+        (await this.metric("pgkeeper_leader")) === 1 &&
+        (await this.metric("pgkeeper_informer_synced")) >= CHILD_KINDS.length,
+      { timeoutMs: 60_000 },
+    );
   }
 
   /** One of the operator's own metrics (summed over its series, or those matching `filter`). */

@@ -3,7 +3,7 @@ import { compareQuantities } from "../../lib/quantity";
 import { Denial, deny, Rule } from "./types";
 import { quantityBelow, shown, sizeError } from "./util";
 
-export const MAX_BACKUP_RETENTION = 365;
+const MAX_BACKUP_RETENTION = 365;
 
 export const backupScheduleRule: Rule = {
   name: "backup-schedule",

@@ -1,6 +1,6 @@
 import { deny, Rule } from "./types";
 
-export const MAX_FAILOVER_DELAY_SECONDS = 3600;
+const MAX_FAILOVER_DELAY_SECONDS = 3600;
 
 export const failoverDelayRule: Rule = {
   name: "failover-delay",

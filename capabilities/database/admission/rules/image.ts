@@ -12,7 +12,7 @@ const isRegistry = (component: string): boolean =>
   component.includes(".") || component.includes(":") || component === "localhost";
 
 /** True when `ref` is a plausible image reference. */
-export function isImageReference(ref: string): boolean {
+function isImageReference(ref: string): boolean {
   const [nameAndTag, digest, ...rest] = ref.split("@");
   if (rest.length > 0 || (digest !== undefined && !DIGEST.test(digest))) return false;
   const lastSlash = nameAndTag.lastIndexOf("/");

@@ -3,7 +3,7 @@ import { Denial, deny, Rule } from "./types";
 
 const FIELD = "spec.postgresql.parameters";
 /** Generous for lists such as shared_preload_libraries; keeps the ConfigMap small. */
-export const MAX_VALUE_LENGTH = 4096;
+const MAX_VALUE_LENGTH = 4096;
 
 const names = (parameters: Record<string, string> | undefined): string[] =>
   Object.keys(parameters ?? {});

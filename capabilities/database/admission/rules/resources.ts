@@ -11,7 +11,7 @@ type Resource = "cpu" | "memory";
  * than 10 millicores startup and probes time out. A request below them would also lie to the
  * scheduler about what the pod uses when idle.
  */
-export const MIN_RESOURCES: Record<Resource, string> = { cpu: "10m", memory: "128Mi" };
+const MIN_RESOURCES: Record<Resource, string> = { cpu: "10m", memory: "128Mi" };
 
 interface Entry {
   field: string;

@@ -22,7 +22,7 @@ const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** A label key: [dns-subdomain-prefix/]name. */
-export function isLabelKey(key: string): boolean {
+function isLabelKey(key: string): boolean {
   const parts = key.split("/");
   if (parts.length > 2) return false;
   const name = parts.pop() as string;
@@ -31,7 +31,7 @@ export function isLabelKey(key: string): boolean {
   return prefixOk && name.length <= 63 && LABEL_NAME.test(name);
 }
 
-export const isLabelValue = (value: string): boolean =>
+const isLabelValue = (value: string): boolean =>
   value === "" || (value.length <= 63 && LABEL_NAME.test(value));
 
 /** A node selector that is not a valid label selector makes the StatefulSet apply fail. */

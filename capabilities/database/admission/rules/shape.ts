@@ -82,7 +82,7 @@ const CHECKS: Record<string, Check> = {
 };
 
 /** Checks `value` against `schema`; unknown fields are ignored (the apiserver prunes them). */
-export function checkValue(value: unknown, schema: JsonSchema, path: string): Denial[] {
+function checkValue(value: unknown, schema: JsonSchema, path: string): Denial[] {
   if (schema["x-kubernetes-int-or-string"]) {
     return typeof value === "string" || Number.isInteger(value)
       ? []

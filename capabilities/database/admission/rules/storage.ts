@@ -7,7 +7,7 @@ import { quantityBelow, shown, sizeError } from "./util";
  * min_wal_size (80 MB) of WAL even when idle and writes 16 MiB segments: below this the disk
  * fills on the first bulk write and PostgreSQL stops with "No space left on device".
  */
-export const MIN_STORAGE_SIZE = "256Mi";
+const MIN_STORAGE_SIZE = "256Mi";
 
 export const storageSizeRule: Rule = {
   name: "storage-size",

@@ -29,7 +29,7 @@ export const quantityBelow = (a: unknown, b: unknown): boolean =>
  * The format the CRD accepts for sizes (storage.size, backup.volume.size): a plain number with an
  * optional suffix, no exponent, sign or milli. Kept equal to QUANTITY_STRING_PATTERN in the schema.
  */
-export const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 
 /** Why `value` is not a size the CRD accepts, or undefined. */
 export function sizeError(value: string): string | undefined {

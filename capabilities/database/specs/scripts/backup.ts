@@ -11,7 +11,7 @@ import { BACKUP_DIR, ENV, SUPERUSER } from "../layout";
 import { COMMON_SH } from "./common";
 
 /** Name pattern of a complete backup directory. */
-export const BACKUP_NAME_PATTERN = "^[0-9]{8}T[0-9]{6}Z$";
+const BACKUP_NAME_PATTERN = "^[0-9]{8}T[0-9]{6}Z$";
 
 export const BACKUP_SH = `${COMMON_SH}
 : "\${PGHOST:?PGHOST must be set}"
@@ -30,6 +30,7 @@ mv "$backup_dir/.partial-$stamp" "$backup_dir/$stamp"
 log "Base backup $stamp completed"
 
 count=0
+# shellcheck disable=SC2010 # the names are our own UTC stamps: no spaces, no globbing
 for name in $(ls -1 "$backup_dir" | grep -E '${BACKUP_NAME_PATTERN}' | sort -r); do
   count=$((count + 1))
   if [ "$count" -gt "$${ENV.retention}" ]; then

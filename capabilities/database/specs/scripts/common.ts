@@ -10,10 +10,13 @@ import { CONFIG_DIR, POSTGRES_PORT, RUN_DIR } from "../layout";
 
 export const COMMON_SH = `set -eu
 
-# Overridable for tests only; the StatefulSet never sets them.
-RUN_DIR=\${PGKEEPER_RUN_DIR:-${RUN_DIR}}
-CONFIG_DIR=\${PGKEEPER_CONFIG_DIR:-${CONFIG_DIR}}
-PORT=${POSTGRES_PORT}
+# Overridable for tests only; the StatefulSet never sets them. Not every script uses each.
+# shellcheck disable=SC2034
+{
+  RUN_DIR=\${PGKEEPER_RUN_DIR:-${RUN_DIR}}
+  CONFIG_DIR=\${PGKEEPER_CONFIG_DIR:-${CONFIG_DIR}}
+  PORT=${POSTGRES_PORT}
+}
 
 log() {
   printf '%s pgkeeper: %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2
