@@ -6,12 +6,16 @@
 import { Log } from "pepr";
 import { register } from "prom-client";
 import { validateDatabase } from "./admission/validate";
+import { splitDatabaseKey } from "./api/names";
 import { CachedCluster } from "./cache/cached-cluster";
 import { isManaged, startInformers } from "./cache/informers";
 import { ObjectCache } from "./cache/object-cache";
 import { apiCluster } from "./cluster/api-cluster";
 import { Controller, createController } from "./controller/controller";
-import { realHaDeps } from "./ha/ha-deps";
+import { HaDeps } from "./ha/ha-step";
+import * as instanceSql from "./ha/instance-sql";
+import { HaMemory } from "./ha/memory";
+import { InstanceMonitor } from "./ha/monitor";
 import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
@@ -20,6 +24,7 @@ import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
 import { metrics } from "./metrics/metrics";
 import { serveMetrics } from "./metrics/server";
+import { POSTGRES_PORT } from "./specs/layout";
 
 /** Pepr runs Watch/Reconcile/Finalize bindings in these processes only. */
 export const isWatcherProcess = (env: Record<string, string | undefined> = process.env): boolean =>
@@ -49,16 +54,32 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     },
   }));
   const config = operatorConfig();
-  const wake = (namespace: string, name: string): void => ctl.wake(namespace, name);
+  // The instance monitor probes over the real SQL edge and wakes the controller on changes.
+  const monitor = new InstanceMonitor({
+    sql: instanceSql,
+    intervalMs: config.probeIntervalMs,
+    timeoutMs: config.probeTimeoutMs,
+    failureThreshold: config.probeFailureThreshold,
+    port: POSTGRES_PORT,
+    onChange: key => {
+      const { namespace, name } = splitDatabaseKey(key);
+      ctl.wake(namespace, name);
+    },
+  });
+  const ha: HaDeps = {
+    monitor,
+    sql: instanceSql,
+    failureThreshold: config.probeFailureThreshold,
+    memory: new HaMemory(),
+    onFailover: (namespace, name, seconds) => m.recordFailover(namespace, name, seconds),
+  };
   const ctl = createController(
     {
       cluster,
       config,
       now: () => new Date(),
       validate: db => validateDatabase(db, undefined, config),
-      ha: realHaDeps(config, wake, (namespace, name, seconds) =>
-        m.recordFailover(namespace, name, seconds),
-      ),
+      ha,
     },
     { isLeader, metrics: m, cache },
   );

@@ -31,6 +31,18 @@ export function setCondition(
   return previous ? list.map(c => (c.type === input.type ? next : c)) : [...list, next];
 }
 
+/** Returns `conditions` with each of `inputs` set, in order (pure). */
+export const setConditions = (
+  conditions: Condition[] | undefined,
+  inputs: ConditionInput[],
+  now: Date,
+  observedGeneration?: number,
+): Condition[] =>
+  inputs.reduce<Condition[]>(
+    (list, input) => setCondition(list, input, now, observedGeneration),
+    conditions ?? [],
+  );
+
 export const findCondition = (
   conditions: Condition[] | undefined,
   type: ConditionType,

@@ -3,7 +3,7 @@ import { LABEL_MANAGED_BY, MANAGER, commonLabels, selectorLabels } from "../api/
 import { DEFAULT_CONFIG } from "../lib/config";
 import { KubeObject } from "../cluster/cluster";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
-import { FakeCluster } from "../cluster/fake-cluster";
+import { FakeCluster } from "../../../test/unit/fake-cluster";
 import { CHILD_KINDS, DATABASE_KIND, kindKeyOf } from "../api/kinds";
 import { CachedCluster } from "./cached-cluster";
 import { ObjectCache } from "./object-cache";

@@ -12,7 +12,8 @@
  * - a kind not synced yet: the apiserver.
  */
 import { Database } from "../api/database";
-import { DATABASE_KIND, KindKey, kindKeyOf } from "../api/kinds";
+import { API_VERSION, KIND } from "../api/identity";
+import { DATABASE_KIND, kindKeyOf } from "../api/kinds";
 import {
   Cluster,
   DatabaseStatusPatch,
@@ -23,6 +24,8 @@ import {
   ObjectRef,
 } from "../cluster/cluster";
 import { ObjectCache } from "./object-cache";
+
+const DATABASE_REF = { apiVersion: API_VERSION, kind: KIND };
 
 export interface ReadCounts {
   cacheHits: number;
@@ -54,7 +57,7 @@ export class CachedCluster implements Cluster {
     }
     this.reads.apiGets++;
     const db = await this.api.getDatabase(namespace, name);
-    if (db) this.store(DATABASE_KIND, db);
+    if (db) this.cache.upsert(DATABASE_KIND, db);
     return db;
   }
 
@@ -70,7 +73,7 @@ export class CachedCluster implements Cluster {
     }
     this.reads.apiGets++;
     const live = await this.api.get(ref);
-    if (live && this.inScope(live)) this.store(kind, live);
+    if (live && this.inScope(live)) this.cache.upsert(kind, live);
     return live;
   }
 
@@ -88,11 +91,19 @@ export class CachedCluster implements Cluster {
     return this.api.list(ref, namespace, labels);
   }
 
-  async apply(obj: KubeObject): Promise<KubeObject> {
-    const applied = await this.api.apply(obj);
-    this.storeResponse(obj, applied);
-    return applied;
-  }
+  // Writes go through to the API; what they return is stored (read-your-writes).
+  apply = (obj: KubeObject): Promise<KubeObject> => this.keep(obj, this.api.apply(obj));
+  patchLabels = (ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject> =>
+    this.keep(ref, this.api.patchLabels(ref, labels));
+  resizeClaim = (ref: ObjectRef, size: string): Promise<KubeObject> =>
+    this.keep(ref, this.api.resizeClaim(ref, size));
+  patchStatus = (db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database> =>
+    this.keep(DATABASE_REF, this.api.patchStatus(db, status));
+  removeAnnotation = (db: DatabaseVersion, key: string): Promise<Database> =>
+    this.keep(DATABASE_REF, this.api.removeAnnotation(db, key));
+  removeFinalizer = (db: Database, finalizer: string): Promise<void> =>
+    this.api.removeFinalizer(db, finalizer);
+  recordEvent = (db: Database, event: EventInput): Promise<void> => this.api.recordEvent(db, event);
 
   async delete(ref: ObjectRef, options?: DeleteOptions): Promise<void> {
     await this.api.delete(ref, options);
@@ -101,51 +112,15 @@ export class CachedCluster implements Cluster {
     if (ref.kind !== "Pod") this.cache.remove(kindKeyOf(ref), ref.namespace, ref.name);
   }
 
-  async removeAnnotation(db: DatabaseVersion, key: string): Promise<Database> {
-    const patched = await this.api.removeAnnotation(db, key);
-    this.store(DATABASE_KIND, patched);
-    return patched;
-  }
-
-  async patchLabels(
-    ref: ObjectRef,
-    labels: Record<string, string | null>,
-  ): Promise<KubeObject | void> {
-    const patched = await this.api.patchLabels(ref, labels);
-    if (patched) this.storeResponse(ref, patched);
-    return patched;
-  }
-
-  async resizeClaim(ref: ObjectRef, size: string): Promise<KubeObject | void> {
-    const patched = await this.api.resizeClaim(ref, size);
-    if (patched) this.storeResponse(ref, patched);
-    return patched;
-  }
-
-  async patchStatus(db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database> {
-    const patched = await this.api.patchStatus(db, status);
-    this.store(DATABASE_KIND, patched);
-    return patched;
-  }
-
-  async removeFinalizer(db: Database, finalizer: string): Promise<void> {
-    await this.api.removeFinalizer(db, finalizer);
-  }
-
-  async recordEvent(db: Database, event: EventInput): Promise<void> {
-    await this.api.recordEvent(db, event);
-  }
-
-  /** Responses carry no apiVersion/kind in some KFC paths: take them from the request. */
-  private storeResponse(
+  /** Stores a write's response; some responses carry no apiVersion/kind: the request's hold. */
+  private async keep<T extends KubeObject>(
     request: Pick<KubeObject, "apiVersion" | "kind">,
-    response: KubeObject,
-  ): void {
-    const obj = { ...response, apiVersion: request.apiVersion, kind: request.kind };
-    if (this.inScope(obj)) this.store(kindKeyOf(obj), obj);
-  }
-
-  private store(kind: KindKey, obj: KubeObject): void {
-    this.cache.upsert(kind, obj);
+    response: Promise<T>,
+  ): Promise<T> {
+    const obj = await response;
+    const typed = { ...obj, apiVersion: request.apiVersion, kind: request.kind };
+    if (this.inScope(typed) || kindKeyOf(typed) === DATABASE_KIND)
+      this.cache.upsert(kindKeyOf(typed), typed);
+    return obj;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The Cluster port: every operation reconcile and HA perform against the Kubernetes API, behind
  * one small interface. api-cluster.ts implements it on the apiserver (lib/kube-api),
- * fake-cluster.ts in memory (unit tests), cache/cached-cluster.ts over a watch-fed cache.
+ * cache/cached-cluster.ts over a watch-fed cache, and test/unit/fake-cluster.ts in memory for
+ * unit tests (test code stays out of the production tree).
  */
 import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";
@@ -52,10 +53,10 @@ export interface Cluster {
    * newer request written meanwhile is never dropped).
    */
   removeAnnotation(db: DatabaseVersion, key: string): Promise<Database>;
-  /** Merge-patches labels (null removes one); may return the patched object. */
-  patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject | void>;
-  /** Merge-patches the PVC's storage request (volume expansion); may return the claim. */
-  resizeClaim(ref: ObjectRef, size: string): Promise<KubeObject | void>;
+  /** Patches labels (null removes one). */
+  patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject>;
+  /** Patches the PVC's storage request (volume expansion). */
+  resizeClaim(ref: ObjectRef, size: string): Promise<KubeObject>;
   /**
    * Merge-patches status (`null` removes a field). With a resourceVersion the write fails with a
    * 409 Conflict when the Database changed since: a stale view never overwrites a newer one.

@@ -2,7 +2,7 @@ import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";
 import { isConflict } from "../lib/errors";
 import { DatabaseWriter, applyChange, statusPatch } from "./database-writer";
-import { FakeCluster } from "./fake-cluster";
+import { FakeCluster } from "../../../test/unit/fake-cluster";
 
 const ready: DatabaseStatus = { phase: "Ready", currentPrimary: "a-0" };
 

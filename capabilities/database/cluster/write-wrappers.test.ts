@@ -1,6 +1,6 @@
 import { Database } from "../api/database";
 import { CLUSTER_METHODS } from "./cluster";
-import { FakeCluster } from "./fake-cluster";
+import { FakeCluster } from "../../../test/unit/fake-cluster";
 import { NotLeaderError, countWrites, guardWrites } from "./write-wrappers";
 
 const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "n" } };

@@ -11,11 +11,11 @@ import { CachedCluster } from "../cache/cached-cluster";
 import { isManaged } from "../cache/informers";
 import { ObjectCache } from "../cache/object-cache";
 import { createController } from "./controller";
-import { FakeClock } from "../lib/clock";
+import { FakeClock } from "../../../test/unit/fake-clock";
 import { DEFAULT_CONFIG } from "../lib/config";
 import { OperatorMetrics } from "../metrics/metrics";
 import { KubeObject } from "../cluster/cluster";
-import { FakeCluster } from "../cluster/fake-cluster";
+import { FakeCluster } from "../../../test/unit/fake-cluster";
 
 const NS = "team";
 

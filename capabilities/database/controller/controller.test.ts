@@ -1,8 +1,8 @@
 import { Database } from "../api/database";
 import { createController } from "./controller";
-import { FakeClock } from "../lib/clock";
+import { FakeClock } from "../../../test/unit/fake-clock";
 import { DEFAULT_CONFIG } from "../lib/config";
-import { FakeCluster } from "../cluster/fake-cluster";
+import { FakeCluster } from "../../../test/unit/fake-cluster";
 
 const NS = "team";
 const NAME = "ledger";

@@ -8,7 +8,7 @@ import { DatabaseSpec } from "../api/database-schema";
 import { ANNOTATION_SWITCHOVER, LABEL_ROLE, commonLabels, selectorLabels } from "../api/names";
 import { DEFAULT_CONFIG } from "../lib/config";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
-import { FakeCluster } from "../cluster/fake-cluster";
+import { FakeCluster } from "../../../test/unit/fake-cluster";
 import { forgetHa } from "./ha-step";
 import { HaMemory } from "./memory";
 import { ProbeRecord } from "./monitor";

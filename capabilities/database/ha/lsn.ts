@@ -5,20 +5,12 @@
  */
 
 const LSN_TEXT = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/;
-const MAX_LSN = (1n << 64n) - 1n;
 
 /** "16/B374D848" → 97500059720n. Throws on anything PostgreSQL's pg_lsn input would refuse. */
 export function parseLsn(text: string): bigint {
   const m = LSN_TEXT.exec(text);
   if (!m) throw new Error(`invalid LSN ${JSON.stringify(text)}: expected two hex numbers as X/Y`);
   return (BigInt(`0x${m[1]}`) << 32n) | BigInt(`0x${m[2]}`);
-}
-
-/** 97500059720n → "16/B374D848", the form PostgreSQL prints (upper case, no padding). */
-export function formatLsn(lsn: bigint): string {
-  if (lsn < 0n || lsn > MAX_LSN) throw new Error(`LSN ${lsn} is outside 0..2^64-1`);
-  const hex = (v: bigint): string => v.toString(16).toUpperCase();
-  return `${hex(lsn >> 32n)}/${hex(lsn & 0xffffffffn)}`;
 }
 
 /** Bytes from `b` to `a` (negative when `a` is behind), like pg_wal_lsn_diff(a, b). */
@@ -33,10 +25,4 @@ export function lsnDiff(a: string, b: string): bigint {
 export function lagBytes(primary: string, replica: string): bigint {
   const d = lsnDiff(primary, replica);
   return d > 0n ? d : 0n;
-}
-
-/** -1, 0 or 1, for sorting and for "who has received the most WAL". */
-export function compareLsn(a: string, b: string): -1 | 0 | 1 {
-  const d = lsnDiff(a, b);
-  return d < 0n ? -1 : d > 0n ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import { FakeClock } from "../lib/clock";
+import { FakeClock } from "../../../test/unit/fake-clock";
 import { InstanceMonitor } from "./monitor";
 import { InstanceProbe, InstanceTarget } from "./probe-types";
 

@@ -3,7 +3,7 @@ import { withDefaults } from "../api/defaults";
 import { ANNOTATION_SWITCHOVER, LABEL_ROLE, commonLabels } from "../api/names";
 import { KubeObject } from "../cluster/cluster";
 import { DatabaseWriter } from "../cluster/database-writer";
-import { FakeCluster } from "../cluster/fake-cluster";
+import { FakeCluster } from "../../../test/unit/fake-cluster";
 import { Operation, OperationContext, runOperation, stoppedForGood } from "./operation";
 
 const pod = (deletion: string | undefined, grace: number, finished: (string | undefined)[]) =>

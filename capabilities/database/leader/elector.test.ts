@@ -1,4 +1,4 @@
-import { FakeClock } from "../lib/clock";
+import { FakeClock } from "../../../test/unit/fake-clock";
 import { LeaseRecord } from "./decide";
 import { LeaderElector } from "./elector";
 import { LeaseClient, ObservedLease } from "./lease-client";

@@ -1,4 +1,5 @@
-import { FakeClock, flushMicrotasks, MAX_TIMER_MS, systemClock } from "./clock";
+import { MAX_TIMER_MS, systemClock } from "./clock";
+import { FakeClock, flushMicrotasks } from "../../../test/unit/fake-clock";
 
 describe("FakeClock", () => {
   it("starts at the given time and moves only when advanced", () => {

@@ -1,4 +1,4 @@
-import { FakeClock, flushMicrotasks } from "./clock";
+import { FakeClock, flushMicrotasks } from "../../../test/unit/fake-clock";
 import { ReconcileHandler, ReconcileOutcome, WorkQueue, WorkQueueOptions } from "./workqueue";
 
 interface Deferred {

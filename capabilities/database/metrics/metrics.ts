@@ -235,14 +235,3 @@ export function metrics(): OperatorMetrics {
   }
   return singleton;
 }
-
-/** Called by the HA code when a failover completed (see OperatorMetrics.recordFailover). */
-export const recordFailover = (namespace: string, database: string, seconds: number): void =>
-  metrics().recordFailover(namespace, database, seconds);
-
-/** Called with the observed instances of a Database (see OperatorMetrics.setInstanceHealth). */
-export const setInstanceHealth = (
-  namespace: string,
-  database: string,
-  instances: InstanceHealth[],
-): void => metrics().setInstanceHealth(namespace, database, instances);

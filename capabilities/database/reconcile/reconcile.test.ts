@@ -13,7 +13,7 @@ import { ANNOTATION_APPLIED_HASH } from "./diff";
 import { ReconcileError } from "./errors";
 import { recordFailure } from "./failure";
 import { LEGACY_FINALIZER, ReconcileDeps, reconcile } from "./reconcile";
-import { FakeCluster } from "../cluster/fake-cluster";
+import { FakeCluster } from "../../../test/unit/fake-cluster";
 
 const NS = "prod";
 const NAME = "orders";

@@ -2,7 +2,7 @@
  * Status as a pure function of what reconcile observed and the previous status. The pass's
  * DatabaseWriter writes the result only when it differs from what is stored.
  */
-import { isTrue, setCondition } from "../api/conditions";
+import { isTrue, setCondition, setConditions } from "../api/conditions";
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
 
 export interface ObservedPod {
@@ -45,50 +45,33 @@ export function convergedStatus(
   const primaryReady = obs.pods.some(p => p.name === obs.primary && p.ready);
   const wasReady = isTrue(prev?.conditions, "Ready") || prev?.phase === "Degraded";
   const phase = phaseOf(ready, primaryReady, wasReady, obs);
-  let conditions = setCondition(
+  const counts = `${ready}/${obs.desiredInstances} instances ready`;
+  const conditions = setConditions(
     prev?.conditions,
-    {
-      type: "Reconciled",
-      status: "True",
-      reason: "Converged",
-      message: "All children match the spec",
-    },
-    now,
-    obs.generation,
-  );
-  conditions = setCondition(
-    conditions,
-    phase === "Ready"
-      ? {
-          type: "Ready",
-          status: "True",
-          reason: "AllInstancesReady",
-          message: `${ready}/${obs.desiredInstances} instances ready`,
-        }
-      : {
-          type: "Ready",
-          status: "False",
-          reason: "InstancesNotReady",
-          message: `${ready}/${obs.desiredInstances} instances ready`,
-        },
-    now,
-    obs.generation,
-  );
-  conditions = setCondition(
-    conditions,
-    primaryReady
-      ? {
-          type: "PrimaryAvailable",
-          status: "True",
-          reason: "PrimaryReady",
-          message: `${obs.primary} is ready`,
-        }
-      : {
-          type: "PrimaryAvailable",
-          status: "False",
-          reason: "PrimaryNotReady",
-          message: `${obs.primary} is not ready`,
-        },
+    [
+      {
+        type: "Reconciled",
+        status: "True",
+        reason: "Converged",
+        message: "All children match the spec",
+      },
+      phase === "Ready"
+        ? { type: "Ready", status: "True", reason: "AllInstancesReady", message: counts }
+        : { type: "Ready", status: "False", reason: "InstancesNotReady", message: counts },
+      primaryReady
+        ? {
+            type: "PrimaryAvailable",
+            status: "True",
+            reason: "PrimaryReady",
+            message: `${obs.primary} is ready`,
+          }
+        : {
+            type: "PrimaryAvailable",
+            status: "False",
+            reason: "PrimaryNotReady",
+            message: `${obs.primary} is not ready`,
+          },
+    ],
     now,
     obs.generation,
   );

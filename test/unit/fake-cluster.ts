@@ -1,13 +1,14 @@
 /**
- * The Cluster port in memory, for unit tests of reconcile and HA logic (cluster behaviour is
+ * The Cluster port (capabilities/database/cluster) in memory, for unit tests of reconcile and HA
+ * logic (cluster behaviour is
  * tested against a real apiserver in test/integration). It keeps objects by ref, bumps
  * resourceVersion on every effective change, honours the resourceVersion and uid preconditions,
  * counts calls by verb, and hands out frozen copies, as the read cache does: a step that mutated
  * what it read throws.
  */
 import { clone, equals, mergeDeepRight } from "ramda";
-import { Database } from "../api/database";
-import { deepFreeze } from "../lib/freeze";
+import { Database } from "../../capabilities/database/api/database";
+import { deepFreeze } from "../../capabilities/database/lib/freeze";
 import {
   Cluster,
   DatabaseStatusPatch,
@@ -17,7 +18,7 @@ import {
   KubeObject,
   ObjectRef,
   refOf,
-} from "./cluster";
+} from "../../capabilities/database/cluster/cluster";
 
 type Verb =
   | "get"
@@ -181,14 +182,13 @@ export class FakeCluster implements Cluster {
     return frozen(obj);
   }
 
-  async resizeClaim(ref: ObjectRef, size: string): Promise<void> {
+  async resizeClaim(ref: ObjectRef, size: string): Promise<KubeObject> {
     this.count("resizeClaim");
     const obj = this.objects.get(keyOf(ref));
-    if (obj)
-      this.objects.set(
-        keyOf(ref),
-        mergeDeepRight(obj, { spec: { resources: { requests: { storage: size } } } }) as KubeObject,
-      );
+    if (!obj) throw { status: 404, data: { message: "not found" } };
+    const resized = mergeDeepRight(obj, { spec: { resources: { requests: { storage: size } } } });
+    this.objects.set(keyOf(ref), resized as KubeObject);
+    return frozen(resized as KubeObject);
   }
 
   async patchStatus(db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database> {
