@@ -5,6 +5,7 @@
  * instance and removed when the Database goes, so a deleted Database leaves no stale series.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, register } from "prom-client";
+import { databaseKey } from "../api/names";
 
 export type ReconcileResultLabel = "success" | "error" | "requeue";
 
@@ -204,18 +205,18 @@ export class OperatorMetrics {
       if (i.lagBytes !== undefined) this.instanceLag.set(labels, i.lagBytes);
       seen.push(labels);
     }
-    this.series.set(`${namespace}/${database}`, { roles, instances: seen });
+    this.series.set(databaseKey(namespace, database), { roles, instances: seen });
   }
 
   /** Removes every series of a Database that is gone. */
   forgetDatabase(namespace: string, database: string): void {
     this.removeInstances(namespace, database);
-    this.series.delete(`${namespace}/${database}`);
+    this.series.delete(databaseKey(namespace, database));
     this.failovers.remove({ namespace, database });
   }
 
   private removeInstances(namespace: string, database: string): void {
-    const known = this.series.get(`${namespace}/${database}`);
+    const known = this.series.get(databaseKey(namespace, database));
     if (!known) return;
     for (const labels of known.roles) this.instanceRole.remove(labels);
     for (const labels of known.instances) {

@@ -4,13 +4,8 @@
  */
 import { Database } from "../api/database";
 import { LABEL_ROLE, instanceName, selectorLabels } from "../api/names";
-import { Cluster, KubeObject, refOf } from "../cluster/cluster";
+import { Cluster, KubeObject, isPodReady, isTerminating, refOf } from "../cluster/cluster";
 import { ObservedPod } from "./status";
-
-const isReady = (pod: KubeObject): boolean => {
-  const status = pod.status as { conditions?: { type: string; status: string }[] } | undefined;
-  return (status?.conditions ?? []).some(c => c.type === "Ready" && c.status === "True");
-};
 
 /** The primary: the one recorded in status, else ordinal 0 (the instance that ran initdb). */
 export function primaryOf(db: Database): string {
@@ -26,27 +21,24 @@ export async function listInstancePods(cluster: Cluster, db: Database): Promise<
   );
 }
 
-/** Sets role labels where they are wrong; returns how many pods were patched. */
+/** Sets role labels where they are wrong. */
 export async function labelRoles(
   cluster: Cluster,
   pods: KubeObject[],
   primary: string,
-): Promise<number> {
-  let patched = 0;
+): Promise<void> {
   for (const pod of pods) {
-    if (pod.metadata?.deletionTimestamp) continue;
+    if (isTerminating(pod)) continue;
     const role = pod.metadata?.name === primary ? "primary" : "replica";
-    if (pod.metadata?.labels?.[LABEL_ROLE] === role) continue;
-    await cluster.patchLabels(refOf(pod), { [LABEL_ROLE]: role });
-    patched++;
+    if (pod.metadata?.labels?.[LABEL_ROLE] !== role)
+      await cluster.patchLabels(refOf(pod), { [LABEL_ROLE]: role });
   }
-  return patched;
 }
 
 /** A terminating pod is not available, whatever its last Ready condition says. */
 export const observePods = (pods: KubeObject[]): ObservedPod[] =>
   pods.map(p => ({
     name: p.metadata?.name ?? "",
-    ready: isReady(p) && !p.metadata?.deletionTimestamp,
+    ready: isPodReady(p),
     role: p.metadata?.labels?.[LABEL_ROLE],
   }));
