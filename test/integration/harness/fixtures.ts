@@ -64,8 +64,8 @@ export function operatorSuite(
     await operator.start();
   }, 600_000);
 
-  // The namespace goes while the operator still runs (its Finalize webhook must admit the
-  // Databases' deletion): nothing a suite started keeps running on the shared cluster.
+  // The namespace and everything in it go before the next suite: nothing a suite started keeps
+  // running on the shared cluster. (Deletion needs no operator: docs/adr/0005.)
   afterAll(async () => {
     if (ns) await deleteNamespace(ns);
     await operator.stop();
