@@ -299,7 +299,7 @@ async function applyParameters(
   records: Map<string, ProbeRecord>,
   memory: DatabaseMemory,
 ): Promise<{ error?: string }> {
-  const desired = Object.fromEntries(managedParameters(step.input.spec));
+  const desired = Object.fromEntries(managedParameters(step.input));
   const wanted = JSON.stringify(desired);
   const errors: string[] = [];
   for (const view of instances) {

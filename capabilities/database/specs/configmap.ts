@@ -25,7 +25,7 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
     metadata: childMeta(input, namesOf(input).configMap),
     data: {
       [FILE_POSTGRESQL_CONF]: renderPostgresqlConf(identity(input.db).name),
-      [FILE_MANAGED_CONF]: renderManagedConf(input.spec),
+      [FILE_MANAGED_CONF]: renderManagedConf(input),
       [FILE_PG_HBA]: renderPgHba(),
       [FILE_ENTRYPOINT]: ENTRYPOINT_SH,
       [FILE_PROBE]: PROBE_SH,

@@ -1,4 +1,4 @@
-import { input } from "../../../test/unit/builder-fixtures";
+import { DB_NAME, input } from "../../../test/unit/builder-fixtures";
 import {
   MAX_REPLICATION_SLOTS,
   MAX_WAL_SENDERS,
@@ -13,8 +13,7 @@ import {
 import type { DatabaseSpec } from "../api/database-schema";
 
 const conf = (): string => renderPostgresqlConf("orders");
-const managedConf = (spec: Partial<DatabaseSpec> = {}): string =>
-  renderManagedConf(input(spec).spec);
+const managedConf = (spec: Partial<DatabaseSpec> = {}): string => renderManagedConf(input(spec));
 const settingLines = (text: string): string[] =>
   text.split("\n").filter(l => l !== "" && !l.startsWith("#"));
 
@@ -46,19 +45,24 @@ describe("postgresql.conf operator-owned parameters", () => {
 });
 
 describe("synchronous_standby_names", () => {
+  const all3 = `("${DB_NAME}-0", "${DB_NAME}-1", "${DB_NAME}-2")`;
   it.each([
-    [undefined, ""],
-    [{ mode: "off" as const }, ""],
-    [{ mode: "quorum" as const, number: 1 }, "ANY 1 (*)"],
-    [{ mode: "quorum" as const, number: 2 }, "ANY 2 (*)"],
-  ])("for %p is %p", (synchronous, expected) => {
-    const spec = input({ instances: 3, postgresql: synchronous ? { synchronous } : {} }).spec;
-    expect(synchronousStandbyNames(spec.postgresql.synchronous)).toBe(expected);
-    expect(managedParameters(spec)).toContainEqual(["synchronous_standby_names", expected]);
-    expect(settingLines(renderManagedConf(spec))).toContain(
-      `synchronous_standby_names = '${expected}'`,
-    );
-  });
+    [undefined, 3, ""],
+    [{ mode: "off" as const }, 3, ""],
+    [{ mode: "quorum" as const, number: 1 }, 3, `ANY 1 ${all3}`],
+    [{ mode: "quorum" as const, number: 2 }, 3, `ANY 2 ${all3}`],
+    [{ mode: "quorum" as const, number: 1 }, 2, `ANY 1 ("${DB_NAME}-0", "${DB_NAME}-1")`],
+  ])(
+    "for %p and %p instances is %p (never *: a backup's stream must not count)",
+    (synchronous, instances, expected) => {
+      const built = input({ instances, postgresql: synchronous ? { synchronous } : {} });
+      expect(synchronousStandbyNames(built)).toBe(expected);
+      expect(managedParameters(built)).toContainEqual(["synchronous_standby_names", expected]);
+      expect(settingLines(renderManagedConf(built))).toContain(
+        `synchronous_standby_names = '${expected.replace(/'/g, "''")}'`,
+      );
+    },
+  );
 });
 
 describe("user parameters", () => {

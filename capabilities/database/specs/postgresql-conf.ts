@@ -3,7 +3,9 @@
  * standby ignores the primary-only settings, so a promotion needs no configuration change).
  */
 import type { ResolvedSpec } from "../api/defaults";
+import { instanceName } from "../api/names";
 import { parameterNameProblem } from "../api/parameter-names";
+import { BuildInput, identity } from "./meta";
 import {
   CONFIG_DIR,
   FILE_PG_HBA,
@@ -29,9 +31,20 @@ const OVERRIDABLE_DEFAULTS: Readonly<Record<string, string>> = {
   wal_keep_size: "512MB",
 };
 
-/** `ANY n (*)` in quorum mode, empty (asynchronous) otherwise. */
-export function synchronousStandbyNames(sync: ResolvedSpec["postgresql"]["synchronous"]): string {
-  return sync.mode === "quorum" && sync.number ? `ANY ${sync.number} (*)` : "";
+/**
+ * `ANY n ("<db>-0", "<db>-1", …)` in quorum mode, empty (asynchronous) otherwise. The standbys are
+ * named: with `*`, any walsender could acknowledge a commit, a backup's pg_basebackup stream
+ * included, which would then hold the only copy of an acknowledged commit during a failover.
+ * Every instance below spec.instances is listed (the primary's own name is harmless: it never
+ * connects to itself), so the value is the same on every instance and across failovers; a
+ * replica about to be scaled away is not, as failover would no longer consider it.
+ */
+export function synchronousStandbyNames(input: BuildInput): string {
+  const sync = input.spec.postgresql.synchronous;
+  if (sync.mode !== "quorum" || !sync.number) return "";
+  const db = identity(input.db).name;
+  const names = Array.from({ length: input.spec.instances }, (_, n) => `"${instanceName(db, n)}"`);
+  return `ANY ${sync.number} (${names.join(", ")})`;
 }
 
 /** The parameters pgkeeper owns, in file order. Values unquoted; `renderConf` quotes them. */
@@ -93,10 +106,10 @@ const lines = (params: [string, string][]): string[] =>
  * (then a reload), so changing one never needs a new file on the pods: the user's parameters and
  * synchronous_standby_names (the quorum follows spec.postgresql.synchronous without a restart).
  */
-export function managedParameters(spec: ResolvedSpec): [string, string][] {
+export function managedParameters(input: BuildInput): [string, string][] {
   return [
-    ...userParameters(spec),
-    ["synchronous_standby_names", synchronousStandbyNames(spec.postgresql.synchronous)],
+    ...userParameters(input.spec),
+    ["synchronous_standby_names", synchronousStandbyNames(input)],
   ];
 }
 
@@ -123,10 +136,10 @@ export function renderPostgresqlConf(dbName: string): string {
  * initdb), so even restart-only parameters hold from the first start. Afterwards the operator
  * keeps the file current with ALTER SYSTEM, and clones copy it from the primary.
  */
-export function renderManagedConf(spec: ResolvedSpec): string {
+export function renderManagedConf(input: BuildInput): string {
   return [
     "# Written by pgkeeper at bootstrap; kept current with ALTER SYSTEM.",
-    ...lines(managedParameters(spec)),
+    ...lines(managedParameters(input)),
     "",
   ].join("\n");
 }
