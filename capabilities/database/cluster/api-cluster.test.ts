@@ -1,4 +1,6 @@
-import { collectionPath, objectPath } from "./api-cluster";
+import { Database } from "../api/database";
+import { KubeApiError, KubeRequest } from "../lib/kube-api";
+import { apiCluster, collectionPath, objectPath } from "./api-cluster";
 
 describe("api-cluster paths", () => {
   it.each([
@@ -15,5 +17,25 @@ describe("api-cluster paths", () => {
     expect(() => collectionPath({ apiVersion: "v1", kind: "Node" }, "ns")).toThrow(
       "pgkeeper does not manage v1 Node",
     );
+  });
+});
+
+describe("api-cluster Events", () => {
+  it("an Event the apiserver refuses (namespace being deleted) never fails the caller", async () => {
+    const sent: string[] = [];
+    const refuse: KubeRequest = async <T>(method: string, path: string): Promise<T> => {
+      sent.push(`${method} ${path}`);
+      throw new KubeApiError(
+        403,
+        { reason: "Forbidden", message: "being terminated" },
+        method,
+        path,
+      );
+    };
+    const db = { metadata: { name: "a", namespace: "n" } } as Database;
+    await expect(
+      apiCluster(refuse).recordEvent(db, { type: "Normal", reason: "X", message: "m" }),
+    ).resolves.toBeUndefined();
+    expect(sent).toEqual(["POST /api/v1/namespaces/n/events"]);
   });
 });

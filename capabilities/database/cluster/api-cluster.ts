@@ -5,7 +5,8 @@
  */
 import { Database } from "../api/database";
 import { MANAGED_KINDS, kindKeyOf } from "../api/kinds";
-import { isConflict, isNotFound } from "../lib/errors";
+import { Log } from "pepr";
+import { errorMessage, isConflict, isNotFound } from "../lib/errors";
 import { KubeRequest, kubeRequest } from "../lib/kube-api";
 import { readRuntimeConfig } from "../lib/runtime-config";
 import { Cluster, DatabaseVersion, EventInput, KubeObject, ObjectRef } from "./cluster";
@@ -60,6 +61,38 @@ const labelSelector = (labels: Record<string, string>): string =>
   Object.entries(labels)
     .map(([key, value]) => `${key}=${value}`)
     .join(",");
+
+const eventNamespace = (db: Database): string => db.metadata?.namespace ?? "";
+
+/** A core/v1 Event about `db`, naming this process as its writer. */
+function eventOf(db: Database, event: EventInput): Record<string, unknown> {
+  const now = new Date().toISOString();
+  const namespace = eventNamespace(db);
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { generateName: `${db.metadata?.name}.`, namespace },
+    involvedObject: {
+      apiVersion: db.apiVersion ?? DATABASE.apiVersion,
+      kind: "Database",
+      name: db.metadata?.name,
+      namespace,
+      uid: db.metadata?.uid,
+      resourceVersion: db.metadata?.resourceVersion,
+    },
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+    source: { component: "pgkeeper", host: reportingInstance() },
+    reportingComponent: "pgkeeper.dev/operator",
+    reportingInstance: reportingInstance(),
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
+  };
+}
+
+const log = Log.child({ component: "api" });
 
 /** The Cluster on `api` (the process-wide pool unless a test gives another). */
 export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
@@ -166,32 +199,15 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
     },
 
     async recordEvent(db: Database, event: EventInput) {
-      const now = new Date().toISOString();
-      const namespace = db.metadata?.namespace ?? "";
-      await api("POST", `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, {
-        body: {
-          apiVersion: "v1",
-          kind: "Event",
-          metadata: { generateName: `${db.metadata?.name}.`, namespace },
-          involvedObject: {
-            apiVersion: db.apiVersion ?? DATABASE.apiVersion,
-            kind: "Database",
-            name: db.metadata?.name,
-            namespace,
-            uid: db.metadata?.uid,
-            resourceVersion: db.metadata?.resourceVersion,
-          },
-          type: event.type,
-          reason: event.reason,
-          message: event.message,
-          source: { component: "pgkeeper", host: reportingInstance() },
-          reportingComponent: "pgkeeper.dev/operator",
-          reportingInstance: reportingInstance(),
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
-      });
+      try {
+        await api("POST", `/api/v1/namespaces/${encodeURIComponent(eventNamespace(db))}/events`, {
+          body: eventOf(db, event),
+        });
+      } catch (err) {
+        // Events are optional: one refused (a namespace being deleted, a quota) never fails the
+        // step that reported it.
+        log.warn({ reason: event.reason, error: errorMessage(err) }, "Event not recorded");
+      }
     },
   };
 }

@@ -63,6 +63,7 @@ export interface Cluster {
    */
   patchStatus(db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database>;
   removeFinalizer(db: Database, finalizer: string): Promise<void>;
+  /** Best effort: never throws (Events are optional; a failure is logged, the step goes on). */
   recordEvent(db: Database, event: EventInput): Promise<void>;
 }
 

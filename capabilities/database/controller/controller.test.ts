@@ -103,6 +103,28 @@ describe("controller", () => {
     await ctl.queue.shutdown();
   });
 
+  it("stops quietly when the namespace is being deleted: no failure, no retry, no Warning", async () => {
+    const { cluster, clock, ctl, db, status } = setup();
+    cluster.failNext.set("apply", {
+      status: 403,
+      data: {
+        kind: "Status",
+        code: 403,
+        reason: "Forbidden",
+        message: "unable to create new content in namespace team because it is being terminated",
+        details: { causes: [{ type: "NamespaceTerminating" }] },
+      },
+    });
+    ctl.enqueue(db);
+    await clock.advanceAsync(0);
+    const applies = cluster.calls.apply;
+    await clock.advanceAsync(60_000 - 1); // backoff would have retried several times by now
+    expect(cluster.calls.apply).toBe(applies);
+    expect(status()?.retry).toBeUndefined();
+    expect(cluster.events.filter(e => e.type === "Warning")).toEqual([]);
+    await ctl.queue.shutdown();
+  });
+
   it("forgets a deleted Database", async () => {
     const { cluster, clock, ctl, db } = setup();
     ctl.enqueue(db);

@@ -13,7 +13,7 @@ import { DATABASE_KIND } from "../api/kinds";
 import { splitDatabaseKey } from "../api/names";
 import { ObjectCache } from "../cache/object-cache";
 import { Clock } from "../lib/clock";
-import { errorMessage, isConflict } from "../lib/errors";
+import { errorMessage, isConflict, isNamespaceTerminating } from "../lib/errors";
 import { ReconcileHandler, ReconcileOutcome } from "../lib/workqueue";
 import { OperatorMetrics } from "../metrics/metrics";
 import { ReconcileError } from "../reconcile/errors";
@@ -63,6 +63,12 @@ export function reconcileHandler(ctx: HandlerContext): ReconcileHandler {
       if (report.writes > 0) log.info({ key, writes: report.writes }, "Reconciled");
       return report.requeueAfterMs ? { requeueAfterMs: report.requeueAfterMs } : undefined;
     } catch (err) {
+      // The namespace is being deleted, and the Database with it: nothing to retry or report.
+      if (isNamespaceTerminating(err)) {
+        ctx.metrics?.observeReconcile("success", seconds());
+        log.info({ key }, "Namespace being deleted: reconcile stopped");
+        return undefined;
+      }
       ctx.metrics?.observeReconcile("error", seconds());
       throw err;
     }

@@ -2,6 +2,7 @@ import {
   errorMessage,
   httpStatus,
   isConflict,
+  isNamespaceTerminating,
   isNotFound,
   isTransportError,
   MAX_ERROR_MESSAGE,
@@ -154,5 +155,25 @@ describe("errorMessage", () => {
     const msg = errorMessage(new Error("x".repeat(10_000)));
     expect(msg).toHaveLength(MAX_ERROR_MESSAGE);
     expect(msg.endsWith("…")).toBe(true);
+  });
+});
+
+describe("isNamespaceTerminating", () => {
+  const terminating = {
+    ...k8sStatus(
+      403,
+      "Forbidden",
+      'services "a-rw" is forbidden: unable to create new content in namespace n because it is being terminated',
+    ),
+    details: { name: "a-rw", kind: "services", causes: [{ type: "NamespaceTerminating" }] },
+  };
+  it.each([
+    ["the apiserver's answer", kfcError(403, terminating), true],
+    ["the same message without causes", kfcError(403, { ...terminating, details: {} }), true],
+    ["another 403", kfcError(403, k8sStatus(403, "Forbidden", "RBAC says no")), false],
+    ["a 409", kfcError(409, k8sStatus(409, "Conflict", "because it is being terminated")), false],
+    ["no response", kfcTransport, false],
+  ])("%s → %p", (_, err, expected) => {
+    expect(isNamespaceTerminating(err)).toBe(expected);
   });
 });

@@ -63,6 +63,21 @@ export const isNotFound = (err: unknown): boolean => httpStatus(err) === 404;
 /** 409: an optimistic-lock conflict, an apply conflict or AlreadyExists (see `statusReason`). */
 export const isConflict = (err: unknown): boolean => httpStatus(err) === 409;
 
+/**
+ * 403 because the namespace is being deleted: nothing can be created there any more, and the
+ * Database goes with the namespace. The apiserver marks it with the cause `NamespaceTerminating`.
+ */
+export function isNamespaceTerminating(err: unknown): boolean {
+  if (!isDict(err) || httpStatus(err) !== 403) return false;
+  const body = statusBody(err);
+  const details = isDict(body?.details) ? body.details : undefined;
+  const causes = Array.isArray(details?.causes) ? details.causes : [];
+  return (
+    causes.some(c => isDict(c) && c.type === "NamespaceTerminating") ||
+    /because it is being terminated/.test(text(body?.message) ?? "")
+  );
+}
+
 const truncate = (s: string): string =>
   s.length <= MAX_ERROR_MESSAGE ? s : `${s.slice(0, MAX_ERROR_MESSAGE - 1)}…`;
 
