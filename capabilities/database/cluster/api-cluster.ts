@@ -9,7 +9,14 @@ import { Log } from "pepr";
 import { errorMessage, isConflict, isNotFound } from "../lib/errors";
 import { KubeRequest, kubeRequest } from "../lib/kube-api";
 import { readRuntimeConfig } from "../lib/runtime-config";
-import { Cluster, DatabaseVersion, EventInput, KubeObject, ObjectRef } from "./cluster";
+import {
+  Cluster,
+  DatabaseVersion,
+  DeleteOptions,
+  EventInput,
+  KubeObject,
+  ObjectRef,
+} from "./cluster";
 
 /** The field manager of every apply; "pepr" (KFC's) so that existing objects keep one owner. */
 const FIELD_MANAGER = "pepr";
@@ -61,6 +68,17 @@ const labelSelector = (labels: Record<string, string>): string =>
   Object.entries(labels)
     .map(([key, value]) => `${key}=${value}`)
     .join(",");
+
+/** metav1.DeleteOptions for the request body. */
+export const deleteOptions = (options: DeleteOptions = {}): Record<string, unknown> => ({
+  apiVersion: "v1",
+  kind: "DeleteOptions",
+  ...(options.orphan ? { propagationPolicy: "Orphan" } : {}),
+  ...(options.gracePeriodSeconds !== undefined
+    ? { gracePeriodSeconds: options.gracePeriodSeconds }
+    : {}),
+  ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
+});
 
 const eventNamespace = (db: Database): string => db.metadata?.namespace ?? "";
 
@@ -127,13 +145,9 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
 
     async delete(ref, options) {
       try {
-        await api("DELETE", objectPath(ref), {
-          query: {
-            propagationPolicy: options?.orphan ? "Orphan" : undefined,
-            gracePeriodSeconds: options?.gracePeriodSeconds,
-          },
-          ...(options?.uid ? { body: { preconditions: { uid: options.uid } } } : {}),
-        });
+        // All options in one DeleteOptions body: with a body, the apiserver ignores the query
+        // parameters (a grace period given there would silently become the pod's default).
+        await api("DELETE", objectPath(ref), { body: deleteOptions(options) });
       } catch (err) {
         // Gone already; or, with a uid precondition, replaced by a successor that must stay.
         if (isNotFound(err) || (options?.uid && isConflict(err))) return;
@@ -199,6 +213,11 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
     },
 
     async recordEvent(db: Database, event: EventInput) {
+      const database = `${eventNamespace(db)}/${db.metadata?.name}`;
+      log.info(
+        { database, type: event.type, reason: event.reason, message: event.message },
+        "Event",
+      );
       try {
         await api("POST", `/api/v1/namespaces/${encodeURIComponent(eventNamespace(db))}/events`, {
           body: eventOf(db, event),

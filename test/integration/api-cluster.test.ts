@@ -1,0 +1,88 @@
+/**
+ * The Cluster port's API implementation against the real apiserver: the preconditions the HA
+ * code relies on (a pod deleted only if it is still the one recorded, with the grace period
+ * asked for; a status written only from the current view).
+ */
+import { apiCluster } from "../../capabilities/database/cluster/api-cluster";
+import { isConflict } from "../../capabilities/database/lib/errors";
+import { database, deleteNamespace, freshNamespace, installCrd } from "./harness/fixtures";
+import { Obj, create, get, kubectl } from "./harness/kubectl";
+
+const cluster = apiCluster();
+let ns: string;
+
+beforeAll(async () => {
+  await installCrd();
+  ns = freshNamespace("api");
+});
+afterAll(async () => {
+  kubectl(["delete", "pod", "--all", "-n", ns, "--grace-period=0", "--force"]);
+  await deleteNamespace(ns);
+});
+
+/** A pod bound to a node that does not exist: its deletion is graceful, and nothing ends it. */
+function boundPod(name: string): Obj {
+  create({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: ns },
+    spec: {
+      nodeName: "no-such-node",
+      terminationGracePeriodSeconds: 60,
+      containers: [{ name: "c", image: "localhost/none:1" }],
+    },
+  });
+  return get("pod", ns, name)!;
+}
+
+const podRef = (name: string) => ({ apiVersion: "v1", kind: "Pod", namespace: ns, name });
+
+describe("delete", () => {
+  it("deletes with the grace period asked for, only the pod with the recorded UID", async () => {
+    const pod = boundPod("fenced");
+    await cluster.delete(podRef("fenced"), { uid: "not-this-one", gracePeriodSeconds: 1 });
+    expect(get("pod", ns, "fenced")?.metadata.deletionTimestamp).toBeUndefined(); // a successor stays
+    await cluster.delete(podRef("fenced"), { uid: pod.metadata.uid, gracePeriodSeconds: 1 });
+    const deleting = get("pod", ns, "fenced")!;
+    expect(deleting.metadata.deletionTimestamp).toBeDefined();
+    expect(
+      (deleting.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds,
+    ).toBe(1);
+  });
+
+  it("without options uses the pod's own grace period", async () => {
+    boundPod("plain");
+    await cluster.delete(podRef("plain"));
+    const deleting = get("pod", ns, "plain")!;
+    expect(
+      (deleting.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds,
+    ).toBe(60);
+  });
+});
+
+describe("status and annotations", () => {
+  it("write only from the current resourceVersion", async () => {
+    create({
+      ...database(ns, "cas"),
+      metadata: {
+        name: "cas",
+        namespace: ns,
+        annotations: { "pgkeeper.dev/switchover-to": "auto" },
+      },
+    });
+    const read = get("database", ns, "cas")!;
+    const at = { namespace: ns, name: "cas", resourceVersion: read.metadata.resourceVersion };
+    const written = await cluster.patchStatus(at, { phase: "Ready" });
+    const stale = await cluster.patchStatus(at, { phase: "Failed" }).catch(e => e);
+    expect(isConflict(stale)).toBe(true);
+    const staleRemoval = await cluster
+      .removeAnnotation(at, "pgkeeper.dev/switchover-to")
+      .catch(e => e);
+    expect(staleRemoval).toBeInstanceOf(Error);
+    const fresh = { ...at, resourceVersion: written.metadata?.resourceVersion };
+    await cluster.removeAnnotation(fresh, "pgkeeper.dev/switchover-to");
+    const now = get("database", ns, "cas")!;
+    expect(now.status?.phase).toBe("Ready");
+    expect(now.metadata.annotations?.["pgkeeper.dev/switchover-to"]).toBeUndefined();
+  });
+});
