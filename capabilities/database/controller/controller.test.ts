@@ -1,5 +1,7 @@
 import { Database } from "../api/database";
 import { createController } from "./controller";
+import { HaMemory } from "../ha/memory";
+import { InstanceSql } from "../ha/probe-types";
 import { FakeClock } from "../../../test/unit/fake-clock";
 import { DEFAULT_CONFIG } from "../lib/config";
 import { FakeCluster } from "../../../test/unit/fake-cluster";
@@ -122,6 +124,29 @@ describe("controller", () => {
     expect(cluster.calls.apply).toBe(applies);
     expect(status()?.retry).toBeUndefined();
     expect(cluster.events.filter(e => e.type === "Warning")).toEqual([]);
+    await ctl.queue.shutdown();
+  });
+
+  it("stops probing and forgets HA memory when leadership is lost", async () => {
+    const cluster = new FakeCluster();
+    const memory = new HaMemory();
+    memory.of("team/ledger").downSince = 1;
+    const untrackAll = jest.fn();
+    const ctl = createController({
+      cluster,
+      config: DEFAULT_CONFIG,
+      now: () => new Date(),
+      validate: () => [],
+      ha: {
+        monitor: { track: () => undefined, view: () => new Map(), untrackAll },
+        sql: {} as InstanceSql,
+        failureThreshold: 3,
+        memory,
+      },
+    });
+    ctl.stoppedLeading();
+    expect(untrackAll).toHaveBeenCalledTimes(1);
+    expect(memory.size).toBe(0);
     await ctl.queue.shutdown();
   });
 

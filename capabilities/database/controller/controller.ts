@@ -14,7 +14,7 @@ import { Phase, applyEvent } from "../cache/informers";
 import { ObjectCache, UpsertOutcome } from "../cache/object-cache";
 import { KubeObject } from "../cluster/cluster";
 import { guardWrites } from "../cluster/write-wrappers";
-import { forgetHa } from "../ha/ha-step";
+import { forgetHa, stopHa } from "../ha/ha-step";
 import { Clock, systemClock } from "../lib/clock";
 import { errorMessage } from "../lib/errors";
 import { WorkQueue } from "../lib/workqueue";
@@ -156,6 +156,9 @@ export function createController(
       log.info({ databases: known.size }, "Leading: reconciling every known Database");
       for (const key of known.keys()) queue.add(key);
     },
-    stoppedLeading: () => log.warn("Not leading any more: reconciles stop"),
+    stoppedLeading: () => {
+      log.warn("Not leading any more: reconciles and probes stop");
+      if (deps.ha) stopHa(deps.ha);
+    },
   };
 }

@@ -30,6 +30,7 @@ export interface HaDeps {
     ): void;
     view(key: string): Map<string, ProbeRecord>;
     untrack?(key: string): void;
+    untrackAll?(): void;
   };
   sql: InstanceSql;
   failureThreshold: number;
@@ -72,6 +73,12 @@ export interface HaStepInput {
 export function forgetHa(ha: HaDeps, key: string): void {
   ha.monitor.untrack?.(key);
   ha.memory.forget(key);
+}
+
+/** Leadership lost: stop probing old pod IPs, and forget what this leadership learnt. */
+export function stopHa(ha: HaDeps): void {
+  ha.monitor.untrackAll?.();
+  ha.memory.clear();
 }
 
 /** Parameters that could not be applied are tried again this often. */

@@ -54,6 +54,10 @@ export class HaMemory {
     this.databases.delete(key);
   }
 
+  clear(): void {
+    this.databases.clear();
+  }
+
   /** Databases remembered (for tests of the bound). */
   get size(): number {
     return this.databases.size;

@@ -124,6 +124,18 @@ describe("InstanceMonitor", () => {
     monitor.stop();
   });
 
+  it("probes nothing once every Database is untracked (leadership lost)", async () => {
+    const { asked, clock, monitor } = setup();
+    monitor.track("ns/db", targets, "pw");
+    monitor.track("ns/other", [{ name: "other-0", uid: "u9", ip: "10.0.0.9" }], "pw");
+    await clock.advanceAsync(1000);
+    const probes = asked.length;
+    monitor.untrackAll();
+    await clock.advanceAsync(10_000);
+    expect(asked).toHaveLength(probes);
+    expect(monitor.view("ns/db").size).toBe(0);
+  });
+
   it("probes on its interval until untracked", async () => {
     const { behaviour, asked, clock, monitor } = setup();
     behaviour.set("10.0.0.1", answer());

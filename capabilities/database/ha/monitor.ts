@@ -92,6 +92,12 @@ export class InstanceMonitor {
     if (this.tracked.size === 0) this.stop();
   }
 
+  /** Leadership lost: probe nothing any more (a new leader probes the current pods itself). */
+  untrackAll(): void {
+    this.tracked.clear();
+    this.stop();
+  }
+
   /** The latest record per instance name (only for the pod UID currently tracked). */
   view(key: string): Map<string, ProbeRecord> {
     return new Map(this.tracked.get(key)?.records ?? []);
