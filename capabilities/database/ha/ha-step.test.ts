@@ -185,6 +185,24 @@ describe("failover", () => {
     expect(t.cluster.deletions).toEqual([]);
   });
 
+  it("fails over even when an unrelated child cannot be applied, then reports that failure", async () => {
+    const t = setup();
+    await t.run(); // converged
+    t.cluster.objects.delete(`Service/${NS}/orders-ro`);
+    t.cluster.put({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "orders-ro", namespace: NS },
+    });
+    t.probe(0, { ok: false, failures: 3 });
+    await expect(t.run()).rejects.toMatchObject({ reason: "OwnershipConflict" });
+    expect(t.stored().status?.operation).toMatchObject({ type: "Failover", to: "orders-2" });
+    expect(t.cluster.deletions).toContainEqual({
+      ref: `Pod/${NS}/orders-0`,
+      gracePeriodSeconds: 1,
+    });
+  });
+
   it("refuses in quorum mode when too few synchronous standbys answer, and says why once", async () => {
     const t = setup({ postgresql: { synchronous: { mode: "quorum", number: 1 } } });
     t.stored().status = { ...t.stored().status, synchronousStandbys: ["orders-1", "orders-2"] };

@@ -115,11 +115,18 @@ async function converge(
   const { cluster } = deps;
   const passwords = await ensurePasswords(cluster, db, deps.newPassword ?? generatePassword);
   const input = buildInput(db, spec);
-  await convergeChildren(deps, db, input, passwords);
+  // High availability must not wait for unrelated children: a quota, a policy engine refusing
+  // one object or a foreign object with a child's name must never prevent a failover. The
+  // children's failure is reported once HA had its turn.
+  const children = await convergeChildren(deps, db, input, passwords).then(
+    () => ({ failed: false as const }),
+    (error: unknown) => ({ failed: true as const, error }),
+  );
   const pods = await listInstancePods(cluster, db);
   const ha = await runHa({ deps, db, writer }, input, pods, passwords.superuser);
   const primary = ha?.primary ?? primaryOf(db);
   if (!ha?.busy) await labelRoles(cluster, pods, primary);
+  if (children.failed) throw children.error;
   const observation = {
     generation: generation(db),
     desiredInstances: spec.instances,
