@@ -17,7 +17,8 @@
  * initdb and pg_basebackup write into a sibling directory that is renamed into place only when
  * complete: a pod killed halfway leaves no half-made PGDATA that the next start would trust. An
  * interrupted pg_rewind is marked the same way (and answered with a clone), and a standby that
- * failed to start three times in a row (a timeline it cannot follow) is cloned again.
+ * failed to start three times in a row (a timeline it cannot follow) is cloned again. A re-clone
+ * deletes the old data only after the new copy is complete.
  */
 import {
   APP_DATABASE,
@@ -142,15 +143,17 @@ SQL
   log "Initialised the database cluster"
 }
 
+# A complete clone of the primary in $work (with standby.signal), or a failure; a partial copy
+# never survives the next attempt.
 clone_once() {
   rm -rf "$work"
   "$PG_BIN/pg_basebackup" -D "$work" -h "$${ENV.primaryHost}" -p "$PORT" -U ${SUPERUSER} -w \\
     -X stream -c fast || return 1
-  touch "$work/standby.signal" || return 1
-  mv "$work" "$PGDATA"
+  touch "$work/standby.signal"
 }
 
-clone_from_primary() {
+# Clones until a complete copy is in $work. Waits for a primary as long as it takes.
+clone_until_done() {
   work="$PGDATA.clone"
   log "Cloning the primary through $${ENV.primaryHost}"
   until clone_once; do
@@ -158,6 +161,11 @@ clone_from_primary() {
     sleep 5
   done
   log "Cloned the primary"
+}
+
+clone_from_primary() {
+  clone_until_done
+  mv "$work" "$PGDATA"
 }
 
 # True when <db>-rw leads to a server out of recovery: the primary to follow.
@@ -192,12 +200,18 @@ rejoin_as_standby() {
   fi
 }
 
-# Throws this instance's data away and clones the primary: only ever for a standby (or a former
-# primary another instance replaced), whose data the primary has too.
+# Replaces this instance's data with a fresh clone of the primary: only ever for a standby (or a
+# former primary another instance replaced), whose data the primary has too. The clone is made
+# beside the old data directory, which is swapped out only once its replacement is complete: an
+# unreachable primary, a full volume or a kill at any moment never leaves the instance with less
+# than it had. (A kill between the two renames is undone at the next start.)
 reclone() {
-  rm -rf "$PGDATA"
+  clone_until_done
+  rm -rf "$PGDATA.old"
+  mv "$PGDATA" "$PGDATA.old"
+  mv "$work" "$PGDATA"
+  rm -rf "$PGDATA.old"
   rm -f "$PGDATA.rewinding" "$PGDATA.failed-starts"
-  clone_from_primary
 }
 
 # A standby that failed to start several times in a row (e.g. a timeline it cannot follow) heals
@@ -212,6 +226,10 @@ count_start() {
 ensure_user_name
 write_passfile
 write_instance_conf
+if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
+  log "A re-clone was interrupted while swapping data directories; keeping the previous one"
+  mv "$PGDATA.old" "$PGDATA"
+fi
 if ! initialized; then
   prepare_empty_pgdata
   ordinal=\${${ENV.podName}##*-}

@@ -110,7 +110,10 @@ const PATH_STUBS: Record<string, string> = {
 echo "getent $*" >>"$LOG/calls"
 [ -n "\${STUB_GETENT:-}" ] || exit 2
 printf '%s\\n' "$STUB_GETENT"`,
-  sleep: `echo "sleep $*" >>"$LOG/calls"`,
+  sleep: `
+echo "sleep $*" >>"$LOG/calls"
+# The pod is killed while it waits (the script's shell ends here).
+[ -z "\${STUB_KILLED_IN_SLEEP:-}" ] || kill -9 "$PPID"`,
 };
 
 interface World {
@@ -462,6 +465,44 @@ describe("entrypoint.sh heals a standby it cannot trust", () => {
     expect(r.stderr).toContain("failed to start 3 times in a row");
     expect(programs(world).slice(3)).toEqual(["pg_basebackup", "postgres"]);
     expect(existsSync(`${world.pgdata}.failed-starts`)).toBe(false);
+  });
+
+  it("keeps the old data while the clone that would replace it fails (killed while retrying)", () => {
+    designate("orders-0");
+    initialise(true);
+    writeFileSync(join(world.pgdata, "keep-me"), "the only copy so far");
+    writeFileSync(`${world.pgdata}.failed-starts`, "3");
+    writeFileSync(join(world.log, "fail"), "5");
+    run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1", STUB_KILLED_IN_SLEEP: "1" });
+    expect(programs(world)).toEqual(["pg_basebackup", "sleep"]);
+    expect(read(join(world.pgdata, "keep-me"))).toBe("the only copy so far");
+  });
+
+  it("swaps the clone in once complete, leaving nothing of the old data behind", () => {
+    designate("orders-0");
+    initialise(true);
+    writeFileSync(join(world.pgdata, "stale"), "x");
+    writeFileSync(`${world.pgdata}.failed-starts`, "3");
+    writeFileSync(join(world.log, "fail"), "1");
+    expect(run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1" }).status).toBe(0);
+    expect(programs(world)).toEqual(["pg_basebackup", "sleep", "pg_basebackup", "postgres"]);
+    expect(existsSync(join(world.pgdata, "stale"))).toBe(false);
+    expect(existsSync(join(world.pgdata, "standby.signal"))).toBe(true);
+    expect(existsSync(`${world.pgdata}.old`)).toBe(false);
+    expect(existsSync(`${world.pgdata}.clone`)).toBe(false);
+  });
+
+  it("undoes a swap cut short: the previous data directory comes back", () => {
+    designate("orders-0");
+    mkdirSync(`${world.pgdata}.old`);
+    writeFileSync(join(`${world.pgdata}.old`, "PG_VERSION"), "16\n");
+    writeFileSync(join(`${world.pgdata}.old`, "standby.signal"), "");
+    writeFileSync(join(`${world.pgdata}.old`, "keep-me"), "x");
+    const r = run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1" });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("keeping the previous one");
+    expect(programs(world)).toEqual(["postgres"]);
+    expect(existsSync(join(world.pgdata, "keep-me"))).toBe(true);
   });
 
   it("never counts (or re-clones) a primary's starts", () => {
