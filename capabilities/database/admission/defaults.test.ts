@@ -15,6 +15,7 @@ const MINIMAL_PATCH = {
   scheduling: { antiAffinity: "preferred" },
   postgresql: { synchronous: { mode: "off" } },
   failover: { enabled: true, delaySeconds: 0 },
+  readOnly: { maxLag: "64Mi" },
   paused: false,
 };
 
@@ -38,7 +39,7 @@ describe("defaultsPatch", () => {
         failover: { enabled: false },
         paused: true,
       },
-      { failover: { delaySeconds: 0 } },
+      { failover: { delaySeconds: 0 }, readOnly: { maxLag: "64Mi" } },
     ],
     [
       "fills nested fields next to present ones",
@@ -61,6 +62,7 @@ describe("defaultsPatch", () => {
         image: MINIMAL_PATCH.image,
         scheduling: MINIMAL_PATCH.scheduling,
         postgresql: MINIMAL_PATCH.postgresql,
+        readOnly: MINIMAL_PATCH.readOnly,
       },
     ],
     ["no patch for a spec missing its version", { storage: { size: "10Gi" } }, undefined],

@@ -460,6 +460,15 @@ const CASES: Case[] = [
   ],
   ["failover delay 0", db({ failover: { enabled: true, delaySeconds: 0 } }), undefined, []],
 
+  // readOnly
+  ["read lag limit", db({ readOnly: { maxLag: "16Mi" } }), undefined, []],
+  [
+    "read lag limit that is no size",
+    db({ readOnly: { maxLag: "lots" } }),
+    undefined,
+    ["spec.readOnly.maxLag:"],
+  ],
+
   // backup
   ["backup with macro", db(backup({ schedule: "@daily", volume: { size: "1Gi" } })), undefined, []],
   [

@@ -3,7 +3,12 @@
  */
 import { Condition } from "../api/database-schema";
 
-export type ConditionType = "Ready" | "Reconciled" | "PrimaryAvailable" | "ParametersApplied";
+export type ConditionType =
+  | "Ready"
+  | "Reconciled"
+  | "PrimaryAvailable"
+  | "ParametersApplied"
+  | "ReplicasServing";
 
 export interface ConditionInput {
   type: ConditionType;

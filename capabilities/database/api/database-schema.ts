@@ -218,6 +218,15 @@ export const databaseSpecSchema = object(
       },
       "Automatic failover.",
     ),
+    readOnly: object(
+      {
+        maxLag: string(
+          'How far (WAL bytes, "64Mi") a replica may be behind the primary and still serve reads through `<name>-ro`. A replica that is not streaming, is on another timeline or is further behind leaves `-ro` (it comes back once within half the limit) and the Database shows Degraded with the reason. Default 64Mi.',
+          { pattern: QUANTITY_STRING_PATTERN },
+        ),
+      },
+      "Which replicas serve reads through `<name>-ro`.",
+    ),
     backup: object(
       {
         schedule: string(
@@ -312,6 +321,10 @@ const instanceStatus = object(
     needsRestart: boolean(
       "The pod runs an older StatefulSet revision or has parameters pending restart.",
     ),
+    servesReads: boolean(
+      "A replica behind `<name>-ro`: streaming on the primary's timeline, within spec.readOnly.maxLag.",
+    ),
+    notServingReason: string("Why a replica does not serve reads."),
   },
   "Observed state of one instance.",
   { required: ["name", "role", "ready"] },

@@ -9,6 +9,8 @@ const DEFAULT_INSTANCES = 1;
 const DEFAULT_ANTI_AFFINITY = "preferred" as const;
 const DEFAULT_FAILOVER_DELAY_SECONDS = 0;
 const DEFAULT_BACKUP_RETENTION = 7;
+/** A replica further behind than this leaves `<db>-ro`. */
+const DEFAULT_MAX_READ_LAG = "64Mi";
 
 /** A spec with every defaultable field filled; what builders and reconcile work from. */
 export interface ResolvedSpec {
@@ -31,6 +33,7 @@ export interface ResolvedSpec {
     synchronous: { mode: "off" | "quorum"; number?: number };
   };
   failover: { enabled: boolean; delaySeconds: number };
+  readOnly: { maxLag: string };
   backup?: {
     schedule?: string;
     retention: number;
@@ -60,6 +63,7 @@ export function withDefaults(
     },
     postgresql: postgresqlDefaults(spec.postgresql),
     failover: failoverDefaults(spec.failover),
+    readOnly: { ...spec.readOnly, maxLag: spec.readOnly?.maxLag ?? DEFAULT_MAX_READ_LAG },
     ...(backup
       ? { backup: { ...backup, retention: backup.retention ?? DEFAULT_BACKUP_RETENTION } }
       : {}),

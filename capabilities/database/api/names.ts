@@ -17,7 +17,12 @@ export const ANNOTATION_CONFIG_HASH = "pgkeeper.dev/config-hash";
  */
 export const ANNOTATION_SWITCHOVER = "pgkeeper.dev/switchover-to";
 
-export type Role = "primary" | "replica";
+/** Role label values: `<db>-rw` selects the primary, `<db>-ro` the replicas that serve reads. */
+export const ROLE_PRIMARY = "primary";
+export const ROLE_REPLICA = "replica";
+export type Role = typeof ROLE_PRIMARY | typeof ROLE_REPLICA;
+/** A replica that must not serve reads (not streaming, diverged, too far behind). */
+export const ROLE_REPLICA_NOT_SERVING = "replica-not-serving";
 
 export const childNames = (db: string) =>
   ({

@@ -5,7 +5,7 @@
  * does not rewrite its status (and wake its own watch) on every reconcile.
  */
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
-import { setCondition } from "../api/conditions";
+import { setCondition, setConditions } from "../api/conditions";
 import { statusPatch } from "../cluster/database-writer";
 import type { HaResult } from "./ha-step";
 import type { DatabaseMemory } from "./memory";
@@ -19,6 +19,54 @@ function withOldProgress(i: InstanceStatus, old: InstanceStatus | undefined): In
   const lag = old.lagBytes !== undefined && i.lagBytes !== undefined ? old.lagBytes : i.lagBytes;
   return { ...rest, lsn: old.lsn, ...(lag !== undefined ? { lagBytes: lag } : {}) };
 }
+
+/**
+ * ReplicasServing, and what it does to Ready: a Database whose replicas do not all serve reads
+ * is Degraded, with the replicas and the reasons in the condition, never Ready.
+ */
+function withReads(
+  next: DatabaseStatus,
+  ha: HaResult,
+  now: Date,
+): Pick<DatabaseStatus, "phase" | "conditions"> {
+  const out = Object.entries(ha.notServing).map(([name, why]) => `${name}: ${why}`);
+  const conditions = parametersCondition(next, ha, now);
+  const generation = next.observedGeneration;
+  if (out.length === 0)
+    return {
+      phase: next.phase,
+      conditions: setCondition(conditions, SERVING, now, generation),
+    };
+  const message = `Not serving reads: ${out.join("; ")}`;
+  return {
+    phase: next.phase === "Ready" ? "Degraded" : next.phase,
+    conditions: setConditions(
+      conditions,
+      [
+        { type: "ReplicasServing", status: "False", reason: "ReplicasNotServing", message },
+        ...(next.phase === "Ready"
+          ? [
+              {
+                type: "Ready" as const,
+                status: "False" as const,
+                reason: "ReplicasNotServing",
+                message,
+              },
+            ]
+          : []),
+      ],
+      now,
+      generation,
+    ),
+  };
+}
+
+const SERVING = {
+  type: "ReplicasServing" as const,
+  status: "True" as const,
+  reason: "AllReplicasServing",
+  message: "Every replica streams on the primary's timeline within spec.readOnly.maxLag",
+};
 
 /** ParametersApplied: whether spec.postgresql reached postgresql.auto.conf everywhere. */
 function parametersCondition(
@@ -56,7 +104,7 @@ function mergeHaStatus(
   const { pendingRestart: _p, synchronousStandbys: _s, ...base } = next;
   const merged: DatabaseStatus = {
     ...base,
-    conditions: parametersCondition(next, ha, now),
+    ...withReads(next, ha, now),
     ...(ha.busy ? { phase: prev?.phase, targetPrimary: prev?.targetPrimary } : {}),
     instances: ha.status.instances,
     ...(ha.status.pendingRestart?.length ? { pendingRestart: ha.status.pendingRestart } : {}),

@@ -248,6 +248,32 @@ describe("switchover", () => {
 });
 
 describe("status and parameters", () => {
+  it("takes a replica that does not stream out of -ro and says Degraded why, until it streams again", async () => {
+    const t = setup();
+    await t.run();
+    expect(t.stored().status?.phase).toBe("Ready");
+    // Diverged after an isolation: on the old timeline, its WAL receiver never streaming.
+    t.probe(1, { probe: answer({ walReceiverStatus: "waiting" }) });
+    await t.run();
+    const status = t.stored().status!;
+    expect(t.pod(1)?.metadata?.labels?.[LABEL_ROLE]).toBe("replica-not-serving");
+    expect(t.pod(2)?.metadata?.labels?.[LABEL_ROLE]).toBe("replica");
+    expect(status.phase).toBe("Degraded");
+    expect(status.instances?.find(i => i.name === "orders-1")).toMatchObject({
+      servesReads: false,
+      notServingReason: "not streaming (WAL receiver waiting)",
+    });
+    const reads = status.conditions?.find(c => c.type === "ReplicasServing");
+    expect(reads).toMatchObject({ status: "False", reason: "ReplicasNotServing" });
+    expect(reads?.message).toContain("orders-1: not streaming (WAL receiver waiting)");
+    expect(status.conditions?.find(c => c.type === "Ready")?.status).toBe("False");
+
+    t.probe(1, { probe: answer() });
+    await t.run();
+    expect(t.pod(1)?.metadata?.labels?.[LABEL_ROLE]).toBe("replica");
+    expect(t.stored().status?.phase).toBe("Ready");
+  });
+
   it("shows role, timeline, lag, streaming and the synchronous set per instance", async () => {
     const t = setup();
     t.probe(0, {

@@ -6,10 +6,17 @@
  */
 import { Database } from "../api/database";
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
-import { ANNOTATION_SWITCHOVER, databaseKey, ordinalOf } from "../api/names";
+import {
+  ANNOTATION_SWITCHOVER,
+  LABEL_ROLE,
+  ROLE_REPLICA,
+  databaseKey,
+  ordinalOf,
+} from "../api/names";
 import { Cluster, KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
 import { DatabaseWriter } from "../cluster/database-writer";
 import { errorMessage } from "../lib/errors";
+import { parseQuantity } from "../lib/quantity";
 import { BuildInput } from "../specs";
 import { POSTGRES_PORT } from "../specs/layout";
 import { managedParameters } from "../specs/postgresql-conf";
@@ -18,6 +25,7 @@ import { lagBytes } from "./lsn";
 import { DatabaseMemory, HaMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { OperationContext, runOperation, startOperation } from "./operation";
+import { notServingReason } from "./serving";
 import type { InstanceSql } from "./probe-types";
 
 /** What reconcile needs from the HA machinery (absent: no SQL, no failover; unit tests). */
@@ -27,6 +35,7 @@ export interface HaDeps {
       key: string,
       targets: { name: string; uid: string; ip: string }[],
       password: string,
+      maxLagBytes?: number,
     ): void;
     view(key: string): Map<string, ProbeRecord>;
     untrack?(key: string): void;
@@ -49,6 +58,8 @@ export interface HaResult {
   busy: boolean;
   /** Why the managed parameters could not be applied everywhere (undefined: they were). */
   parametersError?: string;
+  /** Replicas that must not serve reads through `<db>-ro`, with the reason. */
+  notServing: Record<string, string>;
 }
 
 export interface HaStepInput {
@@ -181,15 +192,23 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   const key = keyOf(db);
   ha.memory.keepPods(key, new Set(step.pods.map(p => p.metadata?.uid ?? "")));
   const memory = ha.memory.of(key);
-  ha.monitor.track(key, probeTargets(step.pods), step.password);
+  const maxLag = parseQuantity(step.input.spec.readOnly.maxLag);
+  ha.monitor.track(key, probeTargets(step.pods), step.password, maxLag);
   const records = ha.monitor.view(key);
   const instanceViews = views(step.pods, records, step.primary, memory);
   const ctx = operationContext(step);
-  const result = (primary: string, rest: Omit<HaResult, "status" | "primary">): HaResult => ({
-    ...rest,
-    status: instanceStatus(instanceViews, primary, db, step.updateRevision),
-    primary,
-  });
+  const result = (
+    primary: string,
+    rest: Omit<HaResult, "status" | "primary" | "notServing">,
+  ): HaResult => {
+    const notServing = readServing(step, instanceViews, primary);
+    return {
+      ...rest,
+      status: instanceStatus(instanceViews, primary, db, step.updateRevision, notServing),
+      primary,
+      notServing,
+    };
+  };
 
   const running = db.status?.operation;
   if (running) {
@@ -385,12 +404,35 @@ function probeFields(
   return { timeline: probe.timeline, lsn: probe.lsn, ...replica, ...pending };
 }
 
+/** The replicas that must not serve reads, each with the reason (see serving.ts). */
+function readServing(
+  step: HaStepInput,
+  instances: InstanceView[],
+  primary: string,
+): Record<string, string> {
+  const maxLag = parseQuantity(step.input.spec.readOnly.maxLag);
+  const source = instances.find(i => i.name === primary);
+  const servingNow = (name: string): boolean =>
+    step.pods.find(p => p.metadata?.name === name)?.metadata?.labels?.[LABEL_ROLE] === ROLE_REPLICA;
+  const reasons: Record<string, string> = {};
+  for (const i of instances) {
+    if (i.name === primary || !i.pod) continue;
+    const reason = notServingReason(i, source, maxLag, servingNow(i.name));
+    if (reason) reasons[i.name] = reason;
+  }
+  return reasons;
+}
+
+const servingFields = (reason: string | undefined): Partial<InstanceStatus> =>
+  reason ? { servesReads: false, notServingReason: reason } : { servesReads: true };
+
 /** status.instances, pendingRestart and the synchronous set from the pods and the probes. */
 function instanceStatus(
   instances: InstanceView[],
   primary: string,
   db: Database,
   updateRevision: string | undefined,
+  notServing: Record<string, string>,
 ): HaResult["status"] {
   const primaryProbe = instances.find(i => i.name === primary)?.sql?.probe;
   const syncNames = (primaryProbe?.standbys ?? [])
@@ -406,6 +448,7 @@ function instanceStatus(
       ready: !!i.pod?.ready,
       ...probeFields(i, i.name === primary, primaryLsn, syncNames),
       ...(needsRestart(i, updateRevision) ? { needsRestart: true } : {}),
+      ...(i.name === primary ? {} : servingFields(notServing[i.name])),
     }));
   const pendingRestart = [...new Set(list.flatMap(i => i.pendingRestart ?? []))].sort();
   // A primary reporting no synchronous standby (just restarted, standbys reconnecting) cannot

@@ -93,6 +93,26 @@ describe("InstanceMonitor", () => {
     expect(changes).toHaveLength(2);
   });
 
+  it("asks for a reconcile when a replica's lag crosses maxLag or half of it, not in between", async () => {
+    const { behaviour, changes, monitor } = setup();
+    behaviour.set("10.0.0.1", answer({ lsn: "0/10000" }));
+    behaviour.set("10.0.0.2", answer({ inRecovery: true, lsn: "0/10000" }));
+    monitor.track("ns/db", targets, "pw", 0x1000);
+    await monitor.probeAll();
+    const first = changes.length;
+    const replicaAt = async (lsn: string) => {
+      behaviour.set("10.0.0.2", answer({ inRecovery: true, lsn }));
+      await monitor.probeAll();
+      return changes.length - first;
+    };
+    expect(await replicaAt("0/FF00")).toBe(0); // 0x100 behind: within half
+    expect(await replicaAt("0/F000")).toBe(1); // 0x1000 behind: crossed half, at max
+    expect(await replicaAt("0/F700")).toBe(1); // 0x900: still between half and max
+    expect(await replicaAt("0/E000")).toBe(2); // 0x2000: beyond max
+    expect(await replicaAt("0/D000")).toBe(2); // still beyond
+    expect(await replicaAt("0/FFFF")).toBe(3); // caught up
+  });
+
   it("starts a new record for a new pod under the same name", async () => {
     const { behaviour, monitor } = setup();
     behaviour.set("10.0.0.1", new Error("down"));

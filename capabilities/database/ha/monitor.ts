@@ -10,6 +10,7 @@
  */
 import { Clock, TimerHandle, systemClock } from "../lib/clock";
 import { errorMessage } from "../lib/errors";
+import { lagBytes } from "./lsn";
 import type { InstanceProbe, InstanceSql } from "./probe-types";
 
 export interface ProbeTarget {
@@ -44,6 +45,9 @@ interface Tracked {
   password: string;
   records: Map<string, ProbeRecord>;
   inFlight: Set<string>;
+  /** spec.readOnly.maxLag: a replica crossing it (or half of it) changes whether it serves. */
+  maxLagBytes?: number;
+  lagBuckets: Map<string, number>;
 }
 
 /** The fields whose change deserves a reconcile. */
@@ -60,6 +64,22 @@ const signature = (r: ProbeRecord, threshold: number): string =>
     r.probe?.standbys.map(s => `${s.name}:${s.state}:${s.syncState}`).sort(),
   ]);
 
+/**
+ * Whether a replica's lag moved across maxLag or half of it since the last probe: replication
+ * progress alone never wakes reconcile, but leaving or rejoining `<db>-ro` must.
+ */
+function lagBucketChanged(entry: Tracked, name: string): boolean {
+  const max = entry.maxLagBytes;
+  const probe = entry.records.get(name)?.probe;
+  const primary = [...entry.records.values()].find(r => r.ok && r.probe && !r.probe.inRecovery);
+  if (!max || !probe?.inRecovery || !primary?.probe) return false;
+  const lag = Number(lagBytes(primary.probe.lsn, probe.lsn));
+  const bucket = lag > max ? 2 : lag > max / 2 ? 1 : 0;
+  const before = entry.lagBuckets.get(name) ?? 0;
+  entry.lagBuckets.set(name, bucket);
+  return bucket !== before;
+}
+
 export class InstanceMonitor {
   private readonly tracked = new Map<string, Tracked>();
   private readonly clock: Clock;
@@ -70,15 +90,17 @@ export class InstanceMonitor {
   }
 
   /** Sets what to probe for a Database (its pods with an IP); starts probing on first use. */
-  track(key: string, targets: ProbeTarget[], password: string): void {
+  track(key: string, targets: ProbeTarget[], password: string, maxLagBytes?: number): void {
     const entry = this.tracked.get(key) ?? {
       targets: [],
       password,
       records: new Map<string, ProbeRecord>(),
       inFlight: new Set<string>(),
+      lagBuckets: new Map<string, number>(),
     };
     entry.targets = targets;
     entry.password = password;
+    entry.maxLagBytes = maxLagBytes;
     for (const name of [...entry.records.keys()]) {
       const target = targets.find(t => t.name === name);
       if (!target || target.uid !== entry.records.get(name)?.uid) entry.records.delete(name);
@@ -150,7 +172,8 @@ export class InstanceMonitor {
     if (!entry.targets.some(t => t.name === target.name && t.uid === target.uid)) return;
     entry.records.set(target.name, next);
     const threshold = this.opts.failureThreshold;
-    if (!before || signature(before, threshold) !== signature(next, threshold))
+    const crossed = lagBucketChanged(entry, target.name);
+    if (!before || signature(before, threshold) !== signature(next, threshold) || crossed)
       this.opts.onChange(key);
   }
 

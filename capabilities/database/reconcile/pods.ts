@@ -3,7 +3,14 @@
  * Services select pods by role. Only pods of this Database's StatefulSet are considered.
  */
 import { Database } from "../api/database";
-import { LABEL_ROLE, instanceName, selectorLabels } from "../api/names";
+import {
+  LABEL_ROLE,
+  ROLE_PRIMARY,
+  ROLE_REPLICA,
+  ROLE_REPLICA_NOT_SERVING,
+  instanceName,
+  selectorLabels,
+} from "../api/names";
 import { Cluster, KubeObject, isPodReady, isTerminating, refOf } from "../cluster/cluster";
 import { ObservedPod } from "./status";
 
@@ -21,15 +28,20 @@ export async function listInstancePods(cluster: Cluster, db: Database): Promise<
   );
 }
 
+/** The role label a pod must carry: `<db>-rw` selects the primary, `<db>-ro` serving replicas. */
+const roleOf = (name: string, primary: string, notServing: Record<string, string>): string =>
+  name === primary ? ROLE_PRIMARY : notServing[name] ? ROLE_REPLICA_NOT_SERVING : ROLE_REPLICA;
+
 /** Sets role labels where they are wrong. */
 export async function labelRoles(
   cluster: Cluster,
   pods: KubeObject[],
   primary: string,
+  notServing: Record<string, string> = {},
 ): Promise<void> {
   for (const pod of pods) {
     if (isTerminating(pod)) continue;
-    const role = pod.metadata?.name === primary ? "primary" : "replica";
+    const role = roleOf(pod.metadata?.name ?? "", primary, notServing);
     if (pod.metadata?.labels?.[LABEL_ROLE] !== role)
       await cluster.patchLabels(refOf(pod), { [LABEL_ROLE]: role });
   }

@@ -118,15 +118,31 @@ async function converge(
   // High availability must not wait for unrelated children: a quota, a policy engine refusing
   // one object or a foreign object with a child's name must never prevent a failover. The
   // children's failure is reported once HA had its turn.
-  const children = await convergeChildren(deps, db, input, passwords).then(
-    () => ({ failed: false as const }),
-    (error: unknown) => ({ failed: true as const, error }),
-  );
+  const children = await settled(convergeChildren(deps, db, input, passwords));
   const pods = await listInstancePods(cluster, db);
   const ha = await runHa({ deps, db, writer }, input, pods, passwords.superuser);
   const primary = ha?.primary ?? primaryOf(db);
-  if (!ha?.busy) await labelRoles(cluster, pods, primary);
-  if (children.failed) throw children.error;
+  if (!ha?.busy) await labelRoles(cluster, pods, primary, ha?.notServing);
+  if ("error" in children) throw children.error;
+  return finish({ deps, db, writer }, spec, pods, primary, ha);
+}
+
+/** A step's outcome, kept to be reported later. */
+const settled = (step: Promise<void>): Promise<{ error: unknown } | { ok: true }> =>
+  step.then(
+    () => ({ ok: true as const }),
+    (error: unknown) => ({ error }),
+  );
+
+/** Status from what this pass saw, and when to look again. */
+async function finish(
+  pass: Pass,
+  spec: ResolvedSpec,
+  pods: KubeObject[],
+  primary: string,
+  ha: HaResult | undefined,
+): Promise<Outcome> {
+  const { deps, db, writer } = pass;
   const observation = {
     generation: generation(db),
     desiredInstances: spec.instances,
@@ -135,7 +151,7 @@ async function converge(
   };
   // After an operation's own writes, the stored status is the writer's, not the one read.
   const converged = convergedStatus(writer.status, observation, deps.now());
-  const next = ha ? withHa({ deps, db, writer }, converged, ha) : converged;
+  const next = ha ? withHa(pass, converged, ha) : converged;
   await writer.write(next);
   await announceReady(deps, db, next, spec.instances);
   const requeue = Math.min(

@@ -20,6 +20,7 @@ import {
   resourceMinimumsRule,
   resourceQuantitiesRule,
 } from "./resources";
+import { readOnlyMaxLagRule } from "./read-only";
 import { antiAffinityRule, nodeSelectorRule, tolerationsRule } from "./scheduling";
 import { storageClassImmutableRule, storageShrinkRule, storageSizeRule } from "./storage";
 import { synchronousModeRule, synchronousNumberRule } from "./synchronous";
@@ -44,6 +45,7 @@ export const RULES: readonly Rule[] = [
   synchronousModeRule,
   synchronousNumberRule,
   failoverDelayRule,
+  readOnlyMaxLagRule,
   backupScheduleRule,
   backupVolumeRequiredRule,
   backupRetentionRule,
