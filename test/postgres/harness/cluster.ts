@@ -5,14 +5,14 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { bin, freePort, RunAs, serverAccount } from "./os";
 import { PgServer } from "./server";
 
 /** Settings every test server gets; tests change others through the code under test. */
-const BASE_CONF: Record<string, string> = {
+export const BASE_CONF: Record<string, string> = {
   listen_addresses: "127.0.0.1",
   wal_level: "replica",
   hot_standby: "on",
@@ -23,7 +23,7 @@ const BASE_CONF: Record<string, string> = {
   log_line_prefix: "%m [%p] %a ",
 };
 
-const confLines = (conf: Record<string, string>): string =>
+export const confLines = (conf: Record<string, string>): string =>
   Object.entries(conf)
     .map(([k, v]) => `${k} = '${v.replace(/'/g, "''")}'\n`)
     .join("");
@@ -48,7 +48,15 @@ export class Cluster {
     });
   }
 
-  private writeOwned(file: string, text: string, mode = 0o600): void {
+  /** A directory in the cluster's root that the servers' account owns. */
+  ownedDir(name: string): string {
+    const dir = path.join(this.root, name);
+    mkdirSync(dir, { mode: 0o700 });
+    if (this.account.uid !== undefined) chownSync(dir, this.account.uid, this.account.gid!);
+    return dir;
+  }
+
+  writeOwned(file: string, text: string, mode = 0o600): void {
     writeFileSync(file, text, { mode });
     if (this.account.uid !== undefined) chownSync(file, this.account.uid, this.account.gid!);
   }
@@ -69,7 +77,12 @@ export class Cluster {
     const port = await freePort();
     appendFileSync(
       path.join(dataDir, "postgresql.conf"),
-      confLines({ ...BASE_CONF, port: String(port), unix_socket_directories: dataDir, ...conf }),
+      confLines({
+        ...BASE_CONF,
+        port: String(port),
+        unix_socket_directories: this.ownedDir(`${name}.sock`),
+        ...conf,
+      }),
     );
     return this.started(new PgServer(name, dataDir, port, this.password, this.account));
   }
@@ -100,7 +113,7 @@ export class Cluster {
       path.join(dataDir, "postgresql.conf"),
       confLines({
         port: String(port),
-        unix_socket_directories: dataDir,
+        unix_socket_directories: this.ownedDir(`${name}.sock`),
         primary_conninfo: conninfo,
       }),
     );

@@ -17,6 +17,12 @@ const STOP_SIGNAL: Record<StopMode, NodeJS.Signals> = {
 
 const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms));
 
+export interface Launch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
 export class PgServer {
   private proc?: ChildProcess;
   private exited?: Promise<void>;
@@ -38,18 +44,30 @@ export class PgServer {
     return this.proc?.exitCode === null ? this.proc.pid : undefined;
   }
 
+  /** Beside PGDATA, as in the pod: pg_rewind copies PGDATA file by file and cannot read a socket. */
+  get socketDir(): string {
+    return `${this.dataDir}.sock`;
+  }
+
   get logFile(): string {
     return path.join(this.dataDir, "..", `${this.name}.log`);
   }
 
-  /** Starts the postmaster and waits until it accepts connections (hot standby: consistent). */
-  async start(timeoutMs = 60_000): Promise<void> {
+  /**
+   * Starts the postmaster and waits until it accepts connections (hot standby: consistent).
+   * `launch` runs another program that ends by exec'ing postgres (the instance entrypoint), so
+   * the process this object tracks is the postmaster either way.
+   */
+  async start(timeoutMs = 60_000, launch?: Launch): Promise<void> {
     if (this.pid) throw new Error(`${this.name} is already running`);
     const log = openSync(this.logFile, "a");
-    const proc = spawn(bin("postgres"), ["-D", this.dataDir], {
+    const [command, args, env] = launch
+      ? [launch.command, launch.args, launch.env]
+      : [bin("postgres"), ["-D", this.dataDir], {}];
+    const proc = spawn(command, args, {
       ...this.account,
       stdio: ["ignore", log, log],
-      env: { PATH: process.env.PATH, LANG: "C" },
+      env: { PATH: process.env.PATH, LANG: "C", ...env },
     });
     closeSync(log);
     this.proc = proc;
@@ -65,7 +83,7 @@ export class PgServer {
   }
 
   private ready(): boolean {
-    const r = spawnSync(bin("pg_isready"), ["-q", "-h", this.dataDir, "-p", String(this.port)], {
+    const r = spawnSync(bin("pg_isready"), ["-q", "-h", this.socketDir, "-p", String(this.port)], {
       timeout: 5000,
     });
     return r.status === 0;
@@ -146,7 +164,7 @@ export class PgServer {
   sql(query: string, timeoutMs = 30_000): string {
     const r = spawnSync(
       bin("psql"),
-      ["-h", this.dataDir, "-p", String(this.port), "-U", "postgres", "-d", "postgres"].concat([
+      ["-h", this.socketDir, "-p", String(this.port), "-U", "postgres", "-d", "postgres"].concat([
         "-X",
         "-At",
         "-v",

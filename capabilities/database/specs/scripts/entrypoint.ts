@@ -168,10 +168,22 @@ clone_from_primary() {
   mv "$work" "$PGDATA"
 }
 
+primary_sql() {
+  "$PG_BIN/psql" -h "$${ENV.primaryHost}" -p "$PORT" -U ${SUPERUSER} -w -d postgres -XAtq -c "$1" 2>/dev/null
+}
+
 # True when <db>-rw leads to a server out of recovery: the primary to follow.
 primary_is_writable() {
-  [ "$("$PG_BIN/psql" -h "$${ENV.primaryHost}" -p "$PORT" -U ${SUPERUSER} -w -d postgres -XAtq \\
-    -c 'SELECT NOT pg_is_in_recovery()' 2>/dev/null)" = t ]
+  [ "$(primary_sql 'SELECT NOT pg_is_in_recovery()')" = t ]
+}
+
+# pg_rewind (PostgreSQL 15 and older) reads the source's timeline from its control file, which a
+# just-promoted primary updates only at its first checkpoint after promotion; that checkpoint is
+# spread over minutes. Until then pg_rewind sees one timeline, answers "no rewind required",
+# and this instance then cannot follow the new timeline ("forked off ... before current recovery
+# point") until it is cloned again. A checkpoint on the primary first makes the timeline visible.
+checkpoint_primary() {
+  primary_sql CHECKPOINT >/dev/null
 }
 
 # A former primary whose place was taken: its WAL may have diverged after the last record the
@@ -181,7 +193,7 @@ primary_is_writable() {
 rejoin_as_standby() {
   log "$designated_primary is the primary now; this former primary rejoins as its standby"
   find_pg_bin psql
-  until primary_is_writable; do
+  until primary_is_writable && checkpoint_primary; do
     log "Waiting for the primary on $${ENV.primaryHost}"
     sleep 2
   done

@@ -93,6 +93,12 @@ echo "pg_ctl $*" >>"$LOG/calls"
 exit "\${STUB_PGCTL_RC:-0}"`,
   psql: `
 echo "psql $*" >>"$LOG/calls"
+case "$*" in *CHECKPOINT*)
+  n=$(cat "$LOG/checkpoint-fails" 2>/dev/null || echo 0)
+  [ "$n" -gt 0 ] || exit 0
+  echo $((n - 1)) >"$LOG/checkpoint-fails"
+  exit 2
+esac
 n=$(cat "$LOG/not-writable" 2>/dev/null || echo 0)
 if [ "$n" -gt 0 ]; then
   echo $((n - 1)) >"$LOG/not-writable"
@@ -377,7 +383,7 @@ describe("entrypoint.sh after a failover or switchover (/topology/primary)", () 
       "a former primary: rewinds, then starts as a standby",
       "orders-2",
       false,
-      ["psql", "pg_rewind", "postgres"],
+      ["psql", "psql", "pg_rewind", "postgres"],
     ],
   ])("%s", (_, primary, standby, expected) => {
     if (primary) designate(primary);
@@ -403,6 +409,35 @@ describe("entrypoint.sh after a failover or switchover (/topology/primary)", () 
     expect(calls(world).find(c => c.startsWith("psql"))).toContain("-h orders-rw");
   });
 
+  it("checkpoints the primary before pg_rewind, so a just-promoted one shows its new timeline", () => {
+    designate("orders-1");
+    initialise(false);
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    const [, checkpoint, rewind] = calls(world);
+    expect(checkpoint).toBe(
+      "psql -h orders-rw -p 5432 -U postgres -w -d postgres -XAtq -c CHECKPOINT",
+    );
+    expect(rewind).toMatch(/^pg_rewind /);
+  });
+
+  it("waits and tries again when the checkpoint fails (the primary moved or went away)", () => {
+    designate("orders-1");
+    initialise(false);
+    writeFileSync(join(world.log, "checkpoint-fails"), "1");
+    const r = run(world, ENTRYPOINT_SH);
+    expect(r.status).toBe(0);
+    expect(programs(world)).toEqual([
+      "psql",
+      "psql",
+      "sleep",
+      "psql",
+      "psql",
+      "pg_rewind",
+      "postgres",
+    ]);
+    expect(r.stderr).toContain("Waiting for the primary on orders-rw");
+  });
+
   it("waits until <db>-rw leads to a writable primary before rewinding", () => {
     designate("orders-1");
     initialise(false);
@@ -413,6 +448,7 @@ describe("entrypoint.sh after a failover or switchover (/topology/primary)", () 
       "sleep",
       "psql",
       "sleep",
+      "psql",
       "psql",
       "pg_rewind",
       "postgres",
@@ -425,7 +461,7 @@ describe("entrypoint.sh after a failover or switchover (/topology/primary)", () 
     writeFileSync(join(world.pgdata, "diverged"), "x");
     const r = run(world, ENTRYPOINT_SH, [], { STUB_REWIND_RC: "1" });
     expect(r.status).toBe(0);
-    expect(programs(world)).toEqual(["psql", "pg_rewind", "pg_basebackup", "postgres"]);
+    expect(programs(world)).toEqual(["psql", "psql", "pg_rewind", "pg_basebackup", "postgres"]);
     expect(existsSync(join(world.pgdata, "diverged"))).toBe(false);
     expect(existsSync(join(world.pgdata, "standby.signal"))).toBe(true);
     expect(r.stderr).toContain("pg_rewind failed; cloning the primary instead");

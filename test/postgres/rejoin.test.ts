@@ -1,0 +1,96 @@
+/**
+ * The instance entrypoint (entrypoint.sh, run for real) bringing a former primary back as a
+ * standby of the instance promoted in its place, against real PostgreSQL servers. The former
+ * primary wrote WAL after the promotion (it was cut off from the others, still accepting writes
+ * that were never acknowledged in synchronous mode), so its history has diverged and only
+ * pg_rewind makes it able to follow the new timeline.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { ENV, INSTANCE_CONF } from "../../capabilities/database/specs/layout";
+import { ENTRYPOINT_SH } from "../../capabilities/database/specs/scripts/entrypoint";
+import { promote } from "../../capabilities/database/ha/instance-sql";
+import { BASE_CONF, Cluster, confLines } from "./harness/cluster";
+import { PG_BIN } from "./harness/os";
+import { PgServer } from "./harness/server";
+
+jest.setTimeout(180_000);
+
+const cluster = new Cluster();
+let oldPrimary: PgServer;
+let newPrimary: PgServer;
+
+beforeAll(async () => {
+  oldPrimary = await cluster.primary("db-0");
+  newPrimary = await cluster.standby(oldPrimary, "db-1");
+});
+afterAll(() => cluster.destroy());
+
+/**
+ * What the StatefulSet gives the entrypoint: the ConfigMap (postgresql.conf, which includes the
+ * per-instance file the entrypoint writes), a run directory, the topology, the environment.
+ * postgresql.conf lives outside PGDATA, as in the pod: pg_rewind copies PGDATA's own files from
+ * the source.
+ */
+function entrypointFor(server: PgServer, primary: PgServer, podName: string) {
+  const config = cluster.ownedDir(`${podName}-config`);
+  const run = cluster.ownedDir(`${podName}-run`);
+  const topology = cluster.ownedDir(`${podName}-topology`);
+  const runConf = path.join(run, path.basename(INSTANCE_CONF));
+  cluster.writeOwned(
+    path.join(config, "postgresql.conf"),
+    confLines({
+      ...BASE_CONF,
+      port: String(server.port),
+      unix_socket_directories: server.socketDir,
+    }) + `include_if_exists = '${runConf}'\n`,
+  );
+  cluster.writeOwned(path.join(topology, "primary"), primary.name);
+  const script = path.join(config, "entrypoint.sh");
+  writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
+  return {
+    command: "/bin/sh",
+    args: [script],
+    env: {
+      PGDATA: server.dataDir,
+      PG_BIN,
+      PGKEEPER_CONFIG_DIR: config,
+      PGKEEPER_RUN_DIR: run,
+      PGKEEPER_TOPOLOGY_DIR: topology,
+      PGKEEPER_PORT: String(primary.port),
+      [ENV.podName]: podName,
+      [ENV.primaryHost]: "127.0.0.1",
+      [ENV.superuserPassword]: cluster.password,
+    },
+  };
+}
+
+describe("entrypoint.sh: a former primary whose WAL went past the promotion", () => {
+  it("rewinds onto the new timeline and streams from the new primary", async () => {
+    oldPrimary.sql("CREATE TABLE t (id int, wrote text)");
+    oldPrimary.sql("INSERT INTO t SELECT g, 'both' FROM generate_series(1, 1000) g");
+    await newPrimary.waitFor("SELECT count(*) FROM t", "1000");
+
+    await promote(newPrimary.target, 30);
+    // The condition that broke rejoins: right after a promotion, the new primary's control file
+    // still names the old timeline (its first checkpoint is spread over minutes).
+    expect(newPrimary.sql("SELECT timeline_id FROM pg_control_checkpoint()")).toBe("1");
+    newPrimary.sql("INSERT INTO t VALUES (2001, 'new primary')");
+    // The old primary, cut off, still accepts a write nobody else has: diverged history.
+    oldPrimary.sql("INSERT INTO t SELECT g, 'old primary only' FROM generate_series(1001, 2000) g");
+    await oldPrimary.stop("immediate");
+
+    await oldPrimary.start(120_000, entrypointFor(oldPrimary, newPrimary, "db-0"));
+
+    await newPrimary.waitFor(
+      "SELECT state FROM pg_stat_replication WHERE application_name = 'db-0'",
+      "streaming",
+      60_000,
+    );
+    expect(oldPrimary.sql("SELECT pg_is_in_recovery()")).toBe("t");
+    expect(oldPrimary.sql("SELECT received_tli FROM pg_stat_wal_receiver")).toBe("2");
+    await oldPrimary.waitFor("SELECT count(*) FROM t WHERE wrote = 'new primary'", "1");
+    expect(oldPrimary.sql("SELECT count(*) FROM t WHERE wrote = 'old primary only'")).toBe("0");
+    expect(oldPrimary.logTail(200)).toContain("Rewound onto the primary's timeline");
+  });
+});
