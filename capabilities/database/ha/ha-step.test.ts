@@ -33,6 +33,8 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   const memory = new HaMemory();
   const records = new Map<string, ProbeRecord>();
   const sqlCalls: string[] = [];
+  /** The primary each instance was last told to follow (primary_conninfo's host), by address. */
+  const following = new Map<string, string>();
   let leader = true;
   const ip = (n: number) => `10.0.0.${n + 1}`;
   let parametersFail: Error | undefined;
@@ -41,8 +43,9 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     probeInstance: async () => answer(),
     promote: async (t: InstanceTarget) => void sqlCalls.push(`promote ${t.host}`),
     checkpoint: async (t: InstanceTarget) => void sqlCalls.push(`checkpoint ${t.host}`),
-    applyParameters: async (t: InstanceTarget) => {
+    applyParameters: async (t: InstanceTarget, desired: Record<string, string>) => {
       sqlCalls.push(`parameters ${t.host}`);
+      following.set(t.host, /host=(\S+)/.exec(desired.primary_conninfo ?? "")?.[1] ?? "");
       if (parametersFail) throw parametersFail;
       return {
         changed: pendingAfterApply.length > 0,
@@ -111,6 +114,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     addPod,
     probe,
     sqlCalls,
+    following,
     ip,
     setLeader: (v: boolean) => (leader = v),
     failParameters: (err: Error | undefined) => (parametersFail = err),
@@ -155,6 +159,23 @@ describe("failover", () => {
     expect(t.cluster.events.map(e => e.reason)).toEqual(
       expect.arrayContaining(["FailoverStarted", "FailoverCompleted"]),
     );
+  });
+
+  it("points every answering standby at the new primary in the pass that promoted it", async () => {
+    const t = setup();
+    await t.run(); // steady: everyone follows orders-0
+    expect(t.following.get(t.ip(1))).toBe("orders-0.orders-hl");
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run(); // fencing
+    t.addPod(0, "uid-0b");
+    t.sqlCalls.length = 0;
+    await t.run(); // promotion
+    expect(t.sqlCalls).toEqual([
+      `promote ${t.ip(2)}`,
+      `parameters ${t.ip(1)}`,
+      `parameters ${t.ip(2)}`,
+    ]);
+    expect(t.following.get(t.ip(1))).toBe("orders-2.orders-hl");
   });
 
   it("resumes a recorded operation with its target, never choosing again", async () => {

@@ -19,7 +19,7 @@ import { errorMessage } from "../lib/errors";
 import { parseQuantity } from "../lib/quantity";
 import { BuildInput } from "../specs";
 import { POSTGRES_PORT } from "../specs/layout";
-import { managedParameters } from "../specs/postgresql-conf";
+import { instanceParameters } from "../specs/postgresql-conf";
 import { Decision, HaInput, InstanceView, decide, needsRestart, primaryFailure } from "./decide";
 import { lagBytes } from "./lsn";
 import { DatabaseMemory, HaMemory, PendingAfterReload } from "./memory";
@@ -213,14 +213,17 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   const running = db.status?.operation;
   if (running) {
     const done = await runOperation(ctx, running);
+    if (done.done) await followNewPrimary(step, running.to, instanceViews, records, memory);
     return result(done.done ? running.to : step.primary, { ...done, busy: !done.done });
   }
   const acted = await act(ctx, decide(haInputOf(step, instanceViews, memory)), step, memory);
   if (acted.operationDone) {
     memory.downSince = undefined;
-    return result(step.writer.status?.currentPrimary ?? step.primary, { busy: false });
+    const primary = step.writer.status?.currentPrimary ?? step.primary;
+    await followNewPrimary(step, primary, instanceViews, records, memory);
+    return result(primary, { busy: false });
   }
-  const config = await applyParameters(step, instanceViews, records, memory);
+  const config = await applyParameters(step, step.primary, instanceViews, records, memory);
   return result(step.primary, {
     requeueAfterMs: config.error
       ? Math.min(acted.requeueAfterMs ?? Infinity, PARAMETERS_RETRY_MS)
@@ -316,21 +319,38 @@ async function announceOnce(
 }
 
 /**
- * ALTER SYSTEM + reload on every answering instance whose pod has not yet got the current set
+ * Right after a failover or switchover, in the same pass: every standby gets primary_conninfo
+ * naming the new primary, so its WAL receiver reconnects now rather than when a connection to
+ * the old one times out. Errors are reported by the next pass, which applies again.
+ */
+async function followNewPrimary(
+  step: HaStepInput,
+  primary: string,
+  instances: InstanceView[],
+  records: Map<string, ProbeRecord>,
+  memory: DatabaseMemory,
+): Promise<void> {
+  if (step.isLeader()) await applyParameters(step, primary, instances, records, memory);
+}
+
+/**
+ * ALTER SYSTEM + reload on every answering instance whose pod has not yet got its current set
  * (remembered per pod UID, so a steady state makes no SQL writes).
  */
 async function applyParameters(
   step: HaStepInput,
+  primary: string,
   instances: InstanceView[],
   records: Map<string, ProbeRecord>,
   memory: DatabaseMemory,
 ): Promise<{ error?: string }> {
-  const desired = Object.fromEntries(managedParameters(step.input));
-  const wanted = JSON.stringify(desired);
   const errors: string[] = [];
   for (const view of instances) {
     const target = configurable(step, view, records);
-    if (!target || memory.appliedParameters.get(target.uid) === wanted) continue;
+    if (!target) continue;
+    const desired = instanceParameters(step.input, view.name, primary);
+    const wanted = JSON.stringify(desired);
+    if (memory.appliedParameters.get(target.uid) === wanted) continue;
     try {
       const pending = await applyOn(step, view.name, target.ip, desired);
       memory.appliedParameters.set(target.uid, wanted);

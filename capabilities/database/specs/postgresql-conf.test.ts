@@ -4,6 +4,7 @@ import {
   MAX_WAL_SENDERS,
   quoteValue,
   renderPgHba,
+  instanceParameters,
   managedParameters,
   renderManagedConf,
   renderPostgresqlConf,
@@ -74,12 +75,18 @@ describe("user parameters", () => {
       ["max_connections", "200"],
       ["shared_buffers", "1GB"],
       ["wal_keep_size", "512MB"],
+      ["wal_receiver_timeout", "10s"],
+      ["wal_sender_timeout", "10s"],
       ["work_mem", "8MB"],
     ]);
   });
 
   it("override the overridable defaults", () => {
-    expect(params({ wal_keep_size: "2GB" })).toEqual([["wal_keep_size", "2GB"]]);
+    expect(params({ wal_keep_size: "2GB", wal_receiver_timeout: "30s" })).toEqual([
+      ["wal_keep_size", "2GB"],
+      ["wal_receiver_timeout", "30s"],
+      ["wal_sender_timeout", "10s"],
+    ]);
   });
 
   it.each(["port", "wal_level", "WAL_LEVEL", "synchronous_standby_names", "primary_conninfo"])(
@@ -90,7 +97,11 @@ describe("user parameters", () => {
   );
 
   it.each(["bad name", "a\nport", "x=y", "1abc", "a..b", ""])("drop the invalid name %p", name => {
-    expect(params({ [name]: "1" }).map(([n]) => n)).toEqual(["wal_keep_size"]);
+    expect(params({ [name]: "1" }).map(([n]) => n)).toEqual([
+      "wal_keep_size",
+      "wal_receiver_timeout",
+      "wal_sender_timeout",
+    ]);
   });
 
   it("keep extension parameters", () => {
@@ -104,6 +115,8 @@ describe("user parameters", () => {
     const lines = settingLines(managedConf({ postgresql: { parameters: { work_mem: "8MB" } } }));
     expect(lines).toEqual([
       "wal_keep_size = '512MB'",
+      "wal_receiver_timeout = '10s'",
+      "wal_sender_timeout = '10s'",
       "work_mem = '8MB'",
       "synchronous_standby_names = ''",
     ]);
@@ -112,6 +125,32 @@ describe("user parameters", () => {
   it("cannot inject a line through a value", () => {
     const text = managedConf({ postgresql: { parameters: { work_mem: "8MB'\nport = '1" } } });
     expect(settingLines(text).filter(l => l.startsWith("port"))).toEqual([]);
+  });
+});
+
+describe("instanceParameters: what the operator keeps in one instance's postgresql.auto.conf", () => {
+  const built = input({ postgresql: { parameters: { work_mem: "8MB" } } });
+  const name = DB_NAME;
+
+  it("is the managed set plus primary_conninfo naming the primary's pod and this instance", () => {
+    const params = instanceParameters(built, `${name}-2`, `${name}-1`);
+    expect(params).toEqual({
+      ...Object.fromEntries(managedParameters(built)),
+      primary_conninfo:
+        `host=${name}-1.${name}-hl port=5432 user=postgres passfile=/controller/run/pgpass ` +
+        `application_name=${name}-2 connect_timeout=5`,
+    });
+  });
+
+  it("changes with the primary (a reload then reconnects the WAL receiver)", () => {
+    const before = instanceParameters(built, `${name}-2`, `${name}-0`);
+    const after = instanceParameters(built, `${name}-2`, `${name}-1`);
+    expect(after.primary_conninfo).not.toBe(before.primary_conninfo);
+    expect({ ...after, primary_conninfo: "" }).toEqual({ ...before, primary_conninfo: "" });
+  });
+
+  it("never reaches the bootstrap file: a new primary has nothing to follow", () => {
+    expect(renderManagedConf(built)).not.toContain("primary_conninfo");
   });
 });
 

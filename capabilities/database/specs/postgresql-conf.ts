@@ -5,11 +5,12 @@
 import type { ResolvedSpec } from "../api/defaults";
 import { instanceName } from "../api/names";
 import { parameterNameProblem } from "../api/parameter-names";
-import { BuildInput, identity } from "./meta";
+import { BuildInput, identity, namesOf } from "./meta";
 import {
   CONFIG_DIR,
   FILE_PG_HBA,
   INSTANCE_CONF,
+  PASSFILE,
   POSTGRES_PORT,
   RUN_DIR,
   SUPERUSER,
@@ -29,6 +30,12 @@ export const MAX_REPLICATION_SLOTS = 16;
  */
 const OVERRIDABLE_DEFAULTS: Readonly<Record<string, string>> = {
   wal_keep_size: "512MB",
+  // A standby whose primary vanished from the network (no FIN, no RST) gives up on it after this
+  // long instead of PostgreSQL's minute, and a primary stops counting on a lost standby as
+  // soon; the other side of each connection asks for a reply at half the timeout, so only a
+  // real stall this long ends a connection.
+  wal_receiver_timeout: "10s",
+  wal_sender_timeout: "10s",
 };
 
 /**
@@ -111,6 +118,49 @@ export function managedParameters(input: BuildInput): [string, string][] {
     ...userParameters(input.spec),
     ["synchronous_standby_names", synchronousStandbyNames(input)],
   ];
+}
+
+/**
+ * primary_conninfo of a standby (libpq keywords; the values need no quoting). Written in two
+ * places: by entrypoint.sh at each start (through `<db>-rw`), and by the operator with
+ * ALTER SYSTEM (the primary by its pod's name, below).
+ */
+export function replicationConninfo(c: {
+  host: string;
+  port: string;
+  passfile: string;
+  applicationName: string;
+}): string {
+  return [
+    `host=${c.host}`,
+    `port=${c.port}`,
+    `user=${SUPERUSER}`,
+    `passfile=${c.passfile}`,
+    `application_name=${c.applicationName}`,
+    "connect_timeout=5",
+  ].join(" ");
+}
+
+/**
+ * What the operator keeps in one instance's postgresql.auto.conf: the managed parameters and
+ * primary_conninfo naming the current primary by its pod's DNS name (`<pod>.<db>-hl`). A change of
+ * primary thus changes the value, and PostgreSQL restarts the WAL receiver on the reload: every
+ * standby leaves a lost primary at once, even one cut off from the network whose connection would
+ * otherwise hang until wal_receiver_timeout while the new primary's synchronous commits wait.
+ * (On the primary itself the value is ignored.)
+ */
+export function instanceParameters(
+  input: BuildInput,
+  instance: string,
+  primary: string,
+): Record<string, string> {
+  const conninfo = replicationConninfo({
+    host: `${primary}.${namesOf(input).headlessService}`,
+    port: String(POSTGRES_PORT),
+    passfile: PASSFILE,
+    applicationName: instance,
+  });
+  return { ...Object.fromEntries(managedParameters(input)), primary_conninfo: conninfo };
 }
 
 /**

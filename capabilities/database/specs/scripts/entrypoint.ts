@@ -32,9 +32,17 @@ import {
   SUPERUSER,
   TOPOLOGY_DIR,
 } from "../layout";
+import { replicationConninfo } from "../postgresql-conf";
 import { COMMON_SH } from "./common";
 
 const PASSFILE_NAME = PASSFILE.slice(PASSFILE.lastIndexOf("/") + 1);
+/** printf format of instance.conf's primary_conninfo: host, port, passfile, application_name. */
+const CONNINFO_FORMAT = replicationConninfo({
+  host: "%s",
+  port: "%s",
+  passfile: "%s",
+  applicationName: "%s",
+});
 const INSTANCE_CONF_NAME = INSTANCE_CONF.slice(INSTANCE_CONF.lastIndexOf("/") + 1);
 
 export const ENTRYPOINT_SH = `${COMMON_SH}
@@ -78,8 +86,21 @@ write_passfile() {
 # a demoted primary only needs standby.signal. Through <db>-rw it follows failovers by itself;
 # application_name (the pod name) is what pg_stat_replication and synchronous replication see.
 write_instance_conf() {
-  printf "primary_conninfo = 'host=%s port=%s user=${SUPERUSER} passfile=%s application_name=%s connect_timeout=5'\\n" \\
+  printf "primary_conninfo = '${CONNINFO_FORMAT}'\\n" \\
     "$${ENV.primaryHost}" "$PORT" "$PGPASSFILE" "$${ENV.podName}" >"$RUN_DIR/${INSTANCE_CONF_NAME}"
+}
+
+# The operator keeps primary_conninfo in postgresql.auto.conf naming the primary it last saw (so a
+# change of primary reconnects the WAL receiver at once). Whatever is there at a start may be
+# stale: copied from the source by pg_basebackup or pg_rewind (another instance's name), or
+# written before a failover this instance missed. Until the operator writes it again, the
+# instance follows <db>-rw from instance.conf, which is always right.
+forget_named_primary() {
+  auto="$PGDATA/postgresql.auto.conf"
+  if [ -f "$auto" ] && grep -q '^primary_conninfo' "$auto"; then
+    grep -v '^primary_conninfo' "$auto" >"$auto.tmp" || true
+    mv "$auto.tmp" "$auto"
+  fi
 }
 
 initialized() {
@@ -262,6 +283,7 @@ elif [ -f "$PGDATA/standby.signal" ] && ! count_start; then
   log "This standby failed to start $FAILED_STARTS_LIMIT times in a row; cloning the primary again"
   reclone
 fi
+forget_named_primary
 # The kubelet's fsGroup handling can add group permissions; postgres refuses to start with them.
 chmod 0700 "$PGDATA"
 log "Starting PostgreSQL"
