@@ -37,10 +37,11 @@ describe("a standby whose primary froze", () => {
     oldPrimary.freeze();
     try {
       await promote(newPrimary.target, 30);
-      await applyParameters(standby.target, {
+      const applied = await applyParameters(standby.target, {
         wal_receiver_timeout: RECEIVER_TIMEOUT,
         primary_conninfo: conninfo(newPrimary, "db-2"),
       });
+      expect(applied).toEqual({ changed: true, pendingRestart: [], notApplied: [] });
       await newPrimary.waitFor(
         "SELECT state FROM pg_stat_replication WHERE application_name = 'db-2'",
         "streaming",
