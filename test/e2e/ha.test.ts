@@ -8,6 +8,7 @@ import { Obj, create, get, kubectlOk, list } from "../integration/harness/kubect
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { Load, postmasterPid } from "./load";
+import { cutOff } from "./network-fault";
 import { missingAcknowledgedRows } from "./load/rows";
 import { appCredentials, psql, superuserAt } from "./psql";
 
@@ -57,6 +58,13 @@ async function healthy(name: string, instances: number, timeoutMs = 300_000): Pr
 }
 
 let load: Load;
+
+/**
+ * How long a standby may take to stream from a newly promoted primary while the old one is cut
+ * off. A hung connection would hold it for wal_receiver_timeout (60 s before pgkeeper set 10 s
+ * and repointed standbys actively); a reload-driven repoint takes well under a second.
+ */
+const FOLLOW_WITHIN_MS = 30_000;
 
 describe("a 3-instance Database in quorum mode under write load", () => {
   beforeAll(async () => {
@@ -174,6 +182,54 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     }
   }, 600_000);
 
+  it("fails over when the primary is cut off the network; its standby follows the new one at once", async () => {
+    const primary = status().currentPrimary!;
+    const ip = podIp(primary);
+    const t0 = Date.now();
+    const fault = cutOff(ip);
+    try {
+      const s = await waitFor(
+        "a new primary",
+        () => {
+          const now = status();
+          return now.currentPrimary && now.currentPrimary !== primary ? now : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+      const promoted = Date.now();
+      // While the old primary is still cut off (its connections hang, nothing closes them): the
+      // other standby must stream from the new primary, whose commits wait for one in quorum
+      // mode. Waiting on the hung connection would take wal_receiver_timeout.
+      const newPrimary = pod(s.currentPrimary!)!;
+      await waitFor(
+        `a synchronous standby streaming from ${s.currentPrimary}`,
+        () =>
+          Number(
+            psql(
+              superuserAt(ns, DB, newPrimary),
+              "select count(*) from pg_stat_replication where state = 'streaming' and sync_state in ('quorum', 'sync')",
+            ),
+          ) > 0,
+        { timeoutMs: FOLLOW_WITHIN_MS, intervalMs: 250 },
+      );
+      const ack = await waitFor(
+        "a write acknowledged after the fault",
+        () => load.firstAckAfter(t0, ip),
+        {
+          timeoutMs: FOLLOW_WITHIN_MS,
+        },
+      );
+      console.log(
+        `network cut of ${primary}: ${s.currentPrimary} promoted ${promoted - t0} ms after the fault, first acknowledged write ${ack.at - t0} ms after it`,
+      );
+    } finally {
+      fault.heal();
+    }
+    // The old primary wrote WAL nobody acknowledged: it must rewind and stream again, first try.
+    await expectRecovery(primary, ip, t0);
+    expect(restartCount(pod(primary)!)).toBe(0);
+  }, 600_000);
+
   it("switches over on request with no loss and rejoins the old primary", async () => {
     const before = status();
     const target = before.instances!.find(i => i.role === "replica")!.name;
@@ -182,6 +238,8 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       timeoutMs: 120_000,
     });
     await healthy(DB, 3);
+    // Rejoined on its first start: no crash loop, no re-clone.
+    expect(restartCount(pod(before.currentPrimary!)!)).toBe(0);
     const db = get("database", ns, DB)!;
     expect(db.metadata.annotations?.["pgkeeper.dev/switchover-to"]).toBeUndefined();
     expect(load.violations()).toEqual([]);
