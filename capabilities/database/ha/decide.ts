@@ -96,23 +96,35 @@ const receivedLsn = (i: InstanceView): bigint => {
  * last promotion, and LSNs of different timelines do not compare), then the highest received LSN,
  * then the lowest ordinal, so the choice is deterministic.
  */
-const bestFirst = (a: InstanceView, b: InstanceView): number => {
+const moreAdvanced = (a: InstanceView, b: InstanceView): number => {
   const ta = a.sql?.probe?.timeline ?? 0;
   const tb = b.sql?.probe?.timeline ?? 0;
   if (ta !== tb) return tb - ta;
   const la = receivedLsn(a);
   const lb = receivedLsn(b);
-  if (la !== lb) return la > lb ? -1 : 1;
-  return a.ordinal - b.ordinal;
+  return la === lb ? 0 : la > lb ? -1 : 1;
 };
+
+const bestFirst =
+  (preferred?: string) =>
+  (a: InstanceView, b: InstanceView): number => {
+    const byData = moreAdvanced(a, b);
+    if (byData !== 0) return byData;
+    if (a.name === preferred || b.name === preferred) return a.name === preferred ? -1 : 1;
+    return a.ordinal - b.ordinal;
+  };
 
 /**
  * The replica to promote when the primary failed. In quorum mode only standbys the primary
  * counted as synchronous are eligible, and enough of them must answer that the most advanced one
  * surely holds every acknowledged commit: with q of s standbys confirming each commit, any
- * s - q + 1 of them include one that confirmed it.
+ * s - q + 1 of them include one that confirmed it. `preferred` wins a tie (the target already
+ * chosen, when choosing again after the fence).
  */
-export function failoverCandidate(input: HaInput): { to: string } | { refused: string } {
+export function failoverCandidate(
+  input: HaInput,
+  preferred?: string,
+): { to: string } | { refused: string } {
   const candidates = input.instances.filter(
     i => i.name !== input.primary && i.ordinal < input.spec.instances && healthyReplica(i),
   );
@@ -131,10 +143,10 @@ export function failoverCandidate(input: HaInput): { to: string } | { refused: s
       return {
         refused: `only ${eligible.length} of the synchronous standbys (${known.join(", ")}) answer; ${needed} are needed to be sure no acknowledged write is lost`,
       };
-    return { to: [...eligible].sort(bestFirst)[0].name };
+    return { to: [...eligible].sort(bestFirst(preferred))[0].name };
   }
   if (candidates.length === 0) return { refused: "no healthy replica to promote" };
-  return { to: [...candidates].sort(bestFirst)[0].name };
+  return { to: [...candidates].sort(bestFirst(preferred))[0].name };
 }
 
 /**
@@ -162,7 +174,7 @@ function switchoverCandidate(input: HaInput, requested?: string): string | { ref
     return requested;
   }
   if (eligible.length === 0) return { refused: "no ready, streaming replica to switch over to" };
-  return [...eligible].sort(bestFirst)[0].name;
+  return [...eligible].sort(bestFirst())[0].name;
 }
 
 /** Why an instance must restart to match the spec, or undefined. */

@@ -33,6 +33,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   const memory = new HaMemory();
   const records = new Map<string, ProbeRecord>();
   const sqlCalls: string[] = [];
+  const fresh = new Map<string, { ok: boolean; probe?: InstanceProbe }>();
   /** The primary each instance was last told to follow (primary_conninfo's host), by address. */
   const following = new Map<string, string>();
   let leader = true;
@@ -40,7 +41,13 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   let parametersFail: Error | undefined;
   let pendingAfterApply: string[] = [];
   const sql: InstanceSql = {
-    probeInstance: async () => answer(),
+    // A probe taken now: what the monitor saw last, unless a test says the instance moved on.
+    probeInstance: async (t: InstanceTarget) => {
+      const name = `${NAME}-${Number(t.host.split(".")[3]) - 1}`;
+      const now = fresh.get(name) ?? records.get(name);
+      if (!now?.ok || !now.probe) throw new Error(`${name} does not answer`);
+      return now.probe;
+    },
     promote: async (t: InstanceTarget) => void sqlCalls.push(`promote ${t.host}`),
     checkpoint: async (t: InstanceTarget) => void sqlCalls.push(`checkpoint ${t.host}`),
     applyParameters: async (t: InstanceTarget, desired: Record<string, string>) => {
@@ -115,6 +122,9 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     probe,
     sqlCalls,
     following,
+    /** What instance n answers to a probe taken now (the monitor's view stays as it was). */
+    answersNow: (n: number, now: { ok: boolean; probe?: InstanceProbe }) =>
+      fresh.set(`${NAME}-${n}`, now),
     ip,
     setLeader: (v: boolean) => (leader = v),
     failParameters: (err: Error | undefined) => (parametersFail = err),
@@ -176,6 +186,61 @@ describe("failover", () => {
       `parameters ${t.ip(2)}`,
     ]);
     expect(t.following.get(t.ip(1))).toBe("orders-2.orders-hl");
+  });
+
+  it("chooses again once the primary is fenced: the standby that received the most WAL", async () => {
+    const t = setup();
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run();
+    expect(t.stored().status?.operation).toMatchObject({ step: "Fencing", to: "orders-2" });
+    // A commit acknowledged by orders-1 alone after the probes the decision used.
+    t.answersNow(1, { ok: true, probe: answer({ lsn: "0/3000200" }) });
+    t.addPod(0, "uid-0b");
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([`promote ${t.ip(1)}`]);
+    expect(t.stored().status).toMatchObject({
+      currentPrimary: "orders-1",
+      lastFailover: { from: "orders-0", to: "orders-1" },
+    });
+    expect(t.cluster.find("ConfigMap", NS, "orders-topology")?.data).toEqual({
+      primary: "orders-1",
+    });
+    expect(t.cluster.events.find(e => e.reason === "FailoverRetargeted")?.message).toBe(
+      "orders-1 received more WAL than orders-2 before orders-0 was fenced; promoting orders-1",
+    );
+  });
+
+  it("keeps the target chosen before on a tie", async () => {
+    const t = setup();
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run();
+    t.answersNow(1, { ok: true, probe: answer({ lsn: "0/3000100" }) });
+    t.addPod(0, "uid-0b");
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([`promote ${t.ip(2)}`]);
+    expect(t.cluster.events.map(e => e.reason)).not.toContain("FailoverRetargeted");
+  });
+
+  it("in quorum mode, promotes no one while too few synchronous standbys answer after the fence", async () => {
+    const t = setup({ postgresql: { synchronous: { mode: "quorum", number: 1 } } });
+    t.stored().status = { ...t.stored().status, synchronousStandbys: ["orders-1", "orders-2"] };
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run();
+    expect(t.stored().status?.operation).toMatchObject({ step: "Fencing", to: "orders-2" });
+    // orders-1 may hold a commit orders-2 lacks, and it stopped answering.
+    t.answersNow(1, { ok: false });
+    t.addPod(0, "uid-0b");
+    await t.run();
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([]);
+    expect(t.stored().status?.operation).toMatchObject({ step: "Fencing" });
+    const waiting = t.cluster.events.filter(e => e.reason === "FailoverWaiting");
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0].message).toContain("2 are needed");
+    // It answers again: the most advanced of the two is promoted.
+    t.answersNow(1, { ok: true, probe: answer({ lsn: "0/3000000" }) });
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([`promote ${t.ip(2)}`]);
   });
 
   it("resumes a recorded operation with its target, never choosing again", async () => {

@@ -20,7 +20,15 @@ import { parseQuantity } from "../lib/quantity";
 import { BuildInput } from "../specs";
 import { POSTGRES_PORT } from "../specs/layout";
 import { instanceParameters } from "../specs/postgresql-conf";
-import { Decision, HaInput, InstanceView, decide, needsRestart, primaryFailure } from "./decide";
+import {
+  Decision,
+  HaInput,
+  InstanceView,
+  decide,
+  failoverCandidate,
+  needsRestart,
+  primaryFailure,
+} from "./decide";
 import { lagBytes } from "./lsn";
 import { DatabaseMemory, HaMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
@@ -139,7 +147,11 @@ function views(
   return result.sort((a, b) => a.ordinal - b.ordinal);
 }
 
-function operationContext(step: HaStepInput): OperationContext {
+function operationContext(
+  step: HaStepInput,
+  instances: InstanceView[],
+  memory: DatabaseMemory,
+): OperationContext {
   const { db, ha } = step;
   return {
     cluster: step.cluster,
@@ -154,14 +166,53 @@ function operationContext(step: HaStepInput): OperationContext {
     applyChild: step.applyChild,
     writer: step.writer,
     onFailover: s => ha.onFailover?.(db.metadata?.namespace ?? "", db.metadata?.name ?? "", s),
+    failoverTarget: preferred => failoverTargetNow(step, instances, memory, preferred),
   };
 }
 
-function haInputOf(step: HaStepInput, instances: InstanceView[], memory: DatabaseMemory): HaInput {
+/** Probe timeout once the primary is fenced: idle standbys answer at once, or are not eligible. */
+const FRESH_PROBE_TIMEOUT_MS = 3000;
+
+/**
+ * failoverCandidate on probes taken now (the old primary is fenced). A standby that does not
+ * answer now is not eligible; a refusal is announced once.
+ */
+async function failoverTargetNow(
+  step: HaStepInput,
+  instances: InstanceView[],
+  memory: DatabaseMemory,
+  preferred: string,
+): Promise<{ to: string } | { refused: string }> {
+  const fresh = await Promise.all(instances.map(view => probedNow(step, view)));
+  const choice = failoverCandidate(haInput(step, fresh), preferred);
+  if ("refused" in choice)
+    await announceOnce(
+      memory,
+      { db: step.db, cluster: step.cluster },
+      "Warning",
+      "FailoverWaiting",
+      `${step.primary} is fenced, but ${choice.refused}; waiting before promoting anyone`,
+    );
+  return choice;
+}
+
+async function probedNow(step: HaStepInput, view: InstanceView): Promise<InstanceView> {
+  const pod = step.pods.find(p => p.metadata?.name === view.name);
+  const ip = podIP(pod);
+  if (view.name === step.primary || !pod || !ip || isTerminating(pod)) return view;
+  const target = { host: ip, port: POSTGRES_PORT, password: step.password };
+  try {
+    const probe = await step.ha.sql.probeInstance(target, FRESH_PROBE_TIMEOUT_MS);
+    return { ...view, sql: { ok: true, failures: 0, probe } };
+  } catch {
+    return { ...view, sql: { ok: false, failures: (view.sql?.failures ?? 0) + 1 } };
+  }
+}
+
+function haInput(step: HaStepInput, instances: InstanceView[]): HaInput {
   const { db } = step;
-  const now = step.now().getTime();
   const phase = db.status?.phase;
-  const input: HaInput = {
+  return {
     spec: step.input.spec,
     primary: step.primary,
     instances,
@@ -169,9 +220,14 @@ function haInputOf(step: HaStepInput, instances: InstanceView[], memory: Databas
     synchronousStandbys: db.status?.synchronousStandbys ?? [],
     switchoverRequest: db.metadata?.annotations?.[ANNOTATION_SWITCHOVER],
     wasUp: phase === "Ready" || phase === "Degraded",
-    now,
+    now: step.now().getTime(),
     failureThreshold: step.ha.failureThreshold,
   };
+}
+
+function haInputOf(step: HaStepInput, instances: InstanceView[], memory: DatabaseMemory): HaInput {
+  const input = haInput(step, instances);
+  const now = input.now;
   // Since when the primary has been failing: kept across reconciles, cleared once it is healthy.
   if (!primaryFailure(input)) memory.downSince = undefined;
   else memory.downSince ??= now;
@@ -196,7 +252,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   ha.monitor.track(key, probeTargets(step.pods), step.password, maxLag);
   const records = ha.monitor.view(key);
   const instanceViews = views(step.pods, records, step.primary, memory);
-  const ctx = operationContext(step);
+  const ctx = operationContext(step, instanceViews, memory);
   const result = (
     primary: string,
     rest: Omit<HaResult, "status" | "primary" | "notServing">,
@@ -212,9 +268,9 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
 
   const running = db.status?.operation;
   if (running) {
-    const done = await runOperation(ctx, running);
-    if (done.done) await followNewPrimary(step, running.to, instanceViews, records, memory);
-    return result(done.done ? running.to : step.primary, { ...done, busy: !done.done });
+    const { primary, ...done } = await runOperation(ctx, running);
+    if (primary) await followNewPrimary(step, primary, instanceViews, records, memory);
+    return result(primary ?? step.primary, { ...done, busy: !done.done });
   }
   const acted = await act(ctx, decide(haInputOf(step, instanceViews, memory)), step, memory);
   if (acted.operationDone) {

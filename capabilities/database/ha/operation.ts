@@ -10,6 +10,9 @@
  *              all WAL to the standbys). The delete carries that UID as a precondition, so a
  *              successor pod is never deleted. Done when that pod is gone, replaced, or stopped
  *              for good, or after FENCE_TIMEOUT_MS.
+ *   Choosing:  (failover only) every standby is probed again, the old primary being fenced, and
+ *              the most advanced eligible one becomes the target (the one chosen before, on a
+ *              tie); recorded with the step Promoting, after which the target never changes.
  *   Promoting: pg_promote() on the target (a no-op when it is already out of recovery), role
  *              labels, status, Events. The other replicas follow `<db>-rw` to the new primary
  *              and its timeline by themselves.
@@ -32,6 +35,8 @@ const FENCE_TIMEOUT_MS = 60_000;
 /** Poll interval while waiting for a step. */
 const STEP_REQUEUE_MS = 500;
 const PROMOTE_TIMEOUT_SECONDS = 60;
+/** How often a failover waiting for enough standbys to answer after the fence asks again. */
+const TARGET_RETRY_MS = 2000;
 
 export interface OperationContext {
   cluster: Cluster;
@@ -49,11 +54,18 @@ export interface OperationContext {
   /** The pass's one writer of the Database. */
   writer: DatabaseWriter;
   onFailover?: (seconds: number) => void;
+  /**
+   * The failover target chosen again from probes taken once the old primary is fenced, with
+   * `preferred` winning a tie; refused when too few eligible standbys answer to be sure.
+   */
+  failoverTarget?: (preferred: string) => Promise<{ to: string } | { refused: string }>;
 }
 
 export interface OperationResult {
   done: boolean;
   requeueAfterMs?: number;
+  /** Once done: the new primary (a failover's target may have changed after the fence). */
+  primary?: string;
 }
 
 class LostLeadership extends Error {
@@ -88,10 +100,35 @@ export async function runOperation(ctx: OperationContext, op: Operation): Promis
   if (op.step === "Fencing") {
     const fenced = await fence(ctx, op);
     if (!fenced.done) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
-    op = { ...fenced.op, step: "Promoting" };
-    await ctx.writer.update({ operation: op });
+    const target = await targetAfterFence(ctx, fenced.op);
+    if (!target) return { done: false, requeueAfterMs: TARGET_RETRY_MS };
+    op = { ...fenced.op, to: target, step: "Promoting" };
+    // From here the target is fixed: a promotion may be under way.
+    await ctx.writer.update({ operation: op, targetPrimary: op.to });
   }
   return promote(ctx, op);
+}
+
+/**
+ * The instance to promote, chosen again now that no write can reach any standby. The probes the
+ * decision used are up to a probe interval old: a commit acknowledged since then may be only on
+ * another standby, and promoting the one chosen before would lose it. A switchover keeps its
+ * target: the old primary shut down cleanly, after every streaming standby had all of its WAL.
+ * Undefined (wait, and ask again) when too few standbys answer to be sure.
+ */
+async function targetAfterFence(ctx: OperationContext, op: Operation): Promise<string | undefined> {
+  if (op.type !== "Failover" || !ctx.failoverTarget) return op.to;
+  const choice = await ctx.failoverTarget(op.to);
+  if ("refused" in choice) return undefined;
+  if (choice.to === op.to) return op.to;
+  ensureLeader(ctx);
+  await ctx.applyChild(buildTopologyConfigMap({ ...ctx.input, primary: choice.to }));
+  await ctx.cluster.recordEvent(ctx.db, {
+    type: "Normal",
+    reason: "FailoverRetargeted",
+    message: `${choice.to} received more WAL than ${op.to} before ${op.from} was fenced; promoting ${choice.to}`,
+  });
+  return choice.to;
 }
 
 async function fence(
@@ -189,7 +226,7 @@ async function promote(ctx: OperationContext, op: Operation): Promise<OperationR
   if (target.metadata?.labels?.[LABEL_ROLE] !== "primary")
     await ctx.cluster.patchLabels(refOf(target), { [LABEL_ROLE]: "primary" });
   await complete(ctx, op);
-  return { done: true };
+  return { done: true, primary: op.to };
 }
 
 /** Status, metrics and Events once the target is the writable primary. */
