@@ -326,6 +326,52 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     await expectNoAcknowledgedRowLost();
   }, 600_000);
 
+  it("lowers a limit standbys must match: the primary restarts first, in place, no switchover", async () => {
+    const primary = status().currentPrimary!;
+    const starts = new Map(podsOf().map(p => [p.metadata.name, p.metadata.uid]));
+    kubectlOk([
+      "patch",
+      "database",
+      DB,
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      JSON.stringify({
+        spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: "110" } } },
+      }),
+    ]);
+    let maxDown = 0;
+    const restartedOrder: string[] = [];
+    await waitFor(
+      "max_connections = 110 on every instance, nothing pending",
+      () => {
+        const pods = podsOf();
+        maxDown = Math.max(maxDown, pods.filter(p => !isReady(p)).length + (3 - pods.length));
+        for (const p of pods)
+          if (
+            starts.get(p.metadata.name) !== p.metadata.uid &&
+            !restartedOrder.includes(p.metadata.name)
+          )
+            restartedOrder.push(p.metadata.name);
+        return (
+          pods.length === 3 &&
+          pods.every(isReady) &&
+          (status().pendingRestart ?? []).length === 0 &&
+          pods.every(p => setting(p, "max_connections") === "110")
+        );
+      },
+      { timeoutMs: 480_000, intervalMs: 500 },
+    );
+    expect(maxDown).toBeLessThanOrEqual(1);
+    expect(restartedOrder).toHaveLength(3);
+    expect(restartedOrder[0]).toBe(primary);
+    expect(status().currentPrimary).toBe(primary);
+    await healthy(DB, 3);
+    expect(load.violations()).toEqual([]);
+    await expectNoAcknowledgedRowLost();
+  }, 600_000);
+
   it("scales down below the primary's ordinal by switching over first", async () => {
     // Make the highest ordinal the primary, then scale it away.
     if (status().currentPrimary !== `${DB}-2`) {

@@ -23,6 +23,14 @@ describe("probeInstance", () => {
   it("reads a primary: role, timeline 1, WAL position, quorum standbys, start time", async () => {
     const p = await probeInstance(primary.target, TIMEOUT_MS);
     expect(p).toMatchObject({ inRecovery: false, timeline: 1, pendingRestart: [] });
+    // The values a standby must match, as the server runs them (the harness sets 10 senders).
+    expect(p.hotStandbyLimits).toEqual({
+      max_connections: 100,
+      max_locks_per_transaction: 64,
+      max_prepared_transactions: 0,
+      max_wal_senders: 10,
+      max_worker_processes: 8,
+    });
     expect(p.replayLsn).toBeUndefined();
     expect(p.walReceiverStatus).toBeUndefined();
     expect(parseLsn(p.lsn)).toBeGreaterThan(0n);

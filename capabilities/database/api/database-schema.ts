@@ -340,6 +340,7 @@ export const databaseStatusSchema = object(
         "Degraded",
         "FailingOver",
         "SwitchingOver",
+        "RestartingPrimary",
         "Failed",
         "Paused",
         "Deleting",
@@ -359,10 +360,13 @@ export const databaseStatusSchema = object(
     readyInstances: integer("Number of ready instances."),
     operation: object(
       {
-        type: stringEnum(["Failover", "Switchover"], "What is being done."),
+        type: stringEnum(
+          ["Failover", "Switchover", "Restart"],
+          "What is being done. Restart: the primary restarts in place, before the replicas (a change lowers a limit standbys must match).",
+        ),
         step: stringEnum(
-          ["Fencing", "Promoting"],
-          "Fencing: the old primary is being taken out of service (label off, pod stopped). Promoting: the target is being promoted.",
+          ["Fencing", "Promoting", "Restarting"],
+          "Fencing: the old primary is being taken out of service (label off, pod stopped). Promoting: the target is being promoted. Restarting: the primary's pod was stopped and is awaited back.",
         ),
         from: string("The primary being replaced."),
         to: string("The instance being promoted."),

@@ -201,6 +201,18 @@ describe("failoverCandidate in quorum mode", () => {
   });
 });
 
+const limits = (maxConnections: number) => ({
+  max_connections: maxConnections,
+  max_worker_processes: 8,
+  max_wal_senders: 16,
+  max_prepared_transactions: 0,
+  max_locks_per_transaction: 64,
+});
+const lowered = (maxConnections: string) => ({
+  parameters: { MAX_CONNECTIONS: maxConnections },
+  synchronous: { mode: "off" as const },
+});
+
 describe("decide: switchover, scaling and rolling restarts", () => {
   it.each<[string, Partial<HaInput>, Decision]>([
     [
@@ -303,6 +315,58 @@ describe("decide: switchover, scaling and rolling restarts", () => {
         ],
       },
       { kind: "switchover", to: "db-2", reason: "Requested", requested: true },
+    ],
+    [
+      "lowering a limit standbys must match: the primary restarts first, in place",
+      {
+        spec: { ...base().spec, postgresql: lowered("120") },
+        instances: [
+          primary({ pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+          up("db-1", { pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+          up("db-2", { pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+        ],
+      },
+      {
+        kind: "restartPrimary",
+        reason:
+          "lowering max_connections: the primary restarts first (parameters pending restart: max_connections)",
+      },
+    ],
+    [
+      "raising it: replicas first, as usual",
+      {
+        spec: { ...base().spec, postgresql: lowered("300") },
+        instances: [
+          primary({ pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+          up("db-1", { pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+          up("db-2", { pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+        ],
+      },
+      { kind: "restart", instance: "db-1", reason: "parameters pending restart: max_connections" },
+    ],
+    [
+      "the primary runs the lower value: the replicas follow",
+      {
+        spec: { ...base().spec, postgresql: lowered("120") },
+        instances: [
+          primary({ hotStandbyLimits: limits(120) }),
+          up("db-1", { pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+          up("db-2", { pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+        ],
+      },
+      { kind: "restart", instance: "db-1", reason: "parameters pending restart: max_connections" },
+    ],
+    [
+      "lowering while a replica is down: wait",
+      {
+        spec: { ...base().spec, postgresql: lowered("120") },
+        instances: [
+          primary({ pendingRestart: ["max_connections"], hotStandbyLimits: limits(200) }),
+          up("db-1", { pendingRestart: ["max_connections"] }, { ready: false }),
+          up("db-2", { pendingRestart: ["max_connections"] }),
+        ],
+      },
+      { kind: "steady" },
     ],
     [
       "a single instance with a pending restart restarts in place",

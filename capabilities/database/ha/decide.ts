@@ -6,6 +6,7 @@
 import type { ResolvedSpec } from "../api/defaults";
 import { ordinalOf } from "../api/names";
 import type { InstanceProbe } from "./probe-types";
+import { loweredLimits } from "./hot-standby-limits";
 import { parseLsn } from "./lsn";
 
 /** One instance slot: its pod as the API shows it and the operator's last SQL probe of it. */
@@ -60,7 +61,8 @@ export type Decision =
   | { kind: "cannotFailover"; reason: string }
   | { kind: "switchover"; to: string; reason: string; requested: boolean }
   | { kind: "refuseSwitchover"; reason: string }
-  | { kind: "restart"; instance: string; reason: string };
+  | { kind: "restart"; instance: string; reason: string }
+  | { kind: "restartPrimary"; reason: string };
 
 const byName = (input: HaInput, name: string): InstanceView | undefined =>
   input.instances.find(i => i.name === name);
@@ -231,12 +233,33 @@ function failoverDecision(input: HaInput, failure: string): Decision {
   return { kind: "failover", to: candidate.to, reason: failure };
 }
 
-/** Replicas first (lowest ordinal first), then the primary by a switchover; one at a time. */
+/** The managed parameters as the instances get them (names folded to lower case). */
+const desiredParameters = (input: HaInput): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(input.spec.postgresql.parameters ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+  );
+
+/**
+ * Replicas first (lowest ordinal first), then the primary by a switchover; one at a time. When
+ * the change lowers a limit a standby must match (hot-standby-limits.ts), the primary goes first
+ * instead, restarted in place: a standby restarted first would refuse to run below its primary,
+ * and a switchover would promote a standby that still has the higher value.
+ */
 function rollingRestart(input: HaInput): Decision {
   const outdated = input.instances
     .map(i => ({ i, why: needsRestart(i, input.updateRevision) }))
     .filter((x): x is { i: InstanceView; why: string } => x.why !== undefined);
   if (outdated.length === 0 || !allHealthy(input)) return { kind: "steady" };
+  const primaryOutdated = outdated.find(x => x.i.name === input.primary);
+  const lowered = loweredLimits(
+    primaryOutdated?.i.sql?.probe?.hotStandbyLimits,
+    desiredParameters(input),
+  );
+  if (primaryOutdated && lowered.length > 0 && input.spec.instances >= 2)
+    return {
+      kind: "restartPrimary",
+      reason: `lowering ${lowered.join(", ")}: the primary restarts first (${primaryOutdated.why})`,
+    };
   const replica = outdated.find(x => x.i.name !== input.primary);
   if (replica) return { kind: "restart", instance: replica.i.name, reason: replica.why };
   const primary = outdated[0];

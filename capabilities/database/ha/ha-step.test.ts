@@ -333,6 +333,72 @@ describe("switchover", () => {
   });
 });
 
+describe("lowering a limit standbys must match (max_connections 200 → 120)", () => {
+  const limits = {
+    max_connections: 200,
+    max_worker_processes: 8,
+    max_wal_senders: 16,
+    max_prepared_transactions: 0,
+    max_locks_per_transaction: 64,
+  };
+  function lowering() {
+    const t = setup({ postgresql: { parameters: { max_connections: "120" } } });
+    const pending = { pendingRestart: ["max_connections"], hotStandbyLimits: limits };
+    t.probe(0, { probe: answer({ inRecovery: false, walReceiverStatus: undefined, ...pending }) });
+    t.probe(1, { probe: answer(pending) });
+    t.probe(2, { probe: answer(pending) });
+    return t;
+  }
+  const promotions = (t: ReturnType<typeof setup>) =>
+    t.sqlCalls.filter(c => c.startsWith("promote"));
+
+  it("restarts the primary first, in place (clean shutdown), and never fails over meanwhile", async () => {
+    const t = lowering();
+    await t.run();
+    expect(t.stored().status).toMatchObject({
+      phase: "RestartingPrimary",
+      operation: { type: "Restart", step: "Restarting", from: "orders-0", fencedPodUid: "uid-0" },
+    });
+    expect(t.sqlCalls).toContain(`checkpoint ${t.ip(0)}`);
+    expect(t.cluster.deletions).toEqual([
+      { ref: `Pod/${NS}/orders-0`, gracePeriodSeconds: undefined },
+    ]);
+    // Down and not answering: still no failover.
+    t.probe(0, { ok: false, failures: 9 });
+    await t.run();
+    await t.run();
+    expect(promotions(t)).toEqual([]);
+    expect(t.cluster.deletions).toHaveLength(1);
+    expect(t.stored().status?.operation).toMatchObject({ type: "Restart" });
+    // Back, ready: done, the same primary.
+    t.addPod(0, "uid-0b");
+    t.probe(0, { probe: answer({ inRecovery: false, walReceiverStatus: undefined }) }, "uid-0b");
+    await t.run();
+    expect(t.stored().status?.operation).toBeUndefined();
+    expect(t.stored().status?.currentPrimary).toBe("orders-0");
+    expect(promotions(t)).toEqual([]);
+    expect(t.cluster.events.map(e => e.reason)).toEqual(
+      expect.arrayContaining(["RestartStarted", "RestartCompleted"]),
+    );
+    expect(t.cluster.events.map(e => e.reason)).not.toContain("FailoverStarted");
+  });
+
+  it("hands over to failure handling when the primary is not back in time", async () => {
+    const t = lowering();
+    await t.run();
+    t.probe(0, { ok: false, failures: 9 });
+    t.deps.now = () => new Date("2026-11-29T10:05:01Z");
+    await t.run();
+    expect(t.stored().status?.operation).toBeUndefined();
+    expect(t.cluster.events.find(e => e.reason === "RestartTimeout")?.message).toBe(
+      "The primary orders-0 is not back after 301 s; failure handling takes over",
+    );
+    expect(t.stored().status?.phase).toBe("Degraded");
+    await t.run(); // the pod is gone: fenced at once, promoted
+    expect(t.stored().status?.lastFailover).toMatchObject({ from: "orders-0", to: "orders-1" });
+  });
+});
+
 describe("status and parameters", () => {
   it("takes a replica that does not stream out of -ro and says Degraded why, until it streams again", async () => {
     const t = setup();

@@ -319,6 +319,12 @@ async function act(
       return { busy: false };
     case "restart":
       return restartInstance(ctx, step, decision.instance, decision.reason);
+    case "restartPrimary":
+      return beginOperation(ctx, step, {
+        kind: "restartPrimary",
+        to: step.primary,
+        reason: decision.reason,
+      });
     case "failover":
     case "switchover":
       return beginOperation(ctx, step, decision);
@@ -343,15 +349,23 @@ async function restartInstance(
   return { busy: true, requeueAfterMs: FAILOVER_RETRY_MS };
 }
 
+const OPERATION_TYPE = {
+  failover: "Failover",
+  switchover: "Switchover",
+  restartPrimary: "Restart",
+} as const;
+
 async function beginOperation(
   ctx: OperationContext,
   step: HaStepInput,
-  decision: Extract<Decision, { kind: "failover" | "switchover" }>,
+  decision:
+    | Extract<Decision, { kind: "failover" | "switchover" }>
+    | { kind: "restartPrimary"; to: string; reason: string },
 ): Promise<Acted> {
   if (!step.isLeader()) return { busy: false };
   const requested = decision.kind === "switchover" && decision.requested;
   const op = await startOperation(ctx, {
-    type: decision.kind === "failover" ? "Failover" : "Switchover",
+    type: OPERATION_TYPE[decision.kind],
     from: step.primary,
     to: decision.to,
     reason: decision.reason,

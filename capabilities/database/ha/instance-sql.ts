@@ -10,6 +10,7 @@
  */
 import pg from "pg";
 import { isListQuoted, sameFileValue, SettingRow, settingMatches, splitList } from "./guc-value";
+import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
 
 import type { InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
 
@@ -206,10 +207,17 @@ async function replicaState(c: pg.Client): Promise<Role> {
 /** Role, timeline, WAL positions, replication and restart state of one instance. */
 export async function probeInstance(t: InstanceTarget, timeoutMs: number): Promise<InstanceProbe> {
   return withClient(t, "probe", timeoutMs, async c => {
-    const common = await one<{ in_recovery: boolean; started: Date; pending: string[] }>(
+    const common = await one<{
+      in_recovery: boolean;
+      started: Date;
+      pending: string[];
+      limits: Record<string, string> | null;
+    }>(
       c,
       `SELECT pg_is_in_recovery() AS in_recovery, pg_postmaster_start_time() AS started,
-              ARRAY(SELECT name FROM pg_settings WHERE pending_restart ORDER BY name) AS pending`,
+              ARRAY(SELECT name FROM pg_settings WHERE pending_restart ORDER BY name) AS pending,
+              (SELECT json_object_agg(name, setting) FROM pg_settings WHERE name = ANY($1)) AS limits`,
+      [HOT_STANDBY_LIMIT_NAMES],
     );
     const role = common.in_recovery ? await replicaState(c) : await primaryState(c);
     return {
@@ -217,6 +225,9 @@ export async function probeInstance(t: InstanceTarget, timeoutMs: number): Promi
       ...role,
       postmasterStartTime: common.started.toISOString(),
       pendingRestart: common.pending,
+      hotStandbyLimits: Object.fromEntries(
+        Object.entries(common.limits ?? {}).map(([name, value]) => [name, Number(value)]),
+      ),
     };
   });
 }

@@ -23,7 +23,7 @@
 import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";
 import { ANNOTATION_SWITCHOVER, LABEL_ROLE } from "../api/names";
-import { Cluster, KubeObject, isTerminating, podIP, refOf } from "../cluster/cluster";
+import { Cluster, KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
 import { DatabaseWriter } from "../cluster/database-writer";
 import { BuildInput, buildTopologyConfigMap } from "../specs";
 import type { InstanceSql } from "./probe-types";
@@ -35,6 +35,8 @@ const FENCE_TIMEOUT_MS = 60_000;
 /** Poll interval while waiting for a step. */
 const STEP_REQUEUE_MS = 500;
 const PROMOTE_TIMEOUT_SECONDS = 60;
+/** How long a primary restarted in place may take before failure handling takes over. */
+const RESTART_TIMEOUT_MS = 300_000;
 /** How often a failover waiting for enough standbys to answer after the fence asks again. */
 const TARGET_RETRY_MS = 2000;
 
@@ -82,21 +84,31 @@ export async function startOperation(
   ctx: OperationContext,
   op: Omit<Operation, "step" | "startedAt">,
 ): Promise<Operation> {
-  const started: Operation = { ...op, step: "Fencing", startedAt: ctx.now().toISOString() };
-  await ctx.writer.update({
-    phase: op.type === "Failover" ? "FailingOver" : "SwitchingOver",
-    targetPrimary: op.to,
-    operation: started,
-  });
+  const started: Operation = {
+    ...op,
+    step: op.type === "Restart" ? "Restarting" : "Fencing",
+    startedAt: ctx.now().toISOString(),
+  };
+  await ctx.writer.update({ phase: PHASE[op.type], targetPrimary: op.to, operation: started });
   await ctx.cluster.recordEvent(ctx.db, {
     type: op.type === "Failover" ? "Warning" : "Normal",
     reason: `${op.type}Started`,
-    message: `${op.type} from ${op.from} to ${op.to}: ${op.reason ?? ""}`.trim(),
+    message:
+      op.type === "Restart"
+        ? `Restarting the primary ${op.from} in place: ${op.reason ?? ""}`.trim()
+        : `${op.type} from ${op.from} to ${op.to}: ${op.reason ?? ""}`.trim(),
   });
   return started;
 }
 
+const PHASE: Record<Operation["type"], NonNullable<DatabaseStatus["phase"]>> = {
+  Failover: "FailingOver",
+  Switchover: "SwitchingOver",
+  Restart: "RestartingPrimary",
+};
+
 export async function runOperation(ctx: OperationContext, op: Operation): Promise<OperationResult> {
+  if (op.type === "Restart") return restartInPlace(ctx, op);
   if (op.step === "Fencing") {
     const fenced = await fence(ctx, op);
     if (!fenced.done) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
@@ -227,6 +239,41 @@ async function promote(ctx: OperationContext, op: Operation): Promise<OperationR
     await ctx.cluster.patchLabels(refOf(target), { [LABEL_ROLE]: "primary" });
   await complete(ctx, op);
   return { done: true, primary: op.to };
+}
+
+/**
+ * The primary restarts in place (a change lowers a limit standbys must match, so it goes first):
+ * its pod is recorded, checkpointed and deleted with the normal grace period (a clean shutdown),
+ * and the StatefulSet recreates it; /topology/primary still names it, so it starts as the primary.
+ * Done once the new pod is ready. No failover while it runs, unless it is not back within
+ * RESTART_TIMEOUT_MS: then the operation ends with a Warning and the usual failure handling
+ * takes over.
+ */
+async function restartInPlace(ctx: OperationContext, op: Operation): Promise<OperationResult> {
+  const pod = podNamed(ctx.pods, op.from);
+  if (op.fencedPodUid === undefined) {
+    if (!pod) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
+    const stopping: Operation = { ...op, fencedPodUid: pod.metadata?.uid };
+    await ctx.writer.update({ operation: stopping });
+    await checkpointQuietly(ctx, pod);
+    ensureLeader(ctx);
+    await ctx.cluster.delete(refOf(pod), { uid: stopping.fencedPodUid });
+    return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
+  }
+  const back = pod && pod.metadata?.uid !== op.fencedPodUid && isPodReady(pod);
+  const waitedMs = ctx.now().getTime() - Date.parse(op.startedAt);
+  if (!back && waitedMs < RESTART_TIMEOUT_MS)
+    return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
+  const seconds = Math.round(waitedMs / 1000);
+  await ctx.writer.update({ operation: undefined });
+  await ctx.cluster.recordEvent(ctx.db, {
+    type: back ? "Normal" : "Warning",
+    reason: back ? "RestartCompleted" : "RestartTimeout",
+    message: back
+      ? `The primary ${op.from} is back after ${seconds} s`
+      : `The primary ${op.from} is not back after ${seconds} s; failure handling takes over`,
+  });
+  return { done: true, primary: op.from };
 }
 
 /** Status, metrics and Events once the target is the writable primary. */

@@ -23,6 +23,8 @@ export interface InstanceProbe {
   walReceiverStatus?: string;
   postmasterStartTime: string;
   pendingRestart: string[];
+  /** The values it runs with of the parameters a standby must match (hot-standby-limits.ts). */
+  hotStandbyLimits?: Record<string, number>;
   /** Primary: pg_stat_replication. */
   standbys: StandbyInfo[];
 }
