@@ -372,6 +372,7 @@ export const databaseStatusSchema = object(
         to: string("The instance being promoted."),
         reason: string("Why it started."),
         startedAt: string("When it started.", { format: "date-time" }),
+        stepStartedAt: string("When the current step started.", { format: "date-time" }),
         fencedPodUid: string(
           "UID of the old primary's pod that was stopped (a new pod with another UID is no longer a threat).",
         ),

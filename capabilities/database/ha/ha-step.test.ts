@@ -34,6 +34,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   const records = new Map<string, ProbeRecord>();
   const sqlCalls: string[] = [];
   const fresh = new Map<string, { ok: boolean; probe?: InstanceProbe }>();
+  const unpromotable = new Set<string>();
   /** The primary each instance was last told to follow (primary_conninfo's host), by address. */
   const following = new Map<string, string>();
   let leader = true;
@@ -48,7 +49,11 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
       if (!now?.ok || !now.probe) throw new Error(`${name} does not answer`);
       return now.probe;
     },
-    promote: async (t: InstanceTarget) => void sqlCalls.push(`promote ${t.host}`),
+    promote: async (t: InstanceTarget) => {
+      sqlCalls.push(`promote ${t.host}`);
+      if (unpromotable.has(t.host))
+        throw new Error(`promote on ${t.host}:5432: connection refused`);
+    },
     checkpoint: async (t: InstanceTarget) => void sqlCalls.push(`checkpoint ${t.host}`),
     applyParameters: async (t: InstanceTarget, desired: Record<string, string>) => {
       sqlCalls.push(`parameters ${t.host}`);
@@ -122,6 +127,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     probe,
     sqlCalls,
     following,
+    unpromotable,
     /** What instance n answers to a probe taken now (the monitor's view stays as it was). */
     answersNow: (n: number, now: { ok: boolean; probe?: InstanceProbe }) =>
       fresh.set(`${NAME}-${n}`, now),
@@ -241,6 +247,37 @@ describe("failover", () => {
     t.answersNow(1, { ok: true, probe: answer({ lsn: "0/3000000" }) });
     await t.run();
     expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([`promote ${t.ip(2)}`]);
+  });
+
+  it("abandons a target that cannot be promoted for a minute, then chooses again", async () => {
+    const t = setup();
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run(); // fencing, target orders-2
+    t.addPod(0, "uid-0b");
+    t.unpromotable.add(t.ip(2));
+    await expect(t.run()).rejects.toThrow("connection refused"); // retried with backoff
+    expect(t.stored().status?.operation).toMatchObject({ step: "Promoting", to: "orders-2" });
+    // orders-2 died for good.
+    t.probe(2, { ok: false, failures: 60 });
+    t.answersNow(2, { ok: false });
+    t.deps.now = () => new Date("2026-11-29T10:01:01Z");
+    await t.run();
+    expect(t.stored().status?.operation).toBeUndefined();
+    expect(t.stored().status?.phase).toBe("Degraded");
+    expect(t.cluster.events.find(e => e.reason === "FailoverTargetLost")?.message).toBe(
+      "promoting orders-2 fails: promote on 10.0.0.3:5432: connection refused after 61 s; the failover to orders-2 is abandoned and the target will be chosen again",
+    );
+    // What runs as orders-0 now waits for orders-2 to rejoin it: it does not answer either.
+    t.probe(0, { ok: false, failures: 3 }, "uid-0b");
+    await t.run(); // a new failover: fences orders-0's pod again
+    expect(t.stored().status?.operation).toMatchObject({ type: "Failover", to: "orders-1" });
+    t.addPod(0, "uid-0c");
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote")).at(-1)).toBe(`promote ${t.ip(1)}`);
+    expect(t.stored().status).toMatchObject({
+      currentPrimary: "orders-1",
+      lastFailover: { from: "orders-0", to: "orders-1" },
+    });
   });
 
   it("resumes a recorded operation with its target, never choosing again", async () => {

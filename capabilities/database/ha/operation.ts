@@ -25,6 +25,7 @@ import { DatabaseStatus } from "../api/database-schema";
 import { ANNOTATION_SWITCHOVER, LABEL_ROLE } from "../api/names";
 import { Cluster, KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
 import { DatabaseWriter } from "../cluster/database-writer";
+import { errorMessage } from "../lib/errors";
 import { BuildInput, buildTopologyConfigMap } from "../specs";
 import type { InstanceSql } from "./probe-types";
 
@@ -35,6 +36,8 @@ const FENCE_TIMEOUT_MS = 60_000;
 /** Poll interval while waiting for a step. */
 const STEP_REQUEUE_MS = 500;
 const PROMOTE_TIMEOUT_SECONDS = 60;
+/** How long a chosen target may stay unpromotable (gone, not answering) before choosing again. */
+const TARGET_LOST_MS = 60_000;
 /** How long a primary restarted in place may take before failure handling takes over. */
 const RESTART_TIMEOUT_MS = 300_000;
 /** How often a failover waiting for enough standbys to answer after the fence asks again. */
@@ -114,7 +117,7 @@ export async function runOperation(ctx: OperationContext, op: Operation): Promis
     if (!fenced.done) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
     const target = await targetAfterFence(ctx, fenced.op);
     if (!target) return { done: false, requeueAfterMs: TARGET_RETRY_MS };
-    op = { ...fenced.op, to: target, step: "Promoting" };
+    op = { ...fenced.op, to: target, step: "Promoting", stepStartedAt: ctx.now().toISOString() };
     // From here the target is fixed: a promotion may be under way.
     await ctx.writer.update({ operation: op, targetPrimary: op.to });
   }
@@ -229,16 +232,48 @@ async function checkpointQuietly(ctx: OperationContext, pod: KubeObject): Promis
 async function promote(ctx: OperationContext, op: Operation): Promise<OperationResult> {
   const target = podNamed(ctx.pods, op.to);
   const ip = target && !isTerminating(target) ? podIP(target) : undefined;
-  if (!target || !ip) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
+  if (!target || !ip)
+    return targetLost(ctx, op, `${op.to}'s pod is ${target ? "going away" : "gone"}`);
   ensureLeader(ctx);
-  await ctx.sql.promote(
-    { host: ip, port: ctx.port, password: ctx.password },
-    PROMOTE_TIMEOUT_SECONDS,
-  );
+  try {
+    await ctx.sql.promote(
+      { host: ip, port: ctx.port, password: ctx.password },
+      PROMOTE_TIMEOUT_SECONDS,
+    );
+  } catch (err) {
+    const lost = await targetLost(ctx, op, `promoting ${op.to} fails: ${errorMessage(err)}`);
+    if (lost.abandoned) return lost;
+    throw err;
+  }
   if (target.metadata?.labels?.[LABEL_ROLE] !== "primary")
     await ctx.cluster.patchLabels(refOf(target), { [LABEL_ROLE]: "primary" });
   await complete(ctx, op);
   return { done: true, primary: op.to };
+}
+
+/**
+ * The target cannot be promoted (pod gone, or it does not answer). Within TARGET_LOST_MS of the
+ * step's start: wait. After: the operation is abandoned with a Warning, and the next pass decides
+ * again from what it sees, as after any failure of the primary (the old primary stays recorded
+ * as current, so it counts as failed). A target promoted just before it was lost is then the most
+ * advanced candidate, on its new timeline, and is chosen again if it comes back first.
+ */
+async function targetLost(
+  ctx: OperationContext,
+  op: Operation,
+  why: string,
+): Promise<OperationResult & { abandoned?: boolean }> {
+  const waitedMs = ctx.now().getTime() - Date.parse(op.stepStartedAt ?? op.startedAt);
+  if (waitedMs < TARGET_LOST_MS) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
+  ensureLeader(ctx);
+  // Degraded: a Database that was up, so the next pass may fail over (wasUp).
+  await ctx.writer.update({ operation: undefined, phase: "Degraded" });
+  await ctx.cluster.recordEvent(ctx.db, {
+    type: "Warning",
+    reason: `${op.type}TargetLost`,
+    message: `${why} after ${Math.round(waitedMs / 1000)} s; the ${op.type.toLowerCase()} to ${op.to} is abandoned and the target will be chosen again`,
+  });
+  return { done: false, abandoned: true, requeueAfterMs: STEP_REQUEUE_MS };
 }
 
 /**
@@ -252,12 +287,7 @@ async function promote(ctx: OperationContext, op: Operation): Promise<OperationR
 async function restartInPlace(ctx: OperationContext, op: Operation): Promise<OperationResult> {
   const pod = podNamed(ctx.pods, op.from);
   if (op.fencedPodUid === undefined) {
-    if (!pod) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
-    const stopping: Operation = { ...op, fencedPodUid: pod.metadata?.uid };
-    await ctx.writer.update({ operation: stopping });
-    await checkpointQuietly(ctx, pod);
-    ensureLeader(ctx);
-    await ctx.cluster.delete(refOf(pod), { uid: stopping.fencedPodUid });
+    if (pod) await stopForRestart(ctx, op, pod);
     return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
   }
   const back = pod && pod.metadata?.uid !== op.fencedPodUid && isPodReady(pod);
@@ -265,7 +295,7 @@ async function restartInPlace(ctx: OperationContext, op: Operation): Promise<Ope
   if (!back && waitedMs < RESTART_TIMEOUT_MS)
     return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
   const seconds = Math.round(waitedMs / 1000);
-  await ctx.writer.update({ operation: undefined });
+  await ctx.writer.update({ operation: undefined, ...(back ? {} : { phase: "Degraded" }) });
   await ctx.cluster.recordEvent(ctx.db, {
     type: back ? "Normal" : "Warning",
     reason: back ? "RestartCompleted" : "RestartTimeout",
@@ -274,6 +304,19 @@ async function restartInPlace(ctx: OperationContext, op: Operation): Promise<Ope
       : `The primary ${op.from} is not back after ${seconds} s; failure handling takes over`,
   });
   return { done: true, primary: op.from };
+}
+
+/** Records the primary's pod, then stops it cleanly (checkpoint, normal grace period). */
+async function stopForRestart(
+  ctx: OperationContext,
+  op: Operation,
+  pod: KubeObject,
+): Promise<void> {
+  const stopping: Operation = { ...op, fencedPodUid: pod.metadata?.uid };
+  await ctx.writer.update({ operation: stopping });
+  await checkpointQuietly(ctx, pod);
+  ensureLeader(ctx);
+  await ctx.cluster.delete(refOf(pod), { uid: stopping.fencedPodUid });
 }
 
 /** Status, metrics and Events once the target is the writable primary. */
