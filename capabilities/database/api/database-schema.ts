@@ -358,6 +358,10 @@ export const databaseStatusSchema = object(
     ),
     instances: array(instanceStatus, "Observed instances."),
     readyInstances: integer("Number of ready instances."),
+    initializedAt: string(
+      "When a primary first accepted connections. From then on the Database holds data, and an instance that finds no data clones a primary: none ever initialises an empty database again.",
+      { format: "date-time" },
+    ),
     operation: object(
       {
         type: stringEnum(

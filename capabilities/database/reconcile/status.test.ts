@@ -25,6 +25,20 @@ describe("statusPatch", () => {
   });
 });
 
+describe("initializedAt", () => {
+  const down = { ...obs, pods: [{ name: "db-0", ready: false }] };
+  it("stays unset until a primary is ready", () => {
+    expect(convergedStatus(undefined, down, now).initializedAt).toBeUndefined();
+  });
+  it("is the first time a primary was ready, and never moves or goes", () => {
+    const first = convergedStatus(undefined, obs, now);
+    expect(first.initializedAt).toBe("2026-11-29T10:00:00.000Z");
+    const later = new Date("2026-11-30T10:00:00Z");
+    expect(convergedStatus(first, down, later).initializedAt).toBe(first.initializedAt);
+    expect(convergedStatus(first, obs, later).initializedAt).toBe(first.initializedAt);
+  });
+});
+
 describe("failedStatus", () => {
   it.each([
     [false, "Pending", true],

@@ -85,6 +85,7 @@ export function convergedStatus(
     targetPrimary: obs.primary,
     instances: instancesOf(obs),
     readyInstances: ready,
+    initializedAt: prev?.initializedAt ?? (primaryReady ? now.toISOString() : undefined),
   };
 }
 

@@ -43,6 +43,8 @@ export const FILE_MANAGED_CONF = "managed.conf";
 /** The topology ConfigMap is mounted here; FILE_PRIMARY names the instance that must be primary. */
 export const TOPOLOGY_DIR = "/topology";
 export const FILE_PRIMARY = "primary";
+/** Present (holding status.initializedAt) once the Database held data: never initdb again. */
+export const FILE_INITIALIZED = "initialized";
 
 /** Written by the entrypoint at every start (primary_conninfo with this pod's name). */
 export const INSTANCE_CONF = `${RUN_DIR}/instance.conf`;

@@ -12,6 +12,16 @@ describe("buildTopologyConfigMap", () => {
     expect(cm.data).toEqual({ primary: expected });
   });
 
+  it("says the Database holds data once status.initializedAt is set", () => {
+    const built = input({ instances: 3 });
+    const at = "2026-11-29T10:00:00.000Z";
+    const db = { ...built.db, status: { ...built.db.status, initializedAt: at } };
+    expect(buildTopologyConfigMap({ ...built, db }).data).toEqual({
+      primary: `${DB_NAME}-0`,
+      initialized: at,
+    });
+  });
+
   it("is mounted read-only at /topology in every instance", () => {
     const sts = buildStatefulSet(input({ instances: 3 }), "hash");
     const pod = sts.spec?.template.spec;

@@ -7,8 +7,9 @@
  *   switchover happened while it was away. It then waits for that primary, rewinds onto its
  *   timeline with pg_rewind (re-clones when that fails) and starts as a standby, so a returning
  *   primary never accepts writes next to the new one. Promotion is the operator's call only.
- * - empty, ordinal 0, not told another instance is primary, and neither a primary nor another
- *   instance visible: first boot of the Database. initdb, create the `app` role and database,
+ * - empty, ordinal 0, not told another instance is primary, neither a primary nor another
+ *   instance visible, and the Database never held data (/topology/initialized absent): first
+ *   boot of the Database. initdb, create the `app` role and database,
  *   install the managed parameters as postgresql.auto.conf, start.
  * - empty otherwise: clone the primary through `<db>-rw` with pg_basebackup and start as a
  *   standby. Pod 0 clones too when it finds peers, so a pod 0 whose volume was lost after a
@@ -24,6 +25,7 @@ import {
   APP_DATABASE,
   APP_USER,
   ENV,
+  FILE_INITIALIZED,
   FILE_MANAGED_CONF,
   FILE_POSTGRESQL_CONF,
   FILE_PRIMARY,
@@ -266,7 +268,10 @@ fi
 if ! initialized; then
   prepare_empty_pgdata
   ordinal=\${${ENV.podName}##*-}
-  if [ "$ordinal" = 0 ] && { [ -z "$designated_primary" ] || [ "$designated_primary" = "$${ENV.podName}" ]; } &&
+  if [ -f "$TOPOLOGY_DIR/${FILE_INITIALIZED}" ]; then
+    log "This Database has held data since $(cat "$TOPOLOGY_DIR/${FILE_INITIALIZED}"): an instance without data clones a primary and never initialises an empty one"
+    clone_from_primary
+  elif [ "$ordinal" = 0 ] && { [ -z "$designated_primary" ] || [ "$designated_primary" = "$${ENV.podName}" ]; } &&
     ! primary_answers && ! peers_exist; then
     bootstrap_primary
   else

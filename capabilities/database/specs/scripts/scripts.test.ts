@@ -277,6 +277,23 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     expect(programs(world)).toEqual(["pg_basebackup", "postgres"]);
   });
 
+  it.each([
+    ["named primary", "orders-0"],
+    ["no primary named", ""],
+  ])(
+    "ordinal 0 without data once the Database held data (%s): clones, never initdb",
+    (_, primary) => {
+      if (primary) designate(primary);
+      writeFileSync(join(world.root, "topology", "initialized"), "2026-11-29T10:00:00.000Z");
+      const r = run(world, ENTRYPOINT_SH);
+      expect(r.status).toBe(0);
+      expect(programs(world)).toEqual(["pg_basebackup", "postgres"]);
+      expect(r.stderr).toContain(
+        "This Database has held data since 2026-11-29T10:00:00.000Z: an instance without data clones a primary and never initialises an empty one",
+      );
+    },
+  );
+
   it("initdb: installs the managed parameters as postgresql.auto.conf", () => {
     expect(run(world, ENTRYPOINT_SH).status).toBe(0);
     expect(read(join(world.pgdata, "postgresql.auto.conf"))).toBe("work_mem = '8MB'\n");
