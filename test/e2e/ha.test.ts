@@ -277,8 +277,13 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     expect(status().pendingRestart ?? []).toEqual([]);
   }, 300_000);
 
-  it("rolls a restart-only parameter out one instance at a time, primary last", async () => {
-    const primary = status().currentPrimary!;
+  /**
+   * Sets max_connections (work_mem stays as the previous test left it) and samples readiness
+   * while the rollout runs, until every instance runs the value and nothing is pending.
+   */
+  async function rollOutMaxConnections(
+    value: string,
+  ): Promise<{ maxDown: number; restartedOrder: string[] }> {
     const starts = new Map(podsOf().map(p => [p.metadata.name, p.metadata.uid]));
     kubectlOk([
       "patch",
@@ -289,14 +294,13 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       "--type=merge",
       "-p",
       JSON.stringify({
-        spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: "120" } } },
+        spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: value } } },
       }),
     ]);
-    // Sample readiness while the rollout runs: never two instances down at once.
     let maxDown = 0;
     const restartedOrder: string[] = [];
     await waitFor(
-      "max_connections = 120 on every instance, nothing pending",
+      `max_connections = ${value} on every instance, nothing pending`,
       () => {
         const pods = podsOf();
         const down = pods.filter(p => !isReady(p)).length + (3 - pods.length);
@@ -312,12 +316,18 @@ describe("a 3-instance Database in quorum mode under write load", () => {
           pods.length === 3 &&
           pods.every(isReady) &&
           (status().pendingRestart ?? []).length === 0 &&
-          pods.every(p => setting(p, "max_connections") === "120")
+          pods.every(p => setting(p, "max_connections") === value)
         );
       },
       { timeoutMs: 480_000, intervalMs: 500 },
     );
-    expect(maxDown).toBeLessThanOrEqual(1);
+    return { maxDown, restartedOrder };
+  }
+
+  it("rolls a restart-only parameter out one instance at a time, primary last", async () => {
+    const primary = status().currentPrimary!;
+    const { maxDown, restartedOrder } = await rollOutMaxConnections("120");
+    expect(maxDown).toBeLessThanOrEqual(1); // never two instances down at once
     expect(restartedOrder).toHaveLength(3);
     expect(restartedOrder[2]).toBe(primary);
     expect(status().currentPrimary).not.toBe(primary);
@@ -328,41 +338,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
 
   it("lowers a limit standbys must match: the primary restarts first, in place, no switchover", async () => {
     const primary = status().currentPrimary!;
-    const starts = new Map(podsOf().map(p => [p.metadata.name, p.metadata.uid]));
-    kubectlOk([
-      "patch",
-      "database",
-      DB,
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      JSON.stringify({
-        spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: "110" } } },
-      }),
-    ]);
-    let maxDown = 0;
-    const restartedOrder: string[] = [];
-    await waitFor(
-      "max_connections = 110 on every instance, nothing pending",
-      () => {
-        const pods = podsOf();
-        maxDown = Math.max(maxDown, pods.filter(p => !isReady(p)).length + (3 - pods.length));
-        for (const p of pods)
-          if (
-            starts.get(p.metadata.name) !== p.metadata.uid &&
-            !restartedOrder.includes(p.metadata.name)
-          )
-            restartedOrder.push(p.metadata.name);
-        return (
-          pods.length === 3 &&
-          pods.every(isReady) &&
-          (status().pendingRestart ?? []).length === 0 &&
-          pods.every(p => setting(p, "max_connections") === "110")
-        );
-      },
-      { timeoutMs: 480_000, intervalMs: 500 },
-    );
+    const { maxDown, restartedOrder } = await rollOutMaxConnections("110");
     expect(maxDown).toBeLessThanOrEqual(1);
     expect(restartedOrder).toHaveLength(3);
     expect(restartedOrder[0]).toBe(primary);
