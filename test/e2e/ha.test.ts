@@ -89,9 +89,8 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     await load?.stop();
   });
 
-  /** After a fault at `t0`: a new primary, writes acknowledged again, nothing lost, rejoin. */
-  async function expectRecovery(oldPrimary: string, oldIp: string, t0: number): Promise<void> {
-    const s = await waitFor(
+  const newPrimaryInsteadOf = (oldPrimary: string): Promise<Status> =>
+    waitFor(
       "a new primary",
       () => {
         const now = status();
@@ -99,6 +98,10 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
+
+  /** After a fault at `t0`: a new primary, writes acknowledged again, nothing lost, rejoin. */
+  async function expectRecovery(oldPrimary: string, oldIp: string, t0: number): Promise<void> {
+    const s = await newPrimaryInsteadOf(oldPrimary);
     const ack = await waitFor(
       "a write acknowledged after the fault",
       () => load.firstAckAfter(t0, oldIp),
@@ -188,14 +191,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     const t0 = Date.now();
     const fault = cutOff(ip);
     try {
-      const s = await waitFor(
-        "a new primary",
-        () => {
-          const now = status();
-          return now.currentPrimary && now.currentPrimary !== primary ? now : undefined;
-        },
-        { timeoutMs: 120_000, intervalMs: 500 },
-      );
+      const s = await newPrimaryInsteadOf(primary);
       const promoted = Date.now();
       // While the old primary is still cut off (its connections hang, nothing closes them): the
       // other standby must stream from the new primary, whose commits wait for one in quorum
