@@ -5,26 +5,48 @@
  * that were never acknowledged in synchronous mode), so its history has diverged and only
  * pg_rewind makes it able to follow the new timeline.
  */
-import { writeFileSync } from "node:fs";
+import { ChildProcess, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ENV, INSTANCE_CONF } from "../../capabilities/database/specs/layout";
 import { ENTRYPOINT_SH } from "../../capabilities/database/specs/scripts/entrypoint";
 import { promote } from "../../capabilities/database/ha/instance-sql";
 import { BASE_CONF, Cluster, confLines } from "./harness/cluster";
-import { PG_BIN } from "./harness/os";
+import { PG_BIN, serverAccount } from "./harness/os";
 import { PgServer } from "./harness/server";
 
 jest.setTimeout(180_000);
 
-const cluster = new Cluster();
+let cluster: Cluster;
 let oldPrimary: PgServer;
 let newPrimary: PgServer;
 
-beforeAll(async () => {
+beforeEach(async () => {
+  cluster = new Cluster();
   oldPrimary = await cluster.primary("db-0");
   newPrimary = await cluster.standby(oldPrimary, "db-1");
 });
-afterAll(() => cluster.destroy());
+afterEach(() => cluster.destroy());
+
+/** How the old primary ended: stopped at once, or killed with its lock file left behind. */
+const ENDINGS: [string, (s: PgServer) => Promise<void>][] = [
+  ["an immediate shutdown", s => s.stop("immediate")],
+  [
+    // Its postmaster was PID 1 in its container; in the new container PID 1 is alive, a process
+    // of the same user (the entrypoint's shell): here a sleep of the servers' account stands in.
+    "SIGKILL, its lock file naming a live process of the same user",
+    async s => {
+      await s.killAll();
+      const stand = spawn("sleep", ["600"], { ...serverAccount(), stdio: "ignore" });
+      standIns.push(stand);
+      const lock = path.join(s.dataDir, "postmaster.pid");
+      const lines = readFileSync(lock, "utf8").split("\n");
+      writeFileSync(lock, [String(stand.pid), ...lines.slice(1)].join("\n"));
+    },
+  ],
+];
+const standIns: ChildProcess[] = [];
+afterAll(() => standIns.forEach(p => p.kill("SIGKILL")));
 
 /**
  * What the StatefulSet gives the entrypoint: the ConfigMap (postgresql.conf, which includes the
@@ -66,7 +88,7 @@ function entrypointFor(server: PgServer, primary: PgServer, podName: string) {
 }
 
 describe("entrypoint.sh: a former primary whose WAL went past the promotion", () => {
-  it("rewinds onto the new timeline and streams from the new primary", async () => {
+  it.each(ENDINGS)("after %s: rewinds onto the new timeline and streams", async (_, end) => {
     oldPrimary.sql("CREATE TABLE t (id int, wrote text)");
     oldPrimary.sql("INSERT INTO t SELECT g, 'both' FROM generate_series(1, 1000) g");
     await newPrimary.waitFor("SELECT count(*) FROM t", "1000");
@@ -78,7 +100,7 @@ describe("entrypoint.sh: a former primary whose WAL went past the promotion", ()
     newPrimary.sql("INSERT INTO t VALUES (2001, 'new primary')");
     // The old primary, cut off, still accepts a write nobody else has: diverged history.
     oldPrimary.sql("INSERT INTO t SELECT g, 'old primary only' FROM generate_series(1001, 2000) g");
-    await oldPrimary.stop("immediate");
+    await end(oldPrimary);
 
     await oldPrimary.start(120_000, entrypointFor(oldPrimary, newPrimary, "db-0"));
 

@@ -41,7 +41,8 @@ export class PgServer {
   }
 
   get pid(): number | undefined {
-    return this.proc?.exitCode === null ? this.proc.pid : undefined;
+    const proc = this.proc;
+    return proc && proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined;
   }
 
   /** Beside PGDATA, as in the pod: pg_rewind copies PGDATA file by file and cannot read a socket. */
@@ -104,6 +105,17 @@ export class PgServer {
       await this.exited;
       throw new Error(`${this.name} ignored ${mode} shutdown for ${timeoutMs} ms; killed`);
     }
+  }
+
+  /**
+   * SIGKILL to the postmaster and every child at once, as when a container or a node dies: no
+   * shutdown at all, the lock file postmaster.pid stays behind.
+   */
+  async killAll(): Promise<void> {
+    const exited = this.exited;
+    if (!this.pid || !exited) return;
+    this.signalAll("SIGKILL");
+    await exited;
   }
 
   async restart(mode: StopMode = "fast"): Promise<void> {

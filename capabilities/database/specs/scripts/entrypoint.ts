@@ -221,6 +221,12 @@ rejoin_as_standby() {
     sleep 2
   done
   find_pg_bin pg_rewind
+  # A postmaster killed outright (SIGKILL, a node lost) leaves its lock file, naming its PID: 1
+  # in its container. In this new container PID 1 is alive (this script), so the single-user
+  # crash recovery pg_rewind runs first would take the file for a running server and refuse.
+  # Nothing else can use this data directory now: the pod that ran it is gone (the StatefulSet
+  # never runs two pods of one name), and this container starts postgres only below.
+  rm -f "$PGDATA/postmaster.pid"
   # A pg_rewind cut short leaves a data directory no later start may trust: the marker says so.
   touch "$PGDATA.rewinding"
   if "$PG_BIN/pg_rewind" --target-pgdata="$PGDATA" --config-file="$CONFIG_DIR/${FILE_POSTGRESQL_CONF}" \\

@@ -108,6 +108,7 @@ fi
 echo t`,
   pg_rewind: `
 echo "pg_rewind $*" >>"$LOG/calls"
+[ ! -f "$PGDATA/postmaster.pid" ] || echo "pg_rewind saw postmaster.pid" >>"$LOG/calls"
 exit "\${STUB_REWIND_RC:-0}"`,
 };
 
@@ -469,6 +470,15 @@ describe("entrypoint.sh after a failover or switchover (/topology/primary)", () 
       "psql -h orders-rw -p 5432 -U postgres -w -d postgres -XAtq -c CHECKPOINT",
     );
     expect(rewind).toMatch(/^pg_rewind /);
+  });
+
+  it("removes a killed postmaster's lock file before pg_rewind (its PID is alive in the new container)", () => {
+    designate("orders-1");
+    initialise(false);
+    writeFileSync(join(world.pgdata, "postmaster.pid"), "1\n");
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    expect(calls(world).join("\n")).not.toContain("pg_rewind saw postmaster.pid");
+    expect(programs(world)).toEqual(["psql", "psql", "pg_rewind", "postgres"]);
   });
 
   it("waits and tries again when the checkpoint fails (the primary moved or went away)", () => {
