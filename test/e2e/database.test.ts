@@ -61,4 +61,23 @@ describe("a single-instance Database", () => {
       intervalMs: 2000,
     });
   }, 480_000);
+
+  it("gets a deleted app Secret back with the password PostgreSQL has", async () => {
+    const before = appCredentials(ns, "shop");
+    kubectlOk(["delete", "secret", "shop-app", "-n", ns]);
+    const after = await waitFor(
+      "the app Secret back",
+      () => {
+        try {
+          return appCredentials(ns, "shop");
+        } catch {
+          return undefined; // not there yet
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(after.password).toBe(before.password);
+    expect(psql(after, "select count(*) from orders")).toBe("1000");
+    expect(phase("shop")).toBe("Ready");
+  }, 120_000);
 });

@@ -437,6 +437,54 @@ describe("lowering a limit standbys must match (max_connections 200 → 120)", (
   });
 });
 
+describe("the Secrets hold the passwords PostgreSQL has", () => {
+  const passwordIn = (t: ReturnType<typeof setup>, name: string) =>
+    Buffer.from(
+      (t.cluster.find("Secret", NS, name)?.data as Record<string, string>).password,
+      "base64",
+    ).toString();
+
+  it.each(["orders-superuser", "orders-app"])(
+    "%s deleted: back with the same password",
+    async name => {
+      const t = setup();
+      await t.run();
+      const before = passwordIn(t, name);
+      t.cluster.objects.delete(`Secret/${NS}/${name}`);
+      await t.run();
+      expect(passwordIn(t, name)).toBe(before);
+      expect(t.cluster.events.find(e => e.reason === "SecretRestored")?.message).toContain(
+        `Secret ${name} was deleted: its password is back to the one PostgreSQL has`,
+      );
+    },
+  );
+
+  it("a password edited in the Secret is put back, with a Warning", async () => {
+    const t = setup();
+    await t.run();
+    const before = passwordIn(t, "orders-superuser");
+    const secret = t.cluster.find("Secret", NS, "orders-superuser")!;
+    t.cluster.put({
+      ...secret,
+      data: { ...(secret.data as object), password: Buffer.from("mine").toString("base64") },
+    });
+    await t.run();
+    expect(passwordIn(t, "orders-superuser")).toBe(before);
+    expect(t.cluster.events.find(e => e.reason === "SecretRestored")?.message).toContain(
+      "Secret orders-superuser was changed",
+    );
+  });
+
+  it("never generates a new password for a Database that held data", async () => {
+    const t = setup();
+    await t.run();
+    t.memory.forget(`${NS}/${NAME}`); // an operator that started after the Secret went
+    t.cluster.objects.delete(`Secret/${NS}/orders-superuser`);
+    await expect(t.run()).rejects.toMatchObject({ reason: "SecretMissing" });
+    expect(t.cluster.find("Secret", NS, "orders-superuser")).toBeUndefined();
+  });
+});
+
 describe("status and parameters", () => {
   it("takes a replica that does not stream out of -ro and says Degraded why, until it streams again", async () => {
     const t = setup();

@@ -23,6 +23,8 @@ export interface DatabaseMemory {
   pendingAfterReload: Map<string, PendingAfterReload>;
   /** Per Event reason: the message last announced. */
   announced: Map<string, string>;
+  /** The passwords in use (reconcile restores a Secret deleted or edited from these). */
+  passwords?: { superuser: string; app: string };
 }
 
 export class HaMemory {

@@ -20,15 +20,38 @@ const decode = (secret: KubeObject): string | undefined => {
   return data?.password ? Buffer.from(data.password, "base64").toString("utf8") : undefined;
 };
 
+/** A Secret whose password was put back to the one PostgreSQL has, and why. */
+export interface RestoredSecret {
+  secret: string;
+  was: "deleted" | "changed";
+}
+
+interface Lookup {
+  cluster: Cluster;
+  db: Database;
+  generate: () => string;
+  restored: RestoredSecret[];
+}
+
 async function passwordFrom(
-  cluster: Cluster,
-  db: Database,
+  { cluster, db, generate, restored }: Lookup,
   name: string,
-  generate: () => string,
+  remembered: string | undefined,
 ): Promise<string> {
   const namespace = db.metadata?.namespace ?? "";
   const secret = await cluster.get({ apiVersion: "v1", kind: "Secret", namespace, name });
-  if (!secret) return generate();
+  if (!secret) {
+    if (remembered !== undefined) {
+      restored.push({ secret: name, was: "deleted" });
+      return remembered;
+    }
+    if (db.status?.initializedAt)
+      throw new ReconcileError(
+        "SecretMissing",
+        `Secret ${name} is gone and this operator does not know the password PostgreSQL has (it started after the Secret went): restore the Secret from your own copy; pgkeeper never generates a new password for a Database that holds data, as it would lock every client out`,
+      );
+    return generate();
+  }
   if (!isOwnedBy(secret, db)) {
     throw new ReconcileError(
       "OwnershipConflict",
@@ -36,6 +59,10 @@ async function passwordFrom(
     );
   }
   const password = decode(secret);
+  if (remembered !== undefined && password !== remembered) {
+    restored.push({ secret: name, was: "changed" });
+    return remembered;
+  }
   if (!password) {
     throw new ReconcileError(
       "SecretDamaged",
@@ -45,15 +72,22 @@ async function passwordFrom(
   return password;
 }
 
-/** The passwords the children must carry: the stored ones, or new ones on first creation. */
+/**
+ * The passwords the children must carry: the stored ones, or new ones on first creation. With
+ * `remembered` (the passwords this operator saw in use), a Secret deleted or edited since gets
+ * the password PostgreSQL has back, through the children's apply, and is listed in `restored`:
+ * a new password would lock out every client, replica, probe and backup, and PostgreSQL would
+ * never learn it (rotation by editing the Secret is not supported yet).
+ */
 export async function ensurePasswords(
   cluster: Cluster,
   db: Database,
   generate = generatePassword,
-): Promise<Passwords> {
+  remembered?: Passwords,
+): Promise<{ passwords: Passwords; restored: RestoredSecret[] }> {
   const names = childNames(db.metadata?.name ?? "");
-  return {
-    superuser: await passwordFrom(cluster, db, names.superuserSecret, generate),
-    app: await passwordFrom(cluster, db, names.appSecret, generate),
-  };
+  const lookup: Lookup = { cluster, db, generate, restored: [] };
+  const superuser = await passwordFrom(lookup, names.superuserSecret, remembered?.superuser);
+  const app = await passwordFrom(lookup, names.appSecret, remembered?.app);
+  return { passwords: { superuser, app }, restored: lookup.restored };
 }

@@ -25,7 +25,7 @@ import { buildInput } from "./build-input";
 import { ChildResult, convergeChild, pruneChild } from "./children";
 import { withAppliedHash } from "./diff";
 import { recordFailureOn } from "./failure";
-import { ensurePasswords, generatePassword } from "./passwords";
+import { RestoredSecret, ensurePasswords, generatePassword } from "./passwords";
 import { labelRoles, listInstancePods, observePods, primaryOf } from "./pods";
 import { convergedStatus, pausedStatus } from "./status";
 
@@ -113,18 +113,46 @@ async function converge(
   writer: DatabaseWriter,
 ): Promise<Outcome> {
   const { cluster } = deps;
-  const passwords = await ensurePasswords(cluster, db, deps.newPassword ?? generatePassword);
+  const { passwords, restored } = await passwordsInUse(deps, db);
   const input = buildInput(db, spec);
   // High availability must not wait for unrelated children: a quota, a policy engine refusing
   // one object or a foreign object with a child's name must never prevent a failover. The
   // children's failure is reported once HA had its turn.
   const children = await settled(convergeChildren(deps, db, input, passwords));
   const pods = await listInstancePods(cluster, db);
+  await announceRestored(cluster, db, restored);
   const ha = await runHa({ deps, db, writer }, input, pods, passwords.superuser);
   const primary = ha?.primary ?? primaryOf(db);
   if (!ha?.busy) await labelRoles(cluster, pods, primary, ha?.notServing);
   if ("error" in children) throw children.error;
   return finish({ deps, db, writer }, spec, pods, primary, ha);
+}
+
+/** The Secrets' passwords, checked against (and remembered as) the ones in use. */
+async function passwordsInUse(
+  deps: ReconcileDeps,
+  db: Database,
+): ReturnType<typeof ensurePasswords> {
+  const key = databaseKey(db.metadata?.namespace ?? "", db.metadata?.name ?? "");
+  const memory = deps.ha?.memory.of(key);
+  const generate = deps.newPassword ?? generatePassword;
+  const found = await ensurePasswords(deps.cluster, db, generate, memory?.passwords);
+  if (memory) memory.passwords = found.passwords;
+  return found;
+}
+
+/** Best effort, like every Event: the Secret is back either way. */
+async function announceRestored(
+  cluster: Cluster,
+  db: Database,
+  restored: RestoredSecret[],
+): Promise<void> {
+  for (const r of restored)
+    await cluster.recordEvent(db, {
+      type: "Warning",
+      reason: "SecretRestored",
+      message: `Secret ${r.secret} was ${r.was}: its password is back to the one PostgreSQL has (a new one would lock every client out; rotating passwords through the Secret is not supported yet)`,
+    });
 }
 
 /** A step's outcome, kept to be reported later. */
