@@ -7,6 +7,7 @@
  */
 import { applyParameters, promote } from "../../capabilities/database/ha/instance-sql";
 import { Cluster } from "./harness/cluster";
+import { eventually } from "./harness/eventually";
 import { PgServer } from "./harness/server";
 
 jest.setTimeout(180_000);
@@ -31,6 +32,25 @@ afterAll(() => cluster.destroy());
 const conninfo = (to: PgServer, name: string): string =>
   `host=127.0.0.1 port=${to.port} user=postgres password=${cluster.password} ` +
   `application_name=${name} connect_timeout=5`;
+
+describe("a change of primary_conninfo", () => {
+  it("restarts the WAL receiver even when only an unused keyword changes", async () => {
+    const receiver = () => standby.sql("SELECT pid FROM pg_stat_wal_receiver");
+    await standby.waitFor("SELECT status FROM pg_stat_wal_receiver", "streaming");
+    const before = receiver();
+    // What the operator changes at a failover when the host (<db>-rw) stays the same.
+    await applyParameters(standby.target, {
+      wal_receiver_timeout: RECEIVER_TIMEOUT,
+      primary_conninfo: `${conninfo(oldPrimary, "db-2")} fallback_application_name=db-0`,
+    });
+    await eventually(() => expect(receiver()).not.toBe(before));
+    await standby.waitFor("SELECT status FROM pg_stat_wal_receiver", "streaming");
+    await oldPrimary.waitFor(
+      "SELECT state FROM pg_stat_replication WHERE application_name = 'db-2'",
+      "streaming",
+    );
+  });
+});
 
 describe("a standby whose primary froze", () => {
   it("streams from the new primary as soon as primary_conninfo names it", async () => {

@@ -35,7 +35,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   const sqlCalls: string[] = [];
   const fresh = new Map<string, { ok: boolean; probe?: InstanceProbe }>();
   const unpromotable = new Set<string>();
-  /** The primary each instance was last told to follow (primary_conninfo's host), by address. */
+  /** The primary each instance was last told to follow (in primary_conninfo), by address. */
   const following = new Map<string, string>();
   let leader = true;
   const ip = (n: number) => `10.0.0.${n + 1}`;
@@ -57,7 +57,10 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     checkpoint: async (t: InstanceTarget) => void sqlCalls.push(`checkpoint ${t.host}`),
     applyParameters: async (t: InstanceTarget, desired: Record<string, string>) => {
       sqlCalls.push(`parameters ${t.host}`);
-      following.set(t.host, /host=(\S+)/.exec(desired.primary_conninfo ?? "")?.[1] ?? "");
+      following.set(
+        t.host,
+        /fallback_application_name=(\S+)/.exec(desired.primary_conninfo ?? "")?.[1] ?? "",
+      );
       if (parametersFail) throw parametersFail;
       return {
         changed: pendingAfterApply.length > 0,
@@ -180,7 +183,7 @@ describe("failover", () => {
   it("points every answering standby at the new primary in the pass that promoted it", async () => {
     const t = setup();
     await t.run(); // steady: everyone follows orders-0
-    expect(t.following.get(t.ip(1))).toBe("orders-0.orders-hl");
+    expect(t.following.get(t.ip(1))).toBe("orders-0");
     t.probe(0, { ok: false, failures: 3 });
     await t.run(); // fencing
     t.addPod(0, "uid-0b");
@@ -191,7 +194,7 @@ describe("failover", () => {
       `parameters ${t.ip(1)}`,
       `parameters ${t.ip(2)}`,
     ]);
-    expect(t.following.get(t.ip(1))).toBe("orders-2.orders-hl");
+    expect(t.following.get(t.ip(1))).toBe("orders-2");
   });
 
   it("chooses again once the primary is fenced: the standby that received the most WAL", async () => {

@@ -132,13 +132,13 @@ describe("instanceParameters: what the operator keeps in one instance's postgres
   const built = input({ postgresql: { parameters: { work_mem: "8MB" } } });
   const name = DB_NAME;
 
-  it("is the managed set plus primary_conninfo naming the primary's pod and this instance", () => {
+  it("is the managed set plus primary_conninfo through -rw, naming this instance and the primary", () => {
     const params = instanceParameters(built, `${name}-2`, `${name}-1`);
     expect(params).toEqual({
       ...Object.fromEntries(managedParameters(built)),
       primary_conninfo:
-        `host=${name}-1.${name}-hl port=5432 user=postgres passfile=/controller/run/pgpass ` +
-        `application_name=${name}-2 connect_timeout=5`,
+        `host=${name}-rw port=5432 user=postgres passfile=/controller/run/pgpass ` +
+        `application_name=${name}-2 fallback_application_name=${name}-1 connect_timeout=5`,
     });
   });
 

@@ -122,14 +122,17 @@ export function managedParameters(input: BuildInput): [string, string][] {
 
 /**
  * primary_conninfo of a standby (libpq keywords; the values need no quoting). Written in two
- * places: by entrypoint.sh at each start (through `<db>-rw`), and by the operator with
- * ALTER SYSTEM (the primary by its pod's name, below).
+ * places: by entrypoint.sh at each start, and by the operator with ALTER SYSTEM (below). Always
+ * through `<db>-rw`: a Service follows the primary's pod wherever it is recreated, and with no
+ * primary behind it a connection is refused at once, where a pod's own address can be stale
+ * and a WAL receiver's connect has no timeout (libpq's connect_timeout does not apply to it).
  */
 export function replicationConninfo(c: {
   host: string;
   port: string;
   passfile: string;
   applicationName: string;
+  following?: string;
 }): string {
   return [
     `host=${c.host}`,
@@ -137,17 +140,19 @@ export function replicationConninfo(c: {
     `user=${SUPERUSER}`,
     `passfile=${c.passfile}`,
     `application_name=${c.applicationName}`,
+    ...(c.following ? [`fallback_application_name=${c.following}`] : []),
     "connect_timeout=5",
   ].join(" ");
 }
 
 /**
  * What the operator keeps in one instance's postgresql.auto.conf: the managed parameters and
- * primary_conninfo naming the current primary by its pod's DNS name (`<pod>.<db>-hl`). A change of
- * primary thus changes the value, and PostgreSQL restarts the WAL receiver on the reload: every
- * standby leaves a lost primary at once, even one cut off from the network whose connection would
- * otherwise hang until wal_receiver_timeout while the new primary's synchronous commits wait.
- * (On the primary itself the value is ignored.)
+ * primary_conninfo naming the current primary. The name rides in fallback_application_name,
+ * which libpq ignores when application_name is set (it always is); it is there so the value
+ * changes with the primary: PostgreSQL restarts the WAL receiver when primary_conninfo changes on
+ * a reload, so every standby leaves a lost primary at once, even one cut off the network whose
+ * connection would otherwise hang until wal_receiver_timeout while the new primary's
+ * synchronous commits wait. (On the primary itself the value is ignored.)
  */
 export function instanceParameters(
   input: BuildInput,
@@ -155,10 +160,11 @@ export function instanceParameters(
   primary: string,
 ): Record<string, string> {
   const conninfo = replicationConninfo({
-    host: `${primary}.${namesOf(input).headlessService}`,
+    host: namesOf(input).rwService,
     port: String(POSTGRES_PORT),
     passfile: PASSFILE,
     applicationName: instance,
+    following: primary,
   });
   return { ...Object.fromEntries(managedParameters(input)), primary_conninfo: conninfo };
 }
