@@ -226,6 +226,53 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     expect(restartCount(pod(primary)!)).toBe(0);
   }, 600_000);
 
+  it("keeps acknowledging writes when a replica's postgres is SIGKILLed; the replica comes back", async () => {
+    const before = status();
+    const replica = before.instances!.find(i => i.role === "replica")!.name;
+    const t0 = Date.now();
+    process.kill(postmasterPid(pod(replica)!.metadata.uid!), "SIGKILL");
+    // Quorum ANY 1 of two standbys: the other one acknowledges, the primary stays.
+    await waitFor("a write acknowledged after the kill", () => load.firstAckAfter(t0), {
+      timeoutMs: 30_000,
+    });
+    await healthy(DB, 3);
+    expect(status().currentPrimary).toBe(before.currentPrimary);
+    expect(load.violations()).toEqual([]);
+    await expectNoAcknowledgedRowLost();
+  }, 600_000);
+
+  it("finishes a failover the operator was killed in the middle of, promoting once", async () => {
+    const primary = status().currentPrimary!;
+    const ip = podIp(primary);
+    const timeline = status().instances!.find(i => i.name === primary)!.timeline!;
+    const t0 = Date.now();
+    kubectlOk(["delete", "pod", primary, "-n", ns, "--wait=false"]);
+    await waitFor("the failover recorded", () => get("database", ns, DB)?.status?.operation, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
+    await operator.stop("SIGKILL");
+    await operator.start();
+    await expectRecovery(primary, ip, t0);
+    const after = status();
+    expect(after.lastFailover?.from).toBe(primary);
+    // One promotion: the new primary is on the next timeline, not two further.
+    expect(after.instances!.find(i => i.name === after.currentPrimary)!.timeline).toBe(
+      timeline + 1,
+    );
+  }, 600_000);
+
+  it("comes back after every pod is deleted at once (full outage)", async () => {
+    const t0 = Date.now();
+    kubectlOk(["delete", "pod", "-n", ns, "-l", `pgkeeper.dev/database=${DB}`, "--wait=false"]);
+    await waitFor("a write acknowledged after the outage", () => load.recoveredAfter(t0), {
+      timeoutMs: 300_000,
+    });
+    await healthy(DB, 3);
+    expect(load.violations()).toEqual([]);
+    await expectNoAcknowledgedRowLost();
+  }, 600_000);
+
   it("switches over on request with no loss and rejoins the old primary", async () => {
     const before = status();
     const target = before.instances!.find(i => i.role === "replica")!.name;

@@ -1,4 +1,4 @@
-import { Decision, HaInput, InstanceView, decide, failoverCandidate } from "./decide";
+import { Decision, HaInput, InstanceView, decide, failoverCandidate, stillMoving } from "./decide";
 import { InstanceProbe } from "./probe-types";
 
 const probe = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
@@ -378,5 +378,33 @@ describe("decide: switchover, scaling and rolling restarts", () => {
     ],
   ])("%s", (_, over, expected) => {
     expect(decide(base(over))).toEqual(expected);
+  });
+});
+
+describe("stillMoving: positions after the fence, two rounds", () => {
+  it.each<[string, InstanceView[], InstanceView[], string[]]>([
+    ["nothing moves", [up("db-1"), up("db-2")], [up("db-1"), up("db-2")], []],
+    [
+      "a standby still replaying its WAL",
+      [up("db-1", { lsn: "0/1000" }), up("db-2")],
+      [up("db-1", { lsn: "0/2000" }), up("db-2")],
+      ["db-1"],
+    ],
+    [
+      "a standby that answers only now",
+      [failing(up("db-1"), 1), up("db-2")],
+      [up("db-1"), up("db-2")],
+      ["db-1"],
+    ],
+    ["a new timeline", [up("db-1", { timeline: 1 })], [up("db-1", { timeline: 2 })], ["db-1"]],
+    [
+      "one that stops answering is not eligible, not moving",
+      [up("db-1")],
+      [failing(up("db-1"), 1)],
+      [],
+    ],
+    ["the fenced primary does not count", [primary()], [primary({ lsn: "9/0" })], []],
+  ])("%s", (_, first, second, expected) => {
+    expect(stillMoving(first, second)).toEqual(expected);
   });
 });

@@ -117,6 +117,24 @@ const bestFirst =
   };
 
 /**
+ * Standbys that answered two rounds of probes (taken with the primary fenced) whose position or
+ * timeline differs between them, or that answered only the second: still replaying WAL they have,
+ * so their position says less than what is on their disk.
+ */
+export function stillMoving(first: InstanceView[], second: InstanceView[]): string[] {
+  const position = (i: InstanceView | undefined): string | undefined => {
+    const probe = i?.sql?.ok ? i.sql.probe : undefined;
+    return probe?.inRecovery ? `${probe.timeline}/${probe.lsn}` : undefined;
+  };
+  return second
+    .filter(now => {
+      const after = position(now);
+      return after !== undefined && after !== position(first.find(f => f.name === now.name));
+    })
+    .map(now => now.name);
+}
+
+/**
  * The replica to promote when the primary failed. In quorum mode only standbys the primary
  * counted as synchronous are eligible, and enough of them must answer that the most advanced one
  * surely holds every acknowledged commit: with q of s standbys confirming each commit, any

@@ -35,6 +35,8 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   const sqlCalls: string[] = [];
   const fresh = new Map<string, { ok: boolean; probe?: InstanceProbe }>();
   const unpromotable = new Set<string>();
+  /** Per instance: positions its next probes report, one each (a standby replaying its WAL). */
+  const replaying = new Map<string, string[]>();
   /** The primary each instance was last told to follow (in primary_conninfo), by address. */
   const following = new Map<string, string>();
   let leader = true;
@@ -45,6 +47,8 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     // A probe taken now: what the monitor saw last, unless a test says the instance moved on.
     probeInstance: async (t: InstanceTarget) => {
       const name = `${NAME}-${Number(t.host.split(".")[3]) - 1}`;
+      const next = replaying.get(name)?.shift();
+      if (next) return answer({ lsn: next });
       const now = fresh.get(name) ?? records.get(name);
       if (!now?.ok || !now.probe) throw new Error(`${name} does not answer`);
       return now.probe;
@@ -80,6 +84,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
       monitor: { track: () => undefined, view: () => new Map(records) },
       sql,
       failureThreshold: 3,
+      settleMs: 0,
       memory,
     },
   };
@@ -131,6 +136,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     sqlCalls,
     following,
     unpromotable,
+    replaying,
     /** What instance n answers to a probe taken now (the monitor's view stays as it was). */
     answersNow: (n: number, now: { ok: boolean; probe?: InstanceProbe }) =>
       fresh.set(`${NAME}-${n}`, now),
@@ -217,6 +223,24 @@ describe("failover", () => {
     expect(t.cluster.events.find(e => e.reason === "FailoverRetargeted")?.message).toBe(
       "orders-1 received more WAL than orders-2 before orders-0 was fenced; promoting orders-1",
     );
+  });
+
+  it("waits while a standby's position still moves after the fence (replaying WAL it has)", async () => {
+    const t = setup();
+    t.probe(0, { ok: false, failures: 3 });
+    await t.run(); // fencing, target orders-2 (0/3000100)
+    // orders-1 just restarted: it replays its own WAL, past what orders-2 has.
+    t.replaying.set("orders-1", ["0/3000000", "0/3000080"]);
+    t.addPod(0, "uid-0b");
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([]);
+    expect(t.cluster.events.find(e => e.reason === "FailoverWaiting")?.message).toContain(
+      "orders-1 still replaying WAL (positions not settled)",
+    );
+    // Settled further than orders-2: orders-1 is promoted.
+    t.answersNow(1, { ok: true, probe: answer({ lsn: "0/3000200" }) });
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([`promote ${t.ip(1)}`]);
   });
 
   it("keeps the target chosen before on a tie", async () => {

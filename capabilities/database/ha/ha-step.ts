@@ -28,6 +28,7 @@ import {
   failoverCandidate,
   needsRestart,
   primaryFailure,
+  stillMoving,
 } from "./decide";
 import { lagBytes } from "./lsn";
 import { DatabaseMemory, HaMemory, PendingAfterReload } from "./memory";
@@ -51,6 +52,8 @@ export interface HaDeps {
   };
   sql: InstanceSql;
   failureThreshold: number;
+  /** Pause between the two probe rounds after a fence (SETTLE_MS); tests set 0. */
+  settleMs?: number;
   onFailover?: (namespace: string, name: string, seconds: number) => void;
   /** The controller's memory across reconciles. */
   memory: HaMemory;
@@ -172,6 +175,15 @@ function operationContext(
 
 /** Probe timeout once the primary is fenced: idle standbys answer at once, or are not eligible. */
 const FRESH_PROBE_TIMEOUT_MS = 3000;
+/**
+ * Between the two rounds of probes after the fence. With the primary fenced no standby receives
+ * anything, so a position that still moves is a standby replaying WAL it already has (one that
+ * just restarted: until it streams again, it reports its replay position, short of what is on its
+ * disk). Comparing such a position would promote a standby with less WAL than another.
+ */
+const SETTLE_MS = 1000;
+
+const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms));
 
 /**
  * failoverCandidate on probes taken now (the old primary is fenced). A standby that does not
@@ -183,8 +195,14 @@ async function failoverTargetNow(
   memory: DatabaseMemory,
   preferred: string,
 ): Promise<{ to: string } | { refused: string }> {
+  const first = await Promise.all(instances.map(view => probedNow(step, view)));
+  await sleep(step.ha.settleMs ?? SETTLE_MS);
   const fresh = await Promise.all(instances.map(view => probedNow(step, view)));
-  const choice = failoverCandidate(haInput(step, fresh), preferred);
+  const moving = stillMoving(first, fresh);
+  const choice =
+    moving.length > 0
+      ? { refused: `${moving.join(", ")} still replaying WAL (positions not settled)` }
+      : failoverCandidate(haInput(step, fresh), preferred);
   if ("refused" in choice)
     await announceOnce(
       memory,
