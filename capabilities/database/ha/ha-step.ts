@@ -5,64 +5,25 @@
  * them). An operation records its own steps through the same writer, before acting.
  */
 import { Database } from "../api/database";
-import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
-import {
-  ANNOTATION_SWITCHOVER,
-  LABEL_ROLE,
-  ROLE_REPLICA,
-  databaseKey,
-  ordinalOf,
-} from "../api/names";
-import { Cluster, KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
-import { DatabaseWriter } from "../cluster/database-writer";
-import { errorMessage } from "../lib/errors";
+import { ANNOTATION_SWITCHOVER, databaseKey, ordinalOf } from "../api/names";
+import { KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
 import { parseQuantity } from "../lib/quantity";
-import { BuildInput } from "../specs";
 import { POSTGRES_PORT } from "../specs/layout";
-import { instanceParameters } from "../specs/postgresql-conf";
-import {
-  Decision,
-  HaInput,
-  InstanceView,
-  decide,
-  failoverCandidate,
-  needsRestart,
-  primaryFailure,
-  stillMoving,
-} from "./decide";
-import { lagBytes } from "./lsn";
-import { DatabaseMemory, HaMemory, PendingAfterReload } from "./memory";
+import { Decision, HaInput, InstanceView, decide, primaryFailure } from "./decide";
+import { instanceStatus, InstancesStatus, readServing } from "./instance-status";
+import { applyParameters, followNewPrimary } from "./live-parameters";
+import { DatabaseMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { OperationContext, runOperation, startOperation } from "./operation";
-import { notServingReason } from "./serving";
-import type { InstanceSql } from "./probe-types";
+import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
+import { failoverTargetNow } from "./target-after-fence";
 
-/** What reconcile needs from the HA machinery (absent: no SQL, no failover; unit tests). */
-export interface HaDeps {
-  monitor: {
-    track(
-      key: string,
-      targets: { name: string; uid: string; ip: string }[],
-      password: string,
-      maxLagBytes?: number,
-    ): void;
-    view(key: string): Map<string, ProbeRecord>;
-    untrack?(key: string): void;
-    untrackAll?(): void;
-  };
-  sql: InstanceSql;
-  failureThreshold: number;
-  /** Pause between the two probe rounds after a fence (SETTLE_MS); tests set 0. */
-  settleMs?: number;
-  onFailover?: (namespace: string, name: string, seconds: number) => void;
-  /** The controller's memory across reconciles. */
-  memory: HaMemory;
-}
+export type { HaDeps, HaStepInput } from "./step-input";
 
 export interface HaResult {
   requeueAfterMs?: number;
   /** Status fields the HA step owns, merged by reconcile into the status it writes. */
-  status: Pick<DatabaseStatus, "instances" | "pendingRestart" | "synchronousStandbys">;
+  status: InstancesStatus;
   /** The primary after this step (changes when an operation completed). */
   primary: string;
   /** An operation is running: reconcile must not relabel pods or recompute the phase. */
@@ -71,24 +32,6 @@ export interface HaResult {
   parametersError?: string;
   /** Replicas that must not serve reads through `<db>-ro`, with the reason. */
   notServing: Record<string, string>;
-}
-
-export interface HaStepInput {
-  cluster: Cluster;
-  ha: HaDeps;
-  db: Database;
-  input: BuildInput;
-  primary: string;
-  pods: KubeObject[];
-  password: string;
-  now: () => Date;
-  isLeader: () => boolean;
-  /** StatefulSet status.updateRevision, when its controller has seen our latest template. */
-  updateRevision?: string;
-  /** Reconcile's apply path for a desired child (the topology ConfigMap while fencing). */
-  applyChild: (child: KubeObject) => Promise<void>;
-  /** The pass's one writer of the Database. */
-  writer: DatabaseWriter;
 }
 
 /** A Database is gone: stop probing it and drop what was remembered of it. */
@@ -170,76 +113,6 @@ function operationContext(
     writer: step.writer,
     onFailover: s => ha.onFailover?.(db.metadata?.namespace ?? "", db.metadata?.name ?? "", s),
     failoverTarget: preferred => failoverTargetNow(step, instances, memory, preferred),
-  };
-}
-
-/** Probe timeout once the primary is fenced: idle standbys answer at once, or are not eligible. */
-const FRESH_PROBE_TIMEOUT_MS = 3000;
-/**
- * Between the two rounds of probes after the fence. With the primary fenced no standby receives
- * anything, so a position that still moves is a standby replaying WAL it already has (one that
- * just restarted: until it streams again, it reports its replay position, short of what is on its
- * disk). Comparing such a position would promote a standby with less WAL than another.
- */
-const SETTLE_MS = 1000;
-
-const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms));
-
-/**
- * failoverCandidate on probes taken now (the old primary is fenced). A standby that does not
- * answer now is not eligible; a refusal is announced once.
- */
-async function failoverTargetNow(
-  step: HaStepInput,
-  instances: InstanceView[],
-  memory: DatabaseMemory,
-  preferred: string,
-): Promise<{ to: string } | { refused: string }> {
-  const first = await Promise.all(instances.map(view => probedNow(step, view)));
-  await sleep(step.ha.settleMs ?? SETTLE_MS);
-  const fresh = await Promise.all(instances.map(view => probedNow(step, view)));
-  const moving = stillMoving(first, fresh);
-  const choice =
-    moving.length > 0
-      ? { refused: `${moving.join(", ")} still replaying WAL (positions not settled)` }
-      : failoverCandidate(haInput(step, fresh), preferred);
-  if ("refused" in choice)
-    await announceOnce(
-      memory,
-      { db: step.db, cluster: step.cluster },
-      "Warning",
-      "FailoverWaiting",
-      `${step.primary} is fenced, but ${choice.refused}; waiting before promoting anyone`,
-    );
-  return choice;
-}
-
-async function probedNow(step: HaStepInput, view: InstanceView): Promise<InstanceView> {
-  const pod = step.pods.find(p => p.metadata?.name === view.name);
-  const ip = podIP(pod);
-  if (view.name === step.primary || !pod || !ip || isTerminating(pod)) return view;
-  const target = { host: ip, port: POSTGRES_PORT, password: step.password };
-  try {
-    const probe = await step.ha.sql.probeInstance(target, FRESH_PROBE_TIMEOUT_MS);
-    return { ...view, sql: { ok: true, failures: 0, probe } };
-  } catch {
-    return { ...view, sql: { ok: false, failures: (view.sql?.failures ?? 0) + 1 } };
-  }
-}
-
-function haInput(step: HaStepInput, instances: InstanceView[]): HaInput {
-  const { db } = step;
-  const phase = db.status?.phase;
-  return {
-    spec: step.input.spec,
-    primary: step.primary,
-    instances,
-    updateRevision: step.updateRevision,
-    synchronousStandbys: db.status?.synchronousStandbys ?? [],
-    switchoverRequest: db.metadata?.annotations?.[ANNOTATION_SWITCHOVER],
-    wasUp: phase === "Ready" || phase === "Degraded",
-    now: step.now().getTime(),
-    failureThreshold: step.ha.failureThreshold,
   };
 }
 
@@ -391,179 +264,4 @@ async function beginOperation(
   });
   const result = await runOperation(ctx, op);
   return { requeueAfterMs: result.requeueAfterMs, busy: !result.done, operationDone: result.done };
-}
-
-/** One Event per distinct message: a refused failover is re-evaluated every 2 s. */
-async function announceOnce(
-  memory: DatabaseMemory,
-  ctx: Pick<OperationContext, "db" | "cluster">,
-  type: "Normal" | "Warning",
-  reason: string,
-  message: string,
-): Promise<void> {
-  if (memory.announced.get(reason) === message) return;
-  memory.announced.set(reason, message);
-  await ctx.cluster.recordEvent(ctx.db, { type, reason, message });
-}
-
-/**
- * Right after a failover or switchover, in the same pass: every standby gets primary_conninfo
- * naming the new primary, so its WAL receiver reconnects now rather than when a connection to
- * the old one times out. Errors are reported by the next pass, which applies again.
- */
-async function followNewPrimary(
-  step: HaStepInput,
-  primary: string,
-  instances: InstanceView[],
-  records: Map<string, ProbeRecord>,
-  memory: DatabaseMemory,
-): Promise<void> {
-  if (step.isLeader()) await applyParameters(step, primary, instances, records, memory);
-}
-
-/**
- * ALTER SYSTEM + reload on every answering instance whose pod has not yet got its current set
- * (remembered per pod UID, so a steady state makes no SQL writes).
- */
-async function applyParameters(
-  step: HaStepInput,
-  primary: string,
-  instances: InstanceView[],
-  records: Map<string, ProbeRecord>,
-  memory: DatabaseMemory,
-): Promise<{ error?: string }> {
-  const errors: string[] = [];
-  for (const view of instances) {
-    const target = configurable(step, view, records);
-    if (!target) continue;
-    const desired = instanceParameters(step.input, view.name, primary);
-    const wanted = JSON.stringify(desired);
-    if (memory.appliedParameters.get(target.uid) === wanted) continue;
-    try {
-      const pending = await applyOn(step, view.name, target.ip, desired);
-      memory.appliedParameters.set(target.uid, wanted);
-      memory.pendingAfterReload.set(target.uid, {
-        pending,
-        postmasterStartTime: records.get(view.name)?.probe?.postmasterStartTime,
-      });
-    } catch (err) {
-      // Never fatal: a failing instance (or a bad value) must not stop failover or the others.
-      errors.push(`${view.name}: ${errorMessage(err)}`);
-    }
-  }
-  const error = errors.length ? errors.join("; ") : undefined;
-  if (error) await announceOnce(memory, step, "Warning", "ParametersNotApplied", error);
-  return { error };
-}
-
-/** Applies the set on one instance; returns what it left pending restart. */
-async function applyOn(
-  step: HaStepInput,
-  instance: string,
-  ip: string,
-  desired: Record<string, string>,
-): Promise<string[]> {
-  const result = await step.ha.sql.applyParameters(
-    { host: ip, port: POSTGRES_PORT, password: step.password },
-    desired,
-  );
-  if (result.changed) {
-    const pending = result.pendingRestart.length
-      ? `; pending restart: ${result.pendingRestart.join(", ")}`
-      : "";
-    await step.cluster.recordEvent(step.db, {
-      type: "Normal",
-      reason: "ParametersApplied",
-      message: `${instance}: parameters reloaded${pending}`,
-    });
-  }
-  return result.pendingRestart;
-}
-
-/** The pod of an instance that answers SQL and is not going away, with its address. */
-function configurable(
-  step: HaStepInput,
-  view: InstanceView,
-  records: Map<string, ProbeRecord>,
-): { uid: string; ip: string } | undefined {
-  const pod = step.pods.find(p => p.metadata?.name === view.name);
-  const ip = podIP(pod);
-  if (!pod || !ip || isTerminating(pod) || !records.get(view.name)?.ok) return undefined;
-  return { uid: pod.metadata?.uid ?? "", ip };
-}
-
-/** What the last answer of an instance adds to its status entry. */
-function probeFields(
-  i: InstanceView,
-  isPrimary: boolean,
-  primaryLsn: string | undefined,
-  syncNames: string[],
-): Partial<InstanceStatus> {
-  const probe = i.sql?.ok ? i.sql.probe : undefined;
-  if (!probe) return {};
-  const replica = isPrimary
-    ? {}
-    : {
-        ...(primaryLsn ? { lagBytes: Number(lagBytes(primaryLsn, probe.lsn)) } : {}),
-        streaming: probe.walReceiverStatus === "streaming",
-        synchronous: syncNames.includes(i.name),
-      };
-  const pending = probe.pendingRestart.length ? { pendingRestart: probe.pendingRestart } : {};
-  return { timeline: probe.timeline, lsn: probe.lsn, ...replica, ...pending };
-}
-
-/** The replicas that must not serve reads, each with the reason (see serving.ts). */
-function readServing(
-  step: HaStepInput,
-  instances: InstanceView[],
-  primary: string,
-): Record<string, string> {
-  const maxLag = parseQuantity(step.input.spec.readOnly.maxLag);
-  const source = instances.find(i => i.name === primary);
-  const servingNow = (name: string): boolean =>
-    step.pods.find(p => p.metadata?.name === name)?.metadata?.labels?.[LABEL_ROLE] === ROLE_REPLICA;
-  const reasons: Record<string, string> = {};
-  for (const i of instances) {
-    if (i.name === primary || !i.pod) continue;
-    const reason = notServingReason(i, source, maxLag, servingNow(i.name));
-    if (reason) reasons[i.name] = reason;
-  }
-  return reasons;
-}
-
-const servingFields = (reason: string | undefined): Partial<InstanceStatus> =>
-  reason ? { servesReads: false, notServingReason: reason } : { servesReads: true };
-
-/** status.instances, pendingRestart and the synchronous set from the pods and the probes. */
-function instanceStatus(
-  instances: InstanceView[],
-  primary: string,
-  db: Database,
-  updateRevision: string | undefined,
-  notServing: Record<string, string>,
-): HaResult["status"] {
-  const primaryProbe = instances.find(i => i.name === primary)?.sql?.probe;
-  const syncNames = (primaryProbe?.standbys ?? [])
-    .filter(s => s.syncState === "sync" || s.syncState === "quorum")
-    .map(s => s.name)
-    .sort();
-  const primaryLsn = primaryProbe && !primaryProbe.inRecovery ? primaryProbe.lsn : undefined;
-  const list: InstanceStatus[] = instances
-    .filter(i => i.pod)
-    .map(i => ({
-      name: i.name,
-      role: i.name === primary ? "primary" : "replica",
-      ready: !!i.pod?.ready,
-      ...probeFields(i, i.name === primary, primaryLsn, syncNames),
-      ...(needsRestart(i, updateRevision) ? { needsRestart: true } : {}),
-      ...(i.name === primary ? {} : servingFields(notServing[i.name])),
-    }));
-  const pendingRestart = [...new Set(list.flatMap(i => i.pendingRestart ?? []))].sort();
-  // A primary reporting no synchronous standby (just restarted, standbys reconnecting) cannot
-  // acknowledge a commit, so the last non-empty set still names who may hold the newest ones.
-  return {
-    instances: list,
-    pendingRestart,
-    synchronousStandbys: syncNames.length > 0 ? syncNames : (db.status?.synchronousStandbys ?? []),
-  };
 }

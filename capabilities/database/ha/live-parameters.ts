@@ -1,0 +1,98 @@
+/**
+ * The managed parameters (and primary_conninfo) applied live on every answering instance: ALTER
+ * SYSTEM and a reload, once per pod and set, and at once for the standbys after a promotion.
+ */
+import { isTerminating, podIP } from "../cluster/cluster";
+import { errorMessage } from "../lib/errors";
+import { POSTGRES_PORT } from "../specs/layout";
+import { instanceParameters } from "../specs/postgresql-conf";
+import { InstanceView } from "./decide";
+import { DatabaseMemory } from "./memory";
+import { ProbeRecord } from "./monitor";
+import { HaStepInput, announceOnce } from "./step-input";
+
+/**
+ * Right after a failover or switchover, in the same pass: every standby gets primary_conninfo
+ * naming the new primary, so its WAL receiver reconnects now rather than when a connection to
+ * the old one times out. Errors are reported by the next pass, which applies again.
+ */
+export async function followNewPrimary(
+  step: HaStepInput,
+  primary: string,
+  instances: InstanceView[],
+  records: Map<string, ProbeRecord>,
+  memory: DatabaseMemory,
+): Promise<void> {
+  if (step.isLeader()) await applyParameters(step, primary, instances, records, memory);
+}
+
+/**
+ * ALTER SYSTEM + reload on every answering instance whose pod has not yet got its current set
+ * (remembered per pod UID, so a steady state makes no SQL writes).
+ */
+export async function applyParameters(
+  step: HaStepInput,
+  primary: string,
+  instances: InstanceView[],
+  records: Map<string, ProbeRecord>,
+  memory: DatabaseMemory,
+): Promise<{ error?: string }> {
+  const errors: string[] = [];
+  for (const view of instances) {
+    const target = configurable(step, view, records);
+    if (!target) continue;
+    const desired = instanceParameters(step.input, view.name, primary);
+    const wanted = JSON.stringify(desired);
+    if (memory.appliedParameters.get(target.uid) === wanted) continue;
+    try {
+      const pending = await applyOn(step, view.name, target.ip, desired);
+      memory.appliedParameters.set(target.uid, wanted);
+      memory.pendingAfterReload.set(target.uid, {
+        pending,
+        postmasterStartTime: records.get(view.name)?.probe?.postmasterStartTime,
+      });
+    } catch (err) {
+      // Never fatal: a failing instance (or a bad value) must not stop failover or the others.
+      errors.push(`${view.name}: ${errorMessage(err)}`);
+    }
+  }
+  const error = errors.length ? errors.join("; ") : undefined;
+  if (error) await announceOnce(memory, step, "Warning", "ParametersNotApplied", error);
+  return { error };
+}
+
+/** Applies the set on one instance; returns what it left pending restart. */
+async function applyOn(
+  step: HaStepInput,
+  instance: string,
+  ip: string,
+  desired: Record<string, string>,
+): Promise<string[]> {
+  const result = await step.ha.sql.applyParameters(
+    { host: ip, port: POSTGRES_PORT, password: step.password },
+    desired,
+  );
+  if (result.changed) {
+    const pending = result.pendingRestart.length
+      ? `; pending restart: ${result.pendingRestart.join(", ")}`
+      : "";
+    await step.cluster.recordEvent(step.db, {
+      type: "Normal",
+      reason: "ParametersApplied",
+      message: `${instance}: parameters reloaded${pending}`,
+    });
+  }
+  return result.pendingRestart;
+}
+
+/** The pod of an instance that answers SQL and is not going away, with its address. */
+function configurable(
+  step: HaStepInput,
+  view: InstanceView,
+  records: Map<string, ProbeRecord>,
+): { uid: string; ip: string } | undefined {
+  const pod = step.pods.find(p => p.metadata?.name === view.name);
+  const ip = podIP(pod);
+  if (!pod || !ip || isTerminating(pod) || !records.get(view.name)?.ok) return undefined;
+  return { uid: pod.metadata?.uid ?? "", ip };
+}

@@ -1,0 +1,83 @@
+/**
+ * What the HA step works from: its dependencies, one pass's input, the decision input built from
+ * them, and the one-Event-per-message rule its parts share.
+ */
+import { Database } from "../api/database";
+import { ANNOTATION_SWITCHOVER } from "../api/names";
+import { Cluster, KubeObject } from "../cluster/cluster";
+import { DatabaseWriter } from "../cluster/database-writer";
+import { BuildInput } from "../specs";
+import { HaInput, InstanceView } from "./decide";
+import { DatabaseMemory, HaMemory } from "./memory";
+import { ProbeRecord } from "./monitor";
+import type { InstanceSql } from "./probe-types";
+
+/** What reconcile needs from the HA machinery (absent: no SQL, no failover; unit tests). */
+export interface HaDeps {
+  monitor: {
+    track(
+      key: string,
+      targets: { name: string; uid: string; ip: string }[],
+      password: string,
+      maxLagBytes?: number,
+    ): void;
+    view(key: string): Map<string, ProbeRecord>;
+    untrack?(key: string): void;
+    untrackAll?(): void;
+  };
+  sql: InstanceSql;
+  failureThreshold: number;
+  /** Pause between the two probe rounds after a fence (SETTLE_MS); tests set 0. */
+  settleMs?: number;
+  onFailover?: (namespace: string, name: string, seconds: number) => void;
+  /** The controller's memory across reconciles. */
+  memory: HaMemory;
+}
+
+export interface HaStepInput {
+  cluster: Cluster;
+  ha: HaDeps;
+  db: Database;
+  input: BuildInput;
+  primary: string;
+  pods: KubeObject[];
+  password: string;
+  now: () => Date;
+  isLeader: () => boolean;
+  /** StatefulSet status.updateRevision, when its controller has seen our latest template. */
+  updateRevision?: string;
+  /** Reconcile's apply path for a desired child (the topology ConfigMap while fencing). */
+  applyChild: (child: KubeObject) => Promise<void>;
+  /** The pass's one writer of the Database. */
+  writer: DatabaseWriter;
+}
+
+/** The decision input of this pass over `instances` (pure: no memory is touched). */
+export function haInput(step: HaStepInput, instances: InstanceView[]): HaInput {
+  const { db } = step;
+  const phase = db.status?.phase;
+  return {
+    spec: step.input.spec,
+    primary: step.primary,
+    instances,
+    updateRevision: step.updateRevision,
+    synchronousStandbys: db.status?.synchronousStandbys ?? [],
+    switchoverRequest: db.metadata?.annotations?.[ANNOTATION_SWITCHOVER],
+    wasUp: phase === "Ready" || phase === "Degraded",
+    now: step.now().getTime(),
+    failureThreshold: step.ha.failureThreshold,
+  };
+}
+
+/** One Event per distinct message: a refused failover is re-evaluated every 2 s. */
+export async function announceOnce(
+  memory: DatabaseMemory,
+  ctx: { db: Database; cluster: Cluster },
+  type: "Normal" | "Warning",
+  reason: string,
+  message: string,
+): Promise<void> {
+  if (memory.announced.get(reason) === message) return;
+  memory.announced.set(reason, message);
+  await ctx.cluster.recordEvent(ctx.db, { type, reason, message });
+}
