@@ -229,12 +229,20 @@ describe("a 3-instance Database in quorum mode under write load", () => {
   it("keeps acknowledging writes when a replica's postgres is SIGKILLed; the replica comes back", async () => {
     const before = status();
     const replica = before.instances!.find(i => i.role === "replica")!.name;
+    const restarts = restartCount(pod(replica)!);
     const t0 = Date.now();
     process.kill(postmasterPid(pod(replica)!.metadata.uid!), "SIGKILL");
     // Quorum ANY 1 of two standbys: the other one acknowledges, the primary stays.
     await waitFor("a write acknowledged after the kill", () => load.firstAckAfter(t0), {
       timeoutMs: 30_000,
     });
+    await waitFor(
+      `${replica}'s container restarted`,
+      () => restartCount(pod(replica)!) > restarts,
+      {
+        timeoutMs: 60_000,
+      },
+    );
     await healthy(DB, 3);
     expect(status().currentPrimary).toBe(before.currentPrimary);
     expect(load.violations()).toEqual([]);
