@@ -502,6 +502,20 @@ describe("the Secrets hold the passwords PostgreSQL has", () => {
     );
   });
 
+  it("fails over even while the app Secret is gone and nobody knows its password", async () => {
+    const t = setup();
+    await t.run();
+    t.memory.forget(`${NS}/${NAME}`);
+    t.cluster.objects.delete(`Secret/${NS}/orders-app`);
+    t.probe(0, { ok: false, failures: 3 });
+    await expect(t.run()).rejects.toMatchObject({
+      reason: "SecretMissing",
+      message: expect.stringContaining("Secret orders-app is gone"),
+    });
+    expect(t.stored().status?.operation).toMatchObject({ type: "Failover", from: "orders-0" });
+    expect(t.cluster.find("Secret", NS, "orders-app")).toBeUndefined();
+  });
+
   it("never generates a new password for a Database that held data", async () => {
     const t = setup();
     await t.run();

@@ -31,13 +31,15 @@ interface Lookup {
   db: Database;
   generate: () => string;
   restored: RestoredSecret[];
+  /** Secrets gone whose password nobody here knows (the Database holds data). */
+  missing: string[];
 }
 
 async function passwordFrom(
-  { cluster, db, generate, restored }: Lookup,
+  { cluster, db, generate, restored, missing }: Lookup,
   name: string,
   remembered: string | undefined,
-): Promise<string> {
+): Promise<string | undefined> {
   const namespace = db.metadata?.namespace ?? "";
   const secret = await cluster.get({ apiVersion: "v1", kind: "Secret", namespace, name });
   if (!secret) {
@@ -45,11 +47,10 @@ async function passwordFrom(
       restored.push({ secret: name, was: "deleted" });
       return remembered;
     }
-    if (db.status?.initializedAt)
-      throw new ReconcileError(
-        "SecretMissing",
-        `Secret ${name} is gone and this operator does not know the password PostgreSQL has (it started after the Secret went): restore the Secret from your own copy; pgkeeper never generates a new password for a Database that holds data, as it would lock every client out`,
-      );
+    if (db.status?.initializedAt) {
+      missing.push(name);
+      return undefined;
+    }
     return generate();
   }
   if (!isOwnedBy(secret, db)) {
@@ -84,10 +85,29 @@ export async function ensurePasswords(
   db: Database,
   generate = generatePassword,
   remembered?: Passwords,
-): Promise<{ passwords: Passwords; restored: RestoredSecret[] }> {
+): Promise<FoundPasswords> {
   const names = childNames(db.metadata?.name ?? "");
-  const lookup: Lookup = { cluster, db, generate, restored: [] };
+  const lookup: Lookup = { cluster, db, generate, restored: [], missing: [] };
   const superuser = await passwordFrom(lookup, names.superuserSecret, remembered?.superuser);
   const app = await passwordFrom(lookup, names.appSecret, remembered?.app);
-  return { passwords: { superuser, app }, restored: lookup.restored };
+  const restored = lookup.restored;
+  if (superuser === undefined || app === undefined)
+    return { superuser, restored, missing: secretMissing(lookup.missing) };
+  return { passwords: { superuser, app }, superuser, restored };
 }
+
+/**
+ * Either every password (`passwords`), or the error naming the Secrets nobody can restore. The
+ * superuser's is kept apart: HA needs only that one, and must run even when the app Secret is
+ * the one missing.
+ */
+export type FoundPasswords = { superuser?: string; restored: RestoredSecret[] } & (
+  | { passwords: Passwords; missing?: undefined }
+  | { passwords?: undefined; missing: ReconcileError }
+);
+
+const secretMissing = (names: string[]): ReconcileError =>
+  new ReconcileError(
+    "SecretMissing",
+    `Secret ${names.join(" and ")} ${names.length > 1 ? "are" : "is"} gone and this operator does not know the password PostgreSQL has (it started after the Secret went): restore the Secret from your own copy; pgkeeper never generates a new password for a Database that holds data, as it would lock every client out`,
+  );

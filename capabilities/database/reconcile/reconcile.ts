@@ -113,15 +113,20 @@ async function converge(
   writer: DatabaseWriter,
 ): Promise<Outcome> {
   const { cluster } = deps;
-  const { passwords, restored } = await passwordsInUse(deps, db);
+  const found = await passwordsInUse(deps, db);
   const input = buildInput(db, spec);
   // High availability must not wait for unrelated children: a quota, a policy engine refusing
-  // one object or a foreign object with a child's name must never prevent a failover. The
-  // children's failure is reported once HA had its turn.
-  const children = await settled(convergeChildren(deps, db, input, passwords));
+  // one object, a foreign object with a child's name or an app Secret nobody can restore must
+  // never prevent a failover. The children's failure is reported once HA had its turn.
+  const children = found.passwords
+    ? await settled(convergeChildren(deps, db, input, found.passwords))
+    : { error: found.missing };
   const pods = await listInstancePods(cluster, db);
-  await announceRestored(cluster, db, restored);
-  const ha = await runHa({ deps, db, writer }, input, pods, passwords.superuser);
+  await announceRestored(cluster, db, found.restored);
+  const ha =
+    found.superuser === undefined
+      ? undefined
+      : await runHa({ deps, db, writer }, input, pods, found.superuser);
   const primary = ha?.primary ?? primaryOf(db);
   if (!ha?.busy) await labelRoles(cluster, pods, primary, ha?.notServing);
   if ("error" in children) throw children.error;
@@ -137,7 +142,7 @@ async function passwordsInUse(
   const memory = deps.ha?.memory.of(key);
   const generate = deps.newPassword ?? generatePassword;
   const found = await ensurePasswords(deps.cluster, db, generate, memory?.passwords);
-  if (memory) memory.passwords = found.passwords;
+  if (memory && found.passwords) memory.passwords = found.passwords;
   return found;
 }
 
