@@ -448,6 +448,26 @@ describe("lowering a limit standbys must match (max_connections 200 → 120)", (
     expect(t.cluster.events.map(e => e.reason)).not.toContain("FailoverStarted");
   });
 
+  it("times out too when the primary's pod was gone before it could be recorded", async () => {
+    const t = lowering();
+    t.stored().status = {
+      ...t.stored().status,
+      phase: "RestartingPrimary",
+      operation: {
+        type: "Restart",
+        step: "Restarting",
+        from: "orders-0",
+        to: "orders-0",
+        startedAt: "2026-11-29T10:00:00Z",
+      },
+    };
+    t.cluster.objects.delete(`Pod/${NS}/orders-0`);
+    t.deps.now = () => new Date("2026-11-29T10:05:01Z");
+    await t.run();
+    expect(t.stored().status?.operation).toBeUndefined();
+    expect(t.cluster.events.map(e => e.reason)).toContain("RestartTimeout");
+  });
+
   it("hands over to failure handling when the primary is not back in time", async () => {
     const t = lowering();
     await t.run();

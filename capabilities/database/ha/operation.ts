@@ -286,10 +286,11 @@ async function targetLost(
  */
 async function restartInPlace(ctx: OperationContext, op: Operation): Promise<OperationResult> {
   const pod = podNamed(ctx.pods, op.from);
-  if (op.fencedPodUid === undefined) {
-    if (pod) await stopForRestart(ctx, op, pod);
+  if (op.fencedPodUid === undefined && pod) {
+    await stopForRestart(ctx, op, pod);
     return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
   }
+  // (No pod recorded and none there: it went by itself; the timeout below still holds.)
   const back = pod && pod.metadata?.uid !== op.fencedPodUid && isPodReady(pod);
   const waitedMs = ctx.now().getTime() - Date.parse(op.startedAt);
   if (!back && waitedMs < RESTART_TIMEOUT_MS)
