@@ -27,8 +27,10 @@ describe("statusPatch", () => {
 
 describe("initializedAt", () => {
   const down = { ...obs, pods: [{ name: "db-0", ready: false }] };
-  it("stays unset until a primary is ready", () => {
-    expect(convergedStatus(undefined, down, now).initializedAt).toBeUndefined();
+  it("stays unset until a primary is ready, and unset writes nothing", () => {
+    const first = convergedStatus(undefined, down, now);
+    expect("initializedAt" in first).toBe(false);
+    expect(statusPatch(first, convergedStatus(first, down, now))).toBeUndefined();
   });
   it("is the first time a primary was ready, and never moves or goes", () => {
     const first = convergedStatus(undefined, obs, now);

@@ -35,6 +35,19 @@ function phaseOf(ready: number, primaryReady: boolean, wasReady: boolean, obs: O
   return "Creating";
 }
 
+/**
+ * status.initializedAt: the first time a primary was ready, then kept. Absent (not undefined)
+ * until then: a key holding undefined would read as a change to remove on every pass.
+ */
+const initialized = (
+  prev: DatabaseStatus | undefined,
+  primaryReady: boolean,
+  now: Date,
+): Pick<DatabaseStatus, "initializedAt"> => {
+  const at = prev?.initializedAt ?? (primaryReady ? now.toISOString() : undefined);
+  return at ? { initializedAt: at } : {};
+};
+
 /** Status after a reconcile that applied every child. */
 export function convergedStatus(
   prev: DatabaseStatus | undefined,
@@ -85,7 +98,7 @@ export function convergedStatus(
     targetPrimary: obs.primary,
     instances: instancesOf(obs),
     readyInstances: ready,
-    initializedAt: prev?.initializedAt ?? (primaryReady ? now.toISOString() : undefined),
+    ...initialized(prev, primaryReady, now),
   };
 }
 
