@@ -2,8 +2,9 @@
  * What the HA step remembers across reconciles in this operator process, per Database: when its
  * primary was first seen failing, when status last got fresh progress figures, which parameter
  * set each pod got (so a steady state makes no SQL writes), what each reload left pending, and
- * which warnings were already raised. Losing it on restart costs one re-application and one
- * repeated Event. It is bounded: pod entries go with their pods, a Database's entry with it.
+ * which warnings were already raised, and the passwords in use (reconcile puts a Secret deleted or
+ * edited by hand back from them). Losing it on restart costs one re-application and one repeated
+ * Event, and the chance to restore such a Secret. It is bounded: pod entries go with their pods, a Database's entry with it.
  */
 
 export interface PendingAfterReload {

@@ -14,8 +14,10 @@
  *              the most advanced eligible one becomes the target (the one chosen before, on a
  *              tie); recorded with the step Promoting, after which the target never changes.
  *   Promoting: pg_promote() on the target (a no-op when it is already out of recovery), role
- *              labels, status, Events. The other replicas follow `<db>-rw` to the new primary
- *              and its timeline by themselves.
+ *              labels, status, Events. The HA step then repoints the other standbys in the same
+ *              pass (live-parameters.ts; ADR 0007).
+ *   Restarting: (Restart only) the primary's pod is recorded and stopped cleanly like a
+ *              switchover's, and awaited back in place.
  *
  * Every change of status goes through the pass's DatabaseWriter as a value; nothing read from the
  * API (or the cache) is ever mutated.
@@ -156,13 +158,7 @@ async function fence(
   if (!old) return { done: true, op };
   if (old.metadata?.labels?.[LABEL_ROLE] !== undefined)
     await ctx.cluster.patchLabels(refOf(old), { [LABEL_ROLE]: null });
-  if (op.fencedPodUid === undefined) {
-    // Recorded before the delete: a restarted operator then knows which pod it meant to stop.
-    const fencing: Operation = { ...op, fencedPodUid: old.metadata?.uid };
-    await ctx.writer.update({ operation: fencing });
-    await stopPod(ctx, fencing, old);
-    return { done: false, op: fencing };
-  }
+  if (op.fencedPodUid === undefined) return { done: false, op: await recordAndStop(ctx, op, old) };
   if (old.metadata?.uid !== op.fencedPodUid || stoppedForGood(old)) return { done: true, op };
   // Recorded but not deleted (the operator stopped in between): delete it now.
   if (!isTerminating(old)) await stopPod(ctx, op, old);
@@ -196,9 +192,27 @@ export function stoppedForGood(pod: KubeObject): boolean {
   );
 }
 
-/** Deletes the recorded pod of the old primary, and only that pod (UID precondition). */
+/**
+ * Records the pod to stop, then stops it. Recorded before the delete: a restarted operator then
+ * knows which pod it meant to stop.
+ */
+async function recordAndStop(
+  ctx: OperationContext,
+  op: Operation,
+  pod: KubeObject,
+): Promise<Operation> {
+  const stopping: Operation = { ...op, fencedPodUid: pod.metadata?.uid };
+  await ctx.writer.update({ operation: stopping });
+  await stopPod(ctx, stopping, pod);
+  return stopping;
+}
+
+/**
+ * Deletes the recorded pod of the old primary, and only that pod (UID precondition): with a 1 s
+ * grace period on failover, else cleanly, after a checkpoint.
+ */
 async function stopPod(ctx: OperationContext, op: Operation, pod: KubeObject): Promise<void> {
-  if (op.type === "Switchover") await checkpointQuietly(ctx, pod);
+  if (op.type !== "Failover") await checkpointQuietly(ctx, pod);
   ensureLeader(ctx);
   await ctx.cluster.delete(refOf(pod), {
     uid: op.fencedPodUid,
@@ -287,7 +301,7 @@ async function targetLost(
 async function restartInPlace(ctx: OperationContext, op: Operation): Promise<OperationResult> {
   const pod = podNamed(ctx.pods, op.from);
   if (op.fencedPodUid === undefined && pod) {
-    await stopForRestart(ctx, op, pod);
+    await recordAndStop(ctx, op, pod);
     return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
   }
   // (No pod recorded and none there: it went by itself; the timeout below still holds.)
@@ -305,19 +319,6 @@ async function restartInPlace(ctx: OperationContext, op: Operation): Promise<Ope
       : `The primary ${op.from} is not back after ${seconds} s; failure handling takes over`,
   });
   return { done: true, primary: op.from };
-}
-
-/** Records the primary's pod, then stops it cleanly (checkpoint, normal grace period). */
-async function stopForRestart(
-  ctx: OperationContext,
-  op: Operation,
-  pod: KubeObject,
-): Promise<void> {
-  const stopping: Operation = { ...op, fencedPodUid: pod.metadata?.uid };
-  await ctx.writer.update({ operation: stopping });
-  await checkpointQuietly(ctx, pod);
-  ensureLeader(ctx);
-  await ctx.cluster.delete(refOf(pod), { uid: stopping.fencedPodUid });
 }
 
 /** Status, metrics and Events once the target is the writable primary. */

@@ -41,7 +41,7 @@ export async function failoverTargetNow(
   if ("refused" in choice)
     await announceOnce(
       memory,
-      { db: step.db, cluster: step.cluster },
+      step,
       "Warning",
       "FailoverWaiting",
       `${step.primary} is fenced, but ${choice.refused}; waiting before promoting anyone`,
