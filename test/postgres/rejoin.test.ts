@@ -71,6 +71,7 @@ function entrypointFor(server: PgServer, primary: PgServer, podName: string) {
   const script = path.join(config, "entrypoint.sh");
   writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
   return {
+    topologyPrimaryFile: path.join(topology, "primary"),
     command: "/bin/sh",
     args: [script],
     env: {
@@ -116,3 +117,38 @@ describe("entrypoint.sh: a former primary whose WAL went past the promotion", ()
     expect(oldPrimary.logTail(200)).toContain("Rewound onto the primary's timeline");
   });
 });
+
+describe("entrypoint.sh: a former primary waiting to rejoin while nobody was promoted", () => {
+  it("starts as the primary again, with every row and no rewind, once the topology names it", async () => {
+    oldPrimary.sql("CREATE TABLE t (id int)");
+    oldPrimary.sql("INSERT INTO t SELECT g FROM generate_series(1, 1000) g");
+    await newPrimary.waitFor("SELECT count(*) FROM t", "1000");
+    await oldPrimary.stop("immediate");
+
+    // A failover named db-1 and fenced db-0, then could not promote anyone: db-1 is still a
+    // standby, so db-0's entrypoint waits for a writable primary that never comes.
+    const launch = entrypointFor(oldPrimary, newPrimary, "db-0");
+    const started = oldPrimary.start(120_000, launch);
+    started.catch(() => undefined);
+    await waitForLog(oldPrimary, "Waiting for the primary");
+    // The operator cancels the failover: the topology names db-0 again.
+    cluster.writeOwned(launch.topologyPrimaryFile, "db-0");
+    await started;
+
+    expect(oldPrimary.sql("SELECT pg_is_in_recovery()")).toBe("f");
+    expect(oldPrimary.sql("SELECT count(*) FROM t")).toBe("1000");
+    oldPrimary.sql("INSERT INTO t VALUES (1001)");
+    const log = oldPrimary.logTail(200);
+    expect(log).toContain("this instance is the primary again");
+    expect(log).not.toContain("Rewound");
+  });
+});
+
+async function waitForLog(server: PgServer, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!server.logTail(200).includes(text)) {
+    if (Date.now() > deadline)
+      throw new Error(`${server.name}: no "${text}" in its log:\n${server.logTail()}`);
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+}

@@ -148,13 +148,17 @@ export class FakeCluster implements Cluster {
   }
 
   /** Deletions as asked for, so tests can check grace periods. */
-  readonly deletions: { ref: string; gracePeriodSeconds?: number }[] = [];
+  readonly deletions: { ref: string; gracePeriodSeconds?: number; orphan?: boolean }[] = [];
 
   async delete(ref: ObjectRef, options?: DeleteOptions): Promise<void> {
     this.count("delete");
     const live = this.objects.get(keyOf(ref));
     if (options?.uid && live && live.metadata?.uid !== options.uid) return; // a successor stays
-    this.deletions.push({ ref: keyOf(ref), gracePeriodSeconds: options?.gracePeriodSeconds });
+    this.deletions.push({
+      ref: keyOf(ref),
+      gracePeriodSeconds: options?.gracePeriodSeconds,
+      ...(options?.orphan ? { orphan: true } : {}),
+    });
     this.objects.delete(keyOf(ref));
   }
 

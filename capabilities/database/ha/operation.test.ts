@@ -45,7 +45,9 @@ const NS = "prod";
 const NAME = "orders";
 const T0 = Date.parse("2026-11-29T10:00:00Z");
 
-function machine(operation: Partial<Operation> = {}) {
+type Target = Awaited<ReturnType<NonNullable<OperationContext["failoverTarget"]>>>;
+
+function machine(operation: Partial<Operation> = {}, target?: () => Target) {
   const api = new FakeCluster();
   const sql: string[] = [];
   const startedAt = new Date(T0).toISOString();
@@ -100,6 +102,7 @@ function machine(operation: Partial<Operation> = {}) {
       isLeader: () => true,
       applyChild: async child => void (await api.apply(child)),
       writer: new DatabaseWriter(api, db),
+      ...(target ? { failoverTarget: async () => target() } : {}),
     };
     return runOperation(ctx, db.status!.operation!);
   };
@@ -155,5 +158,59 @@ describe("runOperation: the failover state machine on its own", () => {
     expect(m.sql).toEqual(["checkpoint 10.0.0.1", "promote 10.0.0.2"]);
     expect(m.stored().metadata?.annotations?.[ANNOTATION_SWITCHOVER]).toBeUndefined();
     expect(m.stored().status?.lastSwitchover).toMatchObject({ to: `${NAME}-1` });
+  });
+});
+
+describe("runOperation: a failover that can promote nobody after the fence", () => {
+  const refused: Target = { refused: "only 0 of the synchronous standbys answer" };
+  const topologyPrimary = (m: ReturnType<typeof machine>) =>
+    (m.api.find("ConfigMap", NS, `${NAME}-topology`)?.data as Record<string, string>).primary;
+
+  it.each<[string, (m: ReturnType<typeof machine>) => void]>([
+    ["while the old primary's pod is still gone", m => m.advance(60_000)],
+    [
+      "while the old primary is back, but only just (standbys may be slow to answer)",
+      m => {
+        m.addPod(0, "uid-0-successor");
+        m.advance(5_000);
+      },
+    ],
+  ])("waits %s", async (_, arrange) => {
+    const m = machine({}, () => refused);
+    await m.pass(); // fence: records and deletes uid-0
+    arrange(m);
+    const result = await m.pass();
+    expect(result).toMatchObject({ done: false });
+    expect(m.stored().status?.operation).toMatchObject({ step: "Fencing", to: `${NAME}-1` });
+    expect(topologyPrimary(m)).toBe(`${NAME}-1`);
+    expect(m.sql).toEqual([]);
+  });
+
+  it("gives the old primary its role back once its pod is back: nobody was promoted", async () => {
+    const m = machine({}, () => refused);
+    await m.pass();
+    m.addPod(0, "uid-0-successor"); // the StatefulSet recreated it; its entrypoint waits
+    m.advance(15_000);
+    const result = await m.pass();
+    expect(result).toEqual({ done: true, primary: `${NAME}-0` });
+    expect(m.sql).toEqual([]); // no promotion, anywhere
+    expect(topologyPrimary(m)).toBe(`${NAME}-0`);
+    expect(m.stored().status).toMatchObject({
+      phase: "Degraded",
+      currentPrimary: `${NAME}-0`,
+      targetPrimary: `${NAME}-0`,
+    });
+    expect(m.stored().status?.operation).toBeUndefined();
+    expect(m.api.events.map(e => e.reason)).toContain("FailoverCancelled");
+    expect(m.api.deletions).toHaveLength(1); // the successor is never deleted
+  });
+
+  it("promotes the target when standbys answer, even with the old primary back", async () => {
+    const m = machine({}, () => ({ to: `${NAME}-1` }));
+    await m.pass();
+    m.addPod(0, "uid-0-successor");
+    m.advance(15_000);
+    expect(await m.pass()).toEqual({ done: true, primary: `${NAME}-1` });
+    expect(m.sql).toEqual(["promote 10.0.0.2"]);
   });
 });

@@ -13,6 +13,9 @@
  *   Choosing:  (failover only) every standby is probed again, the old primary being fenced, and
  *              the most advanced eligible one becomes the target (the one chosen before, on a
  *              tie); recorded with the step Promoting, after which the target never changes.
+ *              While too few standbys answer, it waits; once the old primary's pod is back, the
+ *              failover is cancelled instead and the old primary named again (nobody was
+ *              promoted, so it has every acknowledged write).
  *   Promoting: pg_promote() on the target (a no-op when it is already out of recovery), role
  *              labels, status, Events. The HA step then repoints the other standbys in the same
  *              pass (live-parameters.ts; ADR 0007).
@@ -44,6 +47,11 @@ const TARGET_LOST_MS = 60_000;
 const RESTART_TIMEOUT_MS = 300_000;
 /** How often a failover waiting for enough standbys to answer after the fence asks again. */
 const TARGET_RETRY_MS = 2000;
+/**
+ * How long after its start a failover that can promote nobody is cancelled in favour of the old
+ * primary, once that one's pod is back: long enough for standbys merely slow to answer.
+ */
+const CANCEL_AFTER_MS = 15_000;
 
 export interface OperationContext {
   cluster: Cluster;
@@ -118,8 +126,11 @@ export async function runOperation(ctx: OperationContext, op: Operation): Promis
     const fenced = await fence(ctx, op);
     if (!fenced.done) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
     const target = await targetAfterFence(ctx, fenced.op);
-    if (!target) return { done: false, requeueAfterMs: TARGET_RETRY_MS };
-    op = { ...fenced.op, to: target, step: "Promoting", stepStartedAt: ctx.now().toISOString() };
+    if ("refused" in target)
+      return formerPrimaryBack(ctx, fenced.op)
+        ? cancelFailover(ctx, fenced.op, target.refused)
+        : { done: false, requeueAfterMs: TARGET_RETRY_MS };
+    op = { ...fenced.op, to: target.to, step: "Promoting", stepStartedAt: ctx.now().toISOString() };
     // From here the target is fixed: a promotion may be under way.
     await ctx.writer.update({ operation: op, targetPrimary: op.to });
   }
@@ -133,11 +144,13 @@ export async function runOperation(ctx: OperationContext, op: Operation): Promis
  * target: the old primary shut down cleanly, after every streaming standby had all of its WAL.
  * Undefined (wait, and ask again) when too few standbys answer to be sure.
  */
-async function targetAfterFence(ctx: OperationContext, op: Operation): Promise<string | undefined> {
-  if (op.type !== "Failover" || !ctx.failoverTarget) return op.to;
+async function targetAfterFence(
+  ctx: OperationContext,
+  op: Operation,
+): Promise<{ to: string } | { refused: string }> {
+  if (op.type !== "Failover" || !ctx.failoverTarget) return { to: op.to };
   const choice = await ctx.failoverTarget(op.to);
-  if ("refused" in choice) return undefined;
-  if (choice.to === op.to) return op.to;
+  if ("refused" in choice || choice.to === op.to) return choice;
   ensureLeader(ctx);
   await ctx.applyChild(buildTopologyConfigMap({ ...ctx.input, primary: choice.to }));
   await ctx.cluster.recordEvent(ctx.db, {
@@ -145,7 +158,46 @@ async function targetAfterFence(ctx: OperationContext, op: Operation): Promise<s
     reason: "FailoverRetargeted",
     message: `${choice.to} received more WAL than ${op.to} before ${op.from} was fenced; promoting ${choice.to}`,
   });
-  return choice.to;
+  return choice;
+}
+
+/**
+ * The old primary's pod is back (the StatefulSet recreated it after the fence) while no standby
+ * can be promoted, and has been for CANCEL_AFTER_MS since the failover started.
+ */
+function formerPrimaryBack(ctx: OperationContext, op: Operation): boolean {
+  const pod = podNamed(ctx.pods, op.from);
+  return (
+    op.type === "Failover" &&
+    !!pod &&
+    !isTerminating(pod) &&
+    pod.metadata?.uid !== op.fencedPodUid &&
+    ctx.now().getTime() - Date.parse(op.startedAt) >= CANCEL_AFTER_MS
+  );
+}
+
+/**
+ * Gives the old primary its role back. Nobody was promoted (the step is still Fencing), so the
+ * old primary's data holds every write it acknowledged, more than any standby. Waiting instead
+ * would hold the whole Database down as long as too few standbys answer: after a full outage,
+ * the old primary's entrypoint waits for the named target, which may never come back (its node
+ * is gone) or come back unable to be promoted. Named again in the topology, the old primary
+ * starts as the primary it was (entrypoint.sh), with no rewind.
+ */
+async function cancelFailover(
+  ctx: OperationContext,
+  op: Operation,
+  refused: string,
+): Promise<OperationResult> {
+  ensureLeader(ctx);
+  await ctx.applyChild(buildTopologyConfigMap({ ...ctx.input, primary: op.from }));
+  await ctx.writer.update({ operation: undefined, targetPrimary: op.from, phase: "Degraded" });
+  await ctx.cluster.recordEvent(ctx.db, {
+    type: "Warning",
+    reason: "FailoverCancelled",
+    message: `${op.from} was fenced, but ${refused}; nobody was promoted, so ${op.from}, whose pod is back, is the primary again (it holds every acknowledged write)`,
+  });
+  return { done: true, primary: op.from };
 }
 
 async function fence(

@@ -211,6 +211,19 @@ describe("reconcile: changes and drift", () => {
     expect(cluster.find("StatefulSet", NS, NAME)).toBeDefined();
   });
 
+  it("recreates a StatefulSet made with pods in order (an earlier version) without its pods", async () => {
+    const { cluster, run } = setup();
+    await run();
+    const live = cluster.find("StatefulSet", NS, NAME)!;
+    (live.spec as Record<string, unknown>).podManagementPolicy = "OrderedReady";
+    await run();
+    expect(cluster.deletions).toEqual([{ ref: `StatefulSet/${NS}/${NAME}`, orphan: true }]);
+    expect(cluster.calls.resizeClaim).toBe(0);
+    expect(
+      (cluster.find("StatefulSet", NS, NAME)?.spec as Record<string, unknown>).podManagementPolicy,
+    ).toBe("Parallel");
+  });
+
   it("does not restart pods for a config change by timestamp: the template carries a config hash", async () => {
     const { cluster, run } = setup();
     await run();

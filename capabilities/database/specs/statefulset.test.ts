@@ -24,7 +24,7 @@ describe("buildStatefulSet", () => {
     ["spec.serviceName", `${DB_NAME}-hl`],
     ["spec.selector", { matchLabels: selector }],
     ["spec.updateStrategy", { type: "OnDelete" }],
-    ["spec.podManagementPolicy", "OrderedReady"],
+    ["spec.podManagementPolicy", "Parallel"],
     ["spec.persistentVolumeClaimRetentionPolicy", { whenDeleted: "Delete", whenScaled: "Retain" }],
     ["spec.template.metadata.annotations", { "pgkeeper.dev/config-hash": HASH }],
     ["spec.template.spec.enableServiceLinks", false],

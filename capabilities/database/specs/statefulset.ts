@@ -181,7 +181,11 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
       serviceName: names.headlessService,
       selector: { matchLabels: selectorLabels(db) },
       updateStrategy: { type: "OnDelete" },
-      podManagementPolicy: "OrderedReady",
+      // Every instance starts at once. In order (OrderedReady), an instance that waits (a former
+      // primary for the new one, a pod 0 without data for a primary to clone) would keep the
+      // later ones, which the wait is for, from ever being created. Existing StatefulSets are
+      // recreated without their pods to change it (the field is immutable).
+      podManagementPolicy: "Parallel",
       // Deleting the Database deletes the data volumes; scaling down keeps them, so scaling
       // back up rejoins the old volume with a short WAL catch-up instead of a full clone.
       persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },

@@ -6,14 +6,16 @@
  *   when it was a primary and /topology/primary names another instance: a failover or
  *   switchover happened while it was away. It then waits for that primary, rewinds onto its
  *   timeline with pg_rewind (re-clones when that fails) and starts as a standby, so a returning
- *   primary never accepts writes next to the new one. Promotion is the operator's call only.
- * - empty, ordinal 0, not told another instance is primary, neither a primary nor another
- *   instance visible, and the Database never held data (/topology/initialized absent): first
- *   boot of the Database. initdb, create the `app` role and database,
+ *   primary never accepts writes next to the new one. Promotion is the operator's call only; so
+ *   is cancelling a failover before any promotion, which names this instance again while it
+ *   waits: it then starts as the primary it was.
+ * - empty, ordinal 0, not told another instance is primary, no server answering (neither on
+ *   `<db>-rw` nor on another pod), and the Database never held data (/topology/initialized
+ *   absent): first boot of the Database. initdb, create the `app` role and database,
  *   install the managed parameters as postgresql.auto.conf, start.
  * - empty otherwise: clone the primary through `<db>-rw` with pg_basebackup and start as a
- *   standby. Pod 0 clones too when it finds peers, so a pod 0 whose volume was lost after a
- *   failover can never initdb a second, empty primary.
+ *   standby. Pod 0 clones too when another instance's server answers, so a pod 0 whose volume was
+ *   lost can never initdb a second, empty primary.
  *
  * initdb and pg_basebackup write into a sibling directory that is renamed into place only when
  * complete: a pod killed halfway leaves no half-made PGDATA that the next start would trust. An
@@ -115,16 +117,28 @@ primary_answers() {
   [ $? -eq 1 ]
 }
 
-# True when the headless Service lists an address other than this pod's (it publishes pods that
-# are not ready too).
-peers_exist() {
+# True when a server answers (accepting or rejecting connections) on an address of the headless
+# Service (which publishes pods that are not ready too) other than this pod's: another instance
+# holds data. At a first boot the other pods, created at the same time, are still waiting to
+# clone with no server up; a pod 0 whose volume was lost finds its peers' servers instead.
+peer_server_answers() {
   command -v getent >/dev/null 2>&1 || return 1
   getent ahosts "\${${ENV.headlessService}:-}" 2>/dev/null | (
     while read -r ip _rest; do
-      [ "$ip" = "\${${ENV.podIP}:-}" ] || exit 0
+      [ "$ip" = "\${${ENV.podIP}:-}" ] && continue
+      answer=0
+      "$PG_BIN/pg_isready" -q -h "$ip" -p "$PORT" -t 3 </dev/null || answer=$?
+      if [ "$answer" -le 1 ]; then exit 0; fi
     done
     exit 1
   )
+}
+
+# True when /topology/primary (re-read: the kubelet refreshes the mounted ConfigMap) names this
+# instance. The operator names a former primary again when it cancels a failover before any
+# promotion: nobody else took its place, and it holds every acknowledged write.
+named_primary_again() {
+  [ "$(cat "$TOPOLOGY_DIR/${FILE_PRIMARY}" 2>/dev/null || true)" = "$${ENV.podName}" ]
 }
 
 # PGDATA must be absent or empty before a bootstrap or a clone: anything else is a data directory
@@ -217,6 +231,10 @@ rejoin_as_standby() {
   log "$designated_primary is the primary now; this former primary rejoins as its standby"
   find_pg_bin psql
   until primary_is_writable && checkpoint_primary; do
+    if named_primary_again; then
+      log "The failover was cancelled before any promotion; this instance is the primary again"
+      return 0
+    fi
     log "Waiting for the primary on $${ENV.primaryHost}"
     sleep 2
   done
@@ -278,7 +296,7 @@ if ! initialized; then
     log "This Database has held data since $(cat "$TOPOLOGY_DIR/${FILE_INITIALIZED}"): an instance without data clones a primary and never initialises an empty one"
     clone_from_primary
   elif [ "$ordinal" = 0 ] && { [ -z "$designated_primary" ] || [ "$designated_primary" = "$${ENV.podName}" ]; } &&
-    ! primary_answers && ! peers_exist; then
+    ! primary_answers && ! peer_server_answers; then
     bootstrap_primary
   else
     clone_from_primary

@@ -72,6 +72,8 @@ mkdir -p "$dir"
 echo 16 >"$dir/PG_VERSION"`,
   pg_isready: `
 echo "pg_isready $*" >>"$LOG/calls"
+# Another pod's address (the headless Service's), or <db>-rw.
+case "$*" in *"-h 10."*) exit "\${STUB_PEER_ISREADY_RC:-2}" ;; esac
 exit "\${STUB_ISREADY_RC:-2}"`,
   pg_basebackup: `
 echo "pg_basebackup $*" >>"$LOG/calls"
@@ -227,10 +229,22 @@ describe("entrypoint.sh decides how the data directory is made", () => {
       ["pg_isready", "pg_basebackup", "postgres"],
     ],
     [
-      "ordinal 0, a peer is listed: clone",
-      { STUB_GETENT: "10.0.0.5 STREAM orders-hl\n10.0.0.6 STREAM" },
+      "ordinal 0, a peer's server answers: clone",
+      { STUB_GETENT: "10.0.0.5 STREAM orders-hl\n10.0.0.6 STREAM", STUB_PEER_ISREADY_RC: "0" },
       () => undefined,
-      ["pg_isready", "getent", "pg_basebackup", "postgres"],
+      ["pg_isready", "getent", "pg_isready", "pg_basebackup", "postgres"],
+    ],
+    [
+      "ordinal 0, a peer's server rejects connections (starting): clone",
+      { STUB_GETENT: "10.0.0.5 STREAM orders-hl\n10.0.0.6 STREAM", STUB_PEER_ISREADY_RC: "1" },
+      () => undefined,
+      ["pg_isready", "getent", "pg_isready", "pg_basebackup", "postgres"],
+    ],
+    [
+      "ordinal 0, peers listed with no server up (a first boot, pods created together): initdb",
+      { STUB_GETENT: "10.0.0.5 STREAM orders-hl\n10.0.0.6 STREAM\n10.0.0.7 STREAM" },
+      () => undefined,
+      ["pg_isready", "getent", "pg_isready", "pg_isready", "initdb", "single", "postgres"],
     ],
     [
       "ordinal 0, only itself listed: initdb",
