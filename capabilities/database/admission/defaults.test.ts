@@ -14,7 +14,7 @@ const MINIMAL_PATCH = {
   instances: 1,
   scheduling: { antiAffinity: "preferred" },
   postgresql: { synchronous: { mode: "off" } },
-  failover: { enabled: true, delaySeconds: 0 },
+  failover: { enabled: true, delaySeconds: 0, promoteAfterFenceTimeout: false },
   readOnly: { maxLag: "64Mi" },
   paused: false,
 };
@@ -39,7 +39,10 @@ describe("defaultsPatch", () => {
         failover: { enabled: false },
         paused: true,
       },
-      { failover: { delaySeconds: 0 }, readOnly: { maxLag: "64Mi" } },
+      {
+        failover: { delaySeconds: 0, promoteAfterFenceTimeout: false },
+        readOnly: { maxLag: "64Mi" },
+      },
     ],
     [
       "fills nested fields next to present ones",
@@ -47,7 +50,7 @@ describe("defaultsPatch", () => {
       {
         ...MINIMAL_PATCH,
         scheduling: { antiAffinity: "preferred" },
-        failover: { enabled: true },
+        failover: { enabled: true, promoteAfterFenceTimeout: false },
       },
     ],
     [
@@ -57,7 +60,12 @@ describe("defaultsPatch", () => {
     ],
     [
       "keeps false and 0 as present values",
-      { ...minimal, paused: false, instances: 1, failover: { enabled: false, delaySeconds: 0 } },
+      {
+        ...minimal,
+        paused: false,
+        instances: 1,
+        failover: { enabled: false, delaySeconds: 0, promoteAfterFenceTimeout: false },
+      },
       {
         image: MINIMAL_PATCH.image,
         scheduling: MINIMAL_PATCH.scheduling,

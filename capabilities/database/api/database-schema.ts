@@ -215,6 +215,9 @@ export const databaseSpecSchema = object(
           "How long the primary must be unhealthy before failover starts. Default 0 (as soon as the failure is confirmed).",
           { minimum: 0, maximum: 3600 },
         ),
+        promoteAfterFenceTimeout: boolean(
+          "Promote the target even when the old primary's pod is still there 60 s after it was deleted (its node is unreachable, so nothing confirms postgres stopped). Clients and standbys that still reach the old primary could then write to two primaries. Default false: the failover waits, and a FenceTimeout Warning says how to confirm the node is down and force-delete the pod.",
+        ),
       },
       "Automatic failover.",
     ),

@@ -32,7 +32,7 @@ export interface ResolvedSpec {
     parameters: Record<string, string>;
     synchronous: { mode: "off" | "quorum"; number?: number };
   };
-  failover: { enabled: boolean; delaySeconds: number };
+  failover: { enabled: boolean; delaySeconds: number; promoteAfterFenceTimeout: boolean };
   readOnly: { maxLag: string };
   backup?: {
     schedule?: string;
@@ -83,5 +83,6 @@ function failoverDefaults(failover: DatabaseSpec["failover"]): ResolvedSpec["fai
   return {
     enabled: failover?.enabled ?? true,
     delaySeconds: failover?.delaySeconds ?? DEFAULT_FAILOVER_DELAY_SECONDS,
+    promoteAfterFenceTimeout: failover?.promoteAfterFenceTimeout ?? false,
   };
 }

@@ -37,7 +37,9 @@ export interface InstanceView {
 }
 
 export interface HaInput {
-  spec: Pick<ResolvedSpec, "instances" | "failover" | "postgresql">;
+  spec: Pick<ResolvedSpec, "instances" | "postgresql"> & {
+    failover: Pick<ResolvedSpec["failover"], "enabled" | "delaySeconds">;
+  };
   primary: string;
   instances: InstanceView[];
   /** StatefulSet status.updateRevision, when the controller has caught up with our template. */

@@ -368,6 +368,50 @@ describe("failover", () => {
   });
 });
 
+describe("a second instance accepting writes", () => {
+  const T = Date.parse("2026-11-29T10:00:00Z");
+  const at = (t: ReturnType<typeof setup>, ms: number) => (t.deps.now = () => new Date(T + ms));
+  const writable = answer({ inRecovery: false, walReceiverStatus: undefined });
+
+  it("is fenced once probes said so for 3 s: label off, pod deleted (1 s grace), Warning", async () => {
+    const t = setup();
+    t.probe(1, { probe: writable });
+    const first = await t.run();
+    expect(t.cluster.deletions).toEqual([]);
+    expect(first.requeueAfterMs).toBeLessThanOrEqual(3000);
+    at(t, 3000);
+    await t.run();
+    expect(t.cluster.deletions).toEqual([{ ref: `Pod/${NS}/orders-1`, gracePeriodSeconds: 1 }]);
+    expect(t.cluster.events.find(e => e.reason === "SecondPrimaryFenced")?.message).toContain(
+      "orders-1 accepts writes, but orders-0 is the primary",
+    );
+    expect(t.stored().status?.currentPrimary).toBe("orders-0");
+    expect(t.sqlCalls.filter(c => c.startsWith("promote"))).toEqual([]);
+  });
+
+  it("is left alone when it was a moment only (a view one write behind)", async () => {
+    const t = setup();
+    t.probe(1, { probe: writable });
+    await t.run();
+    t.probe(1, { probe: answer() });
+    at(t, 3000);
+    await t.run();
+    t.probe(1, { probe: writable });
+    at(t, 4000);
+    await t.run(); // writable again: the 3 s start over
+    expect(t.cluster.deletions).toEqual([]);
+  });
+
+  it("never counts the primary, nor an instance whose probes fail", async () => {
+    const t = setup();
+    t.probe(2, { ok: false, failures: 1, probe: writable });
+    await t.run();
+    at(t, 10_000);
+    await t.run();
+    expect(t.cluster.deletions).toEqual([]);
+  });
+});
+
 describe("switchover", () => {
   it("on request: clean shutdown of the old primary, then promotion, then the annotation goes", async () => {
     const t = setup();

@@ -16,6 +16,7 @@ import { DatabaseMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
+import { fenceSecondPrimaries } from "./second-primary";
 import { failoverTargetNow } from "./target-after-fence";
 
 export type { HaDeps, HaStepInput } from "./step-input";
@@ -113,6 +114,8 @@ function operationContext(
     writer: step.writer,
     onFailover: s => ha.onFailover?.(db.metadata?.namespace ?? "", db.metadata?.name ?? "", s),
     failoverTarget: preferred => failoverTargetNow(step, instances, memory, preferred),
+    announceOnce: (type, reason, message) =>
+      announceOnce(memory, { db, cluster: step.cluster }, type, reason, message),
   };
 }
 
@@ -163,6 +166,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
     if (primary) await followNewPrimary(step, primary, instanceViews, records, memory);
     return result(primary ?? step.primary, { ...done, busy: !done.done });
   }
+  const secondPrimaryAgainMs = await fenceSecondPrimaries(step, instanceViews, memory);
   const acted = await act(ctx, decide(haInputOf(step, instanceViews, memory)), step, memory);
   if (acted.operationDone) {
     memory.downSince = undefined;
@@ -172,12 +176,20 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   }
   const config = await applyParameters(step, step.primary, instanceViews, records, memory);
   return result(step.primary, {
-    requeueAfterMs: config.error
-      ? Math.min(acted.requeueAfterMs ?? Infinity, PARAMETERS_RETRY_MS)
-      : acted.requeueAfterMs,
+    requeueAfterMs: soonest(
+      acted.requeueAfterMs,
+      config.error ? PARAMETERS_RETRY_MS : undefined,
+      secondPrimaryAgainMs,
+    ),
     busy: acted.busy,
     ...(config.error ? { parametersError: config.error } : {}),
   });
+}
+
+/** The earliest of the given delays, or undefined when none is given. */
+function soonest(...delays: (number | undefined)[]): number | undefined {
+  const given = delays.filter((d): d is number => d !== undefined);
+  return given.length > 0 ? Math.min(...given) : undefined;
 }
 
 interface Acted {

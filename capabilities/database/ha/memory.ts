@@ -24,6 +24,8 @@ export interface DatabaseMemory {
   pendingAfterReload: Map<string, PendingAfterReload>;
   /** Per Event reason: the message last announced. */
   announced: Map<string, string>;
+  /** Per pod UID of an instance other than the primary: since when (ms) it was seen writable. */
+  writableSince: Map<string, number>;
   /** The passwords in use (reconcile restores a Secret deleted or edited from these). */
   passwords?: { superuser: string; app: string };
 }
@@ -39,6 +41,7 @@ export class HaMemory {
         appliedParameters: new Map(),
         pendingAfterReload: new Map(),
         announced: new Map(),
+        writableSince: new Map(),
       };
       this.databases.set(key, memory);
     }
@@ -49,7 +52,11 @@ export class HaMemory {
   keepPods(key: string, uids: ReadonlySet<string>): void {
     const memory = this.databases.get(key);
     if (!memory) return;
-    for (const perPod of [memory.appliedParameters, memory.pendingAfterReload])
+    for (const perPod of [
+      memory.appliedParameters,
+      memory.pendingAfterReload,
+      memory.writableSince,
+    ])
       for (const uid of perPod.keys()) if (!uids.has(uid)) perPod.delete(uid);
   }
 

@@ -47,7 +47,11 @@ const T0 = Date.parse("2026-11-29T10:00:00Z");
 
 type Target = Awaited<ReturnType<NonNullable<OperationContext["failoverTarget"]>>>;
 
-function machine(operation: Partial<Operation> = {}, target?: () => Target) {
+function machine(
+  operation: Partial<Operation> = {},
+  target?: () => Target,
+  failover: Record<string, unknown> = {},
+) {
   const api = new FakeCluster();
   const sql: string[] = [];
   const startedAt = new Date(T0).toISOString();
@@ -64,7 +68,7 @@ function machine(operation: Partial<Operation> = {}, target?: () => Target) {
     apiVersion: "pgkeeper.dev/v1alpha1",
     kind: "Database",
     metadata: { name: NAME, namespace: NS, annotations: { [ANNOTATION_SWITCHOVER]: `${NAME}-1` } },
-    spec: { version: "15", storage: { size: "1Gi" }, instances: 2 },
+    spec: { version: "15", storage: { size: "1Gi" }, instances: 2, failover },
     status: { phase: "FailingOver", currentPrimary: `${NAME}-0`, operation: op },
   } as Database);
   const addPod = (n: number, uid: string, extra: Record<string, unknown> = {}) =>
@@ -212,5 +216,45 @@ describe("runOperation: a failover that can promote nobody after the fence", () 
     m.advance(15_000);
     expect(await m.pass()).toEqual({ done: true, primary: `${NAME}-1` });
     expect(m.sql).toEqual(["promote 10.0.0.2"]);
+  });
+});
+
+describe("runOperation: the old primary's pod outlives its deletion (node lost)", () => {
+  /** The first pass deletes the pod; its node never confirms, so the pod stays, terminating. */
+  async function stuck(failover: Record<string, unknown> = {}) {
+    const m = machine({}, undefined, failover);
+    await m.pass();
+    m.addPod(0, "uid-0", { deletionTimestamp: new Date(T0).toISOString() });
+    m.advance(61_000);
+    return m;
+  }
+  const reasons = (m: ReturnType<typeof machine>) => m.api.events.map(e => e.reason);
+
+  it("waits by default, promoting nobody, and says how to go on", async () => {
+    const m = await stuck();
+    expect((await m.pass()).done).toBe(false);
+    expect(m.sql).toEqual([]);
+    expect(reasons(m)).toContain("FenceTimeout");
+    expect(m.api.events.find(e => e.reason === "FenceTimeout")?.message).toMatch(
+      /not promoting .* --force --grace-period=0/,
+    );
+    expect(m.stored().status?.operation).toMatchObject({ step: "Fencing" });
+  });
+
+  it("goes on once the pod is force-deleted and replaced", async () => {
+    const m = await stuck();
+    await m.pass();
+    m.addPod(0, "uid-0-successor");
+    expect(await m.pass()).toEqual({ done: true, primary: `${NAME}-1` });
+    expect(m.sql).toEqual(["promote 10.0.0.2"]);
+  });
+
+  it("promotes at once when the spec opts in", async () => {
+    const m = await stuck({ promoteAfterFenceTimeout: true });
+    expect(await m.pass()).toEqual({ done: true, primary: `${NAME}-1` });
+    expect(m.sql).toEqual(["promote 10.0.0.2"]);
+    expect(m.api.events.find(e => e.reason === "FenceTimeout")?.message).toContain(
+      "promoting orders-1 anyway",
+    );
   });
 });

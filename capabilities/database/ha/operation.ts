@@ -9,7 +9,8 @@
  *              frozen postgres is killed) and the normal one on switchover (a clean shutdown ships
  *              all WAL to the standbys). The delete carries that UID as a precondition, so a
  *              successor pod is never deleted. Done when that pod is gone, replaced, or stopped
- *              for good, or after FENCE_TIMEOUT_MS.
+ *              for good; after FENCE_TIMEOUT_MS (node lost) only when the spec opts in
+ *              (spec.failover.promoteAfterFenceTimeout), else it waits with a Warning.
  *   Choosing:  (failover only) every standby is probed again, the old primary being fenced, and
  *              the most advanced eligible one becomes the target (the one chosen before, on a
  *              tie); recorded with the step Promoting, after which the target never changes.
@@ -74,6 +75,8 @@ export interface OperationContext {
    * `preferred` winning a tie; refused when too few eligible standbys answer to be sure.
    */
   failoverTarget?: (preferred: string) => Promise<{ to: string } | { refused: string }>;
+  /** Records an Event once per distinct message: a wait repeats the same news every pass. */
+  announceOnce?: (type: "Normal" | "Warning", reason: string, message: string) => Promise<void>;
 }
 
 export interface OperationResult {
@@ -215,8 +218,9 @@ async function fence(
   // Recorded but not deleted (the operator stopped in between): delete it now.
   if (!isTerminating(old)) await stopPod(ctx, op, old);
   if (!fenceGaveUp(ctx, op)) return { done: false, op };
-  await announceFenceTimeout(ctx, op);
-  return { done: true, op };
+  const promoteAnyway = ctx.input.spec.failover.promoteAfterFenceTimeout;
+  await announceFenceTimeout(ctx, op, promoteAnyway);
+  return { done: promoteAnyway, op };
 }
 
 /**
@@ -275,14 +279,37 @@ async function stopPod(ctx: OperationContext, op: Operation, pod: KubeObject): P
 const fenceGaveUp = (ctx: OperationContext, op: Operation): boolean =>
   ctx.now().getTime() - Date.parse(op.startedAt) >= FENCE_TIMEOUT_MS;
 
-async function announceFenceTimeout(ctx: OperationContext, op: Operation): Promise<void> {
-  const waited = Math.round((ctx.now().getTime() - Date.parse(op.startedAt)) / 1000);
-  await ctx.cluster.recordEvent(ctx.db, {
-    type: "Warning",
-    reason: "FenceTimeout",
-    message: `${op.from}'s pod is still there after ${waited} s (node lost?); promoting ${op.to} anyway: it is out of <db>-rw`,
-  });
+/**
+ * The old primary's pod outlived its deletion by FENCE_TIMEOUT_MS: its node does not answer, so
+ * nothing confirms postgres stopped, and clients or standbys connected to it may still write
+ * there. Promoting now risks two primaries: only when the spec opts in. Otherwise the failover
+ * waits for the pod to go (the node back, or a person who made sure it is down force-deleting it).
+ */
+async function announceFenceTimeout(
+  ctx: OperationContext,
+  op: Operation,
+  promoteAnyway: boolean,
+): Promise<void> {
+  const stuck = `${op.from}'s pod is still there ${FENCE_TIMEOUT_MS / 1000} s after it was deleted (its node does not answer, so nothing confirms postgres stopped)`;
+  if (promoteAnyway) {
+    await ctx.cluster.recordEvent(ctx.db, {
+      type: "Warning",
+      reason: "FenceTimeout",
+      message: `${stuck}; promoting ${op.to} anyway (spec.failover.promoteAfterFenceTimeout): ${op.from} is out of <db>-rw, but connections that still reach it can write to it`,
+    });
+    return;
+  }
+  await (ctx.announceOnce ?? recordEventOf(ctx))(
+    "Warning",
+    "FenceTimeout",
+    `${stuck}; not promoting ${op.to} while ${op.from} may still accept writes. Once its node is surely down, force-delete the pod (kubectl delete pod ${op.from} --force --grace-period=0) and the failover goes on; or set spec.failover.promoteAfterFenceTimeout to promote in this case`,
+  );
 }
+
+const recordEventOf =
+  (ctx: OperationContext) =>
+  (type: "Normal" | "Warning", reason: string, message: string): Promise<void> =>
+    ctx.cluster.recordEvent(ctx.db, { type, reason, message });
 
 /** A checkpoint before a clean shutdown makes the shutdown (and so the switchover) faster. */
 async function checkpointQuietly(ctx: OperationContext, pod: KubeObject): Promise<void> {
