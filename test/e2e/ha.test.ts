@@ -3,13 +3,17 @@
  * three kinds of primary failure, switchover, scaling, and configuration changes. Synchronous
  * (quorum) mode, so every acknowledged row must survive every failover.
  */
+import { renameSync } from "node:fs";
+import { PGDATA } from "../../capabilities/database/specs/layout";
+import { env } from "../integration/harness/env";
 import { database, operatorSuite } from "../integration/harness/fixtures";
 import { Obj, create, get, kubectlOk, list } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
-import { Load, postmasterPid } from "./load";
+import { Load, loadWriters, postmasterPid } from "./load";
 import { cutOff } from "./network-fault";
 import { diagnosed } from "./diagnosis";
+import { FaultMatrix } from "./fault-matrix";
 import { missingAcknowledgedRows } from "./load/rows";
 import { appCredentials, psql, superuserAt } from "./psql";
 
@@ -64,6 +68,9 @@ async function healthy(name: string, instances: number, timeoutMs = 300_000): Pr
 }
 
 let load: Load;
+const matrix = new FaultMatrix();
+/** Two-writable rounds already counted in earlier rows. */
+let violationsSeen = 0;
 
 /**
  * How long a standby may take to stream from a newly promoted primary while the old one is cut
@@ -93,6 +100,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
 
   afterAll(async () => {
     await load?.stop();
+    matrix.report(env.logDir, loadWriters());
   });
 
   const newPrimaryInsteadOf = (oldPrimary: string): Promise<Status> =>
@@ -111,7 +119,12 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     );
 
   /** After a fault at `t0`: a new primary, writes acknowledged again, nothing lost, rejoin. */
-  async function expectRecovery(oldPrimary: string, oldIp: string, t0: number): Promise<void> {
+  async function expectRecovery(
+    fault: string,
+    oldPrimary: string,
+    oldIp: string,
+    t0: number,
+  ): Promise<void> {
     const s = await newPrimaryInsteadOf(oldPrimary);
     const ack = await waitFor(
       "a write acknowledged after the fault",
@@ -121,15 +134,13 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     console.log(
       `failover ${oldPrimary} -> ${s.currentPrimary}: first acknowledged write ${ack.at - t0} ms after the fault`,
     );
-    await healthy(DB, 3);
+    await settle(fault, t0, { firstWriteAt: ack.at });
     const back = status().instances?.find(i => i.name === oldPrimary);
     expect(back).toMatchObject({ role: "replica", ready: true, streaming: true });
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
   }
 
-  /** Every acknowledged row is there, counted inside PostgreSQL (see load/rows.ts). */
-  async function expectNoAcknowledgedRowLost(): Promise<void> {
+  /** Every acknowledged row counted inside PostgreSQL (see load/rows.ts). */
+  async function rowsCheck(): Promise<Awaited<ReturnType<typeof missingAcknowledgedRows>>> {
     const ranges = load.acknowledgedRanges();
     const creds = appCredentials(ns, DB);
     // Through -rw, which may still be moving to the new primary: retry until it answers.
@@ -139,9 +150,42 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       { timeoutMs: 120_000, intervalMs: 1000 },
     );
     console.log(`${check.acknowledged} acknowledged rows checked, ${check.missing} missing`);
+    return check;
+  }
+
+  function expectNoneMissing(check: Awaited<ReturnType<typeof missingAcknowledgedRows>>): void {
     expect(check.acknowledged).toBeGreaterThan(0);
     expect(check.sample).toEqual([]);
     expect(check.missing).toBe(0);
+  }
+
+  /**
+   * After a fault at `t0`: every instance ready and every replica streaming, then the fault
+   * matrix's row (taken before the checks, so a failing row is in the table too), then the checks:
+   * never two writable instances, no acknowledged row lost.
+   */
+  async function settle(
+    fault: string,
+    t0: number,
+    { firstWriteAt, instances = 3 }: { firstWriteAt?: number; instances?: number } = {},
+  ): Promise<void> {
+    await healthy(DB, instances);
+    const allStreamingMs = Date.now() - t0;
+    const check = await rowsCheck();
+    const violations = load.violations();
+    const firstWrite = firstWriteAt ?? load.recoveredAfter(t0)?.at;
+    matrix.add({
+      fault,
+      firstWriteMs: firstWrite === undefined ? undefined : firstWrite - t0,
+      longestGapMs: load.longestGap(t0, Date.now()),
+      acknowledged: check.acknowledged,
+      lost: check.missing,
+      twoWritable: violations.length - violationsSeen,
+      allStreamingMs,
+    });
+    violationsSeen = violations.length;
+    expect(violations).toEqual([]);
+    expectNoneMissing(check);
   }
 
   it("fails over when the primary's pod is deleted", async () => {
@@ -149,7 +193,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     const ip = podIp(primary);
     const t0 = Date.now();
     kubectlOk(["delete", "pod", primary, "-n", ns, "--wait=false"]);
-    await expectRecovery(primary, ip, t0);
+    await expectRecovery("primary's pod deleted", primary, ip, t0);
   }, 600_000);
 
   it("fails over when the primary's postgres is killed with SIGKILL", async () => {
@@ -174,9 +218,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     console.log(
       `SIGKILL of ${primary}'s postgres: primary now ${status().currentPrimary}, first acknowledged write ${ack.at - t0} ms later`,
     );
-    await healthy(DB, 3);
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
+    await settle("primary's postgres SIGKILLed", t0, { firstWriteAt: ack.at });
   }, 600_000);
 
   it("fails over when the primary is frozen (SIGSTOP), fencing it", async () => {
@@ -186,7 +228,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     const t0 = Date.now();
     process.kill(pid, "SIGSTOP");
     try {
-      await expectRecovery(primary, ip, t0);
+      await expectRecovery("primary frozen (SIGSTOP)", primary, ip, t0);
     } finally {
       try {
         process.kill(pid, "SIGCONT");
@@ -233,7 +275,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       fault.heal();
     }
     // The old primary wrote WAL nobody acknowledged: it must rewind and stream again, first try.
-    await expectRecovery(primary, ip, t0);
+    await expectRecovery("primary cut off the network", primary, ip, t0);
     expect(restartCount(pod(primary)!)).toBe(0);
   }, 600_000);
 
@@ -244,7 +286,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     const t0 = Date.now();
     process.kill(postmasterPid(pod(replica)!.metadata.uid!), "SIGKILL");
     // Quorum ANY 1 of two standbys: the other one acknowledges, the primary stays.
-    await waitFor("a write acknowledged after the kill", () => load.firstAckAfter(t0), {
+    const ack = await waitFor("a write acknowledged after the kill", () => load.firstAckAfter(t0), {
       timeoutMs: 30_000,
     });
     await waitFor(
@@ -254,10 +296,8 @@ describe("a 3-instance Database in quorum mode under write load", () => {
         timeoutMs: 60_000,
       },
     );
-    await healthy(DB, 3);
+    await settle("a replica's postgres SIGKILLed", t0, { firstWriteAt: ack.at });
     expect(status().currentPrimary).toBe(before.currentPrimary);
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
   }, 600_000);
 
   it("finishes a failover the operator was killed in the middle of, promoting once", async () => {
@@ -272,7 +312,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     });
     await operator.stop("SIGKILL");
     await operator.start();
-    await expectRecovery(primary, ip, t0);
+    await expectRecovery("operator SIGKILLed mid-failover", primary, ip, t0);
     const after = status();
     expect(after.lastFailover?.from).toBe(primary);
     // One promotion: the new primary is on the next timeline, not two further.
@@ -287,9 +327,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     await waitFor("a write acknowledged after the outage", () => load.recoveredAfter(t0), {
       timeoutMs: 300_000,
     });
-    await healthy(DB, 3);
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
+    await settle("every pod deleted at once", t0);
   }, 600_000);
 
   it("comes back when every standby goes down during a failover, before anyone is promoted", async () => {
@@ -313,25 +351,72 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     await waitFor("a write acknowledged after the outage", () => load.recoveredAfter(t0), {
       timeoutMs: 300_000,
     });
-    await healthy(DB, 3);
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
+    await settle("primary on pod 0 deleted, then every standby mid-failover", t0);
+  }, 600_000);
+
+  it("fences a replica promoted by hand: it comes back as a standby", async () => {
+    const before = status();
+    const replica = before.instances!.find(i => i.role === "replica")!.name;
+    const uid = pod(replica)!.metadata.uid;
+    const t0 = Date.now();
+    expect(psql(superuserAt(ns, DB, pod(replica)!), "select pg_promote()")).toBe("t");
+    await waitFor(`${replica}'s pod replaced`, () => pod(replica)?.metadata.uid !== uid, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    await settle("a replica promoted by hand (second primary)", t0);
+    expect(status().currentPrimary).toBe(before.currentPrimary);
+    expect(status().instances!.find(i => i.name === replica)).toMatchObject({
+      role: "replica",
+      streaming: true,
+    });
+  }, 600_000);
+
+  it("puts the superuser Secret back when it is deleted under load", async () => {
+    const before = status().currentPrimary;
+    const password = get("secret", ns, `${DB}-superuser`)!.data!.password;
+    const t0 = Date.now();
+    kubectlOk(["delete", "secret", `${DB}-superuser`, "-n", ns]);
+    await waitFor(
+      "the superuser Secret back with its password",
+      () => get("secret", ns, `${DB}-superuser`)?.data?.password === password,
+      { timeoutMs: 60_000 },
+    );
+    await settle("superuser Secret deleted", t0);
+    expect(status().currentPrimary).toBe(before);
+  }, 600_000);
+
+  it("clones pod 0 again when its data directory is lost, the others intact", async () => {
+    const uid = pod(`${DB}-0`)!.metadata.uid!;
+    const pid = postmasterPid(uid);
+    const data = `/proc/${pid}/root${PGDATA}`;
+    const t0 = Date.now();
+    // The volume's content is gone (renamed out of PGDATA's way), then postgres dies: the
+    // container restarts on an empty data directory, as on a new volume.
+    renameSync(data, `${data}.lost-in-test`);
+    process.kill(pid, "SIGKILL");
+    await waitFor("a write acknowledged after the loss", () => load.recoveredAfter(t0), {
+      timeoutMs: 300_000,
+    });
+    await settle("pod 0's data directory lost", t0);
+    const logs = kubectlOk(["logs", "-n", ns, `${DB}-0`, "--tail=200"]);
+    expect(logs).toContain("clones a primary and never initialises an empty one");
+    expect(logs).not.toContain("Initialising a new database cluster");
   }, 600_000);
 
   it("switches over on request with no loss and rejoins the old primary", async () => {
     const before = status();
     const target = before.instances!.find(i => i.role === "replica")!.name;
+    const t0 = Date.now();
     kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${target}`]);
     await waitFor("the switchover", () => status().currentPrimary === target, {
       timeoutMs: 120_000,
     });
-    await healthy(DB, 3);
+    await settle("switchover requested", t0);
     // Rejoined on its first start: no crash loop, no re-clone.
     expect(restartCount(pod(before.currentPrimary!)!)).toBe(0);
     const db = get("database", ns, DB)!;
     expect(db.metadata.annotations?.["pgkeeper.dev/switchover-to"]).toBeUndefined();
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
   }, 600_000);
 
   it("applies a reloadable parameter on every instance without restarting any", async () => {
@@ -414,26 +499,24 @@ describe("a 3-instance Database in quorum mode under write load", () => {
 
   it("rolls a restart-only parameter out one instance at a time, primary last", async () => {
     const primary = status().currentPrimary!;
+    const t0 = Date.now();
     const { maxDown, restartedOrder } = await rollOutMaxConnections("120");
+    await settle("restart-only parameter raised (rolling, primary last)", t0);
     expect(maxDown).toBeLessThanOrEqual(1); // never two instances down at once
     expect(restartedOrder).toHaveLength(3);
     expect(restartedOrder[2]).toBe(primary);
     expect(status().currentPrimary).not.toBe(primary);
-    await healthy(DB, 3);
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
   }, 600_000);
 
   it("lowers a limit standbys must match: the primary restarts first, in place, no switchover", async () => {
     const primary = status().currentPrimary!;
+    const t0 = Date.now();
     const { maxDown, restartedOrder } = await rollOutMaxConnections("110");
+    await settle("restart-only parameter lowered (primary first, in place)", t0);
     expect(maxDown).toBeLessThanOrEqual(1);
     expect(restartedOrder).toHaveLength(3);
     expect(restartedOrder[0]).toBe(primary);
     expect(status().currentPrimary).toBe(primary);
-    await healthy(DB, 3);
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
   }, 600_000);
 
   it("scales down below the primary's ordinal by switching over first", async () => {
@@ -445,6 +528,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       });
       await healthy(DB, 3);
     }
+    const t0 = Date.now();
     kubectlOk([
       "patch",
       "database",
@@ -455,12 +539,10 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       "-p",
       '{"spec":{"instances":2}}',
     ]);
-    await healthy(DB, 2);
+    await settle("scaled 3 → 2 with the primary on the highest ordinal", t0, { instances: 2 });
     expect(status().currentPrimary).not.toBe(`${DB}-2`);
     await waitFor("pod ha-2 gone", () => pod(`${DB}-2`) === undefined, { timeoutMs: 120_000 });
     expect(get("pvc", ns, `pgdata-${DB}-2`)).toBeDefined(); // retained for a scale back up
-    expect(load.violations()).toEqual([]);
-    await expectNoAcknowledgedRowLost();
   }, 600_000);
 });
 

@@ -50,6 +50,17 @@ describe("AckLog", () => {
     expect(log.firstAfter(131)).toBeUndefined();
   });
 
+  it.each<[string, number, number, number]>([
+    ["the outage inside the window", 100, 140, 15],
+    ["from the window's start to its first acknowledgement", 106, 126, 14],
+    ["from the last acknowledgement to the window's end", 100, 200, 70],
+    ["a window with none", 131, 150, 19],
+  ])("measures the longest time without acknowledgements: %s", (_, from, to, expected) => {
+    const path = file();
+    writeFileSync(path, "1 100 a\n2 105 a\n3 120 b\n4 125 b\n5 130 b\n");
+    expect(new AckLog(path).longestGap(from, to)).toBe(expected);
+  });
+
   it("holds a million acknowledgements in a few ranges", () => {
     const path = file();
     const lines: string[] = [];

@@ -65,7 +65,37 @@ export class AckLog {
   /** The first acknowledgement at or after `t` (ms), optionally from a server other than `not`. */
   firstAfter(t: number, not?: string): Ack | undefined {
     this.refresh();
-    // Lines are appended in time order by one process: binary search, then a short scan.
+    for (let i = this.indexAtOrAfter(t); i < this.size; i++) {
+      const server = this.servers[this.serverOf[i]];
+      if (server !== not) return { id: this.ids[i], at: this.at[i], server };
+    }
+    return undefined;
+  }
+
+  /**
+   * The longest time (ms) without any acknowledgement between `from` and `to`: from `from` to the
+   * first acknowledgement in the window, between consecutive ones, and from the last one to `to`
+   * (the whole window when there is none).
+   */
+  longestGap(from: number, to: number): number {
+    this.refresh();
+    let previous = from;
+    let longest = 0;
+    for (let i = this.indexAtOrAfter(from); i < this.size && this.at[i] <= to; i++) {
+      longest = Math.max(longest, this.at[i] - previous);
+      previous = this.at[i];
+    }
+    return Math.max(longest, to - previous);
+  }
+
+  /** Every acknowledged id, as inclusive ranges of consecutive ids. */
+  ranges(): [number, number][] {
+    this.refresh();
+    return [...this.closed, ...this.open.values()].map(([lo, hi]) => [lo, hi]);
+  }
+
+  /** Lines are appended in time order by one process: a binary search finds a time. */
+  private indexAtOrAfter(t: number): number {
     let lo = 0;
     let hi = this.size;
     while (lo < hi) {
@@ -73,17 +103,7 @@ export class AckLog {
       if (this.at[mid] < t) lo = mid + 1;
       else hi = mid;
     }
-    for (let i = lo; i < this.size; i++) {
-      const server = this.servers[this.serverOf[i]];
-      if (server !== not) return { id: this.ids[i], at: this.at[i], server };
-    }
-    return undefined;
-  }
-
-  /** Every acknowledged id, as inclusive ranges of consecutive ids. */
-  ranges(): [number, number][] {
-    this.refresh();
-    return [...this.closed, ...this.open.values()].map(([lo, hi]) => [lo, hi]);
+    return lo;
   }
 
   private add(line: string): void {

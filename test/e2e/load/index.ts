@@ -105,6 +105,11 @@ export class Load {
     return this.firstAckAfter(lastFailure);
   }
 
+  /** The longest time (ms) without an acknowledged write between `from` and `to`. */
+  longestGap(from: number, to: number): number {
+    return this.log.longestGap(from, to);
+  }
+
   violations(): string[] {
     return this.lines("violations");
   }
