@@ -118,6 +118,17 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       operator.logFile,
     );
 
+  /** Makes the instance of `ordinal` the primary (a switchover) unless it already is. */
+  async function primaryOn(ordinal: number): Promise<void> {
+    const name = `${DB}-${ordinal}`;
+    if (status().currentPrimary === name) return;
+    kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${name}`]);
+    await waitFor(`primary on ${name}`, () => status().currentPrimary === name, {
+      timeoutMs: 120_000,
+    });
+    await healthy(DB, 3);
+  }
+
   /** After a fault at `t0`: a new primary, writes acknowledged again, nothing lost, rejoin. */
   async function expectRecovery(
     fault: string,
@@ -162,12 +173,21 @@ describe("a 3-instance Database in quorum mode under write load", () => {
   /**
    * After a fault at `t0`: every instance ready and every replica streaming, then the fault
    * matrix's row (taken before the checks, so a failing row is in the table too), then the checks:
-   * never two writable instances, no acknowledged row lost.
+   * never two writable instances (but for `injected`: a second primary the test made itself,
+   * tolerated for `withinMs` after the fault), no acknowledged row lost.
    */
   async function settle(
     fault: string,
     t0: number,
-    { firstWriteAt, instances = 3 }: { firstWriteAt?: number; instances?: number } = {},
+    {
+      firstWriteAt,
+      instances = 3,
+      injected,
+    }: {
+      firstWriteAt?: number;
+      instances?: number;
+      injected?: { name: string; withinMs: number };
+    } = {},
   ): Promise<void> {
     await healthy(DB, instances);
     const allStreamingMs = Date.now() - t0;
@@ -183,8 +203,11 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       twoWritable: violations.length - violationsSeen,
       allStreamingMs,
     });
+    const fresh = violations.slice(violationsSeen);
     violationsSeen = violations.length;
-    expect(violations).toEqual([]);
+    const tolerated = (v: string): boolean =>
+      !!injected && v.includes(injected.name) && Number(v.split(" ")[0]) - t0 <= injected.withinMs;
+    expect(fresh.filter(v => !tolerated(v))).toEqual([]);
     expectNoneMissing(check);
   }
 
@@ -334,13 +357,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     // Pod 0 as the old primary: with pods started in order it waited for a target that, not yet
     // created, never came (a CI failure); now every pod starts at once, and a failover that can
     // promote nobody gives the old primary, back and holding every acknowledged write, its role.
-    if (status().currentPrimary !== `${DB}-0`) {
-      kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${DB}-0`]);
-      await waitFor("primary on ordinal 0", () => status().currentPrimary === `${DB}-0`, {
-        timeoutMs: 120_000,
-      });
-      await healthy(DB, 3);
-    }
+    await primaryOn(0);
     const t0 = Date.now();
     kubectlOk(["delete", "pod", `${DB}-0`, "-n", ns, "--wait=false"]);
     await waitFor("the failover recorded", () => get("database", ns, DB)?.status?.operation, {
@@ -364,7 +381,11 @@ describe("a 3-instance Database in quorum mode under write load", () => {
       timeoutMs: 60_000,
       intervalMs: 250,
     });
-    await settle("a replica promoted by hand (second primary)", t0);
+    // Two writable instances from the promotion until the fence: 3 s of probes, then the pod's
+    // 1 s grace period, on top of a probe round and a pass.
+    await settle("a replica promoted by hand (second primary)", t0, {
+      injected: { name: replica, withinMs: 15_000 },
+    });
     expect(status().currentPrimary).toBe(before.currentPrimary);
     expect(status().instances!.find(i => i.name === replica)).toMatchObject({
       role: "replica",
@@ -521,13 +542,7 @@ describe("a 3-instance Database in quorum mode under write load", () => {
 
   it("scales down below the primary's ordinal by switching over first", async () => {
     // Make the highest ordinal the primary, then scale it away.
-    if (status().currentPrimary !== `${DB}-2`) {
-      kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${DB}-2`]);
-      await waitFor("primary on ordinal 2", () => status().currentPrimary === `${DB}-2`, {
-        timeoutMs: 120_000,
-      });
-      await healthy(DB, 3);
-    }
+    await primaryOn(2);
     const t0 = Date.now();
     kubectlOk([
       "patch",
