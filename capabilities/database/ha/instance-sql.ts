@@ -11,6 +11,7 @@
 import pg from "pg";
 import { isListQuoted, sameFileValue, SettingRow, settingMatches, splitList } from "./guc-value";
 import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
+import { parseLsn } from "./lsn";
 
 import type { InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
 
@@ -176,6 +177,13 @@ async function primaryState(c: pg.Client): Promise<Role> {
   };
 }
 
+/** The further of two LSNs, either of which may be absent. */
+function furthest(a: string | null, b: string | null): string | undefined {
+  if (a === null) return b ?? undefined;
+  if (b === null) return a;
+  return parseLsn(a) >= parseLsn(b) ? a : b;
+}
+
 async function replicaState(c: pg.Client): Promise<Role> {
   const row = await one<{
     receive_lsn: string | null;
@@ -191,8 +199,12 @@ async function replicaState(c: pg.Client): Promise<Role> {
             (SELECT received_tli FROM pg_stat_wal_receiver) AS received_tli,
             (SELECT timeline_id FROM pg_control_checkpoint()) AS checkpoint_tli`,
   );
-  const lsn = row.receive_lsn ?? row.replay_lsn;
-  if (lsn === null)
+  // The WAL this standby holds: what it received, or what it replayed when that is further. A
+  // restarted standby replays its own pg_wal first, then reports as received the start of the
+  // segment its WAL receiver will stream from, behind what it holds; taking that figure made a
+  // failover promote a standby with less WAL than another (test/postgres/standby-position).
+  const lsn = furthest(row.receive_lsn, row.replay_lsn);
+  if (lsn === undefined)
     throw new Error("in recovery but reports neither a received nor a replayed LSN");
   return {
     // received_tli is 0 until the receiver has received anything
