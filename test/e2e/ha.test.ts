@@ -7,7 +7,7 @@ import { renameSync } from "node:fs";
 import { PGDATA } from "../../capabilities/database/specs/layout";
 import { env } from "../integration/harness/env";
 import { database, operatorSuite } from "../integration/harness/fixtures";
-import { Obj, create, get, kubectlOk, list } from "../integration/harness/kubectl";
+import { Obj, create, get, kubectl, kubectlOk, list } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { Load, loadWriters, postmasterPid } from "./load";
@@ -408,21 +408,35 @@ describe("a 3-instance Database in quorum mode under write load", () => {
   }, 600_000);
 
   it("clones pod 0 again when its data directory is lost, the others intact", async () => {
-    const uid = pod(`${DB}-0`)!.metadata.uid!;
-    const pid = postmasterPid(uid);
+    const before = pod(`${DB}-0`)!;
+    const restarts = restartCount(before);
+    const pid = postmasterPid(before.metadata.uid!);
     const data = `/proc/${pid}/root${PGDATA}`;
     const t0 = Date.now();
     // The volume's content is gone (renamed out of PGDATA's way), then postgres dies: the
     // container restarts on an empty data directory, as on a new volume.
     renameSync(data, `${data}.lost-in-test`);
     process.kill(pid, "SIGKILL");
+    await waitFor(
+      `${DB}-0 restarted`,
+      () => {
+        const now = pod(`${DB}-0`);
+        return !!now && (now.metadata.uid !== before.metadata.uid || restartCount(now) > restarts);
+      },
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
+    const log = (): string =>
+      kubectl(["logs", "-n", ns, `${DB}-0`, "--limit-bytes=1000000"]).stdout;
+    await waitFor(
+      `${DB}-0 to clone`,
+      () => log().includes("clones a primary and never initialises an empty one"),
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
     await waitFor("a write acknowledged after the loss", () => load.recoveredAfter(t0), {
       timeoutMs: 300_000,
     });
     await settle("pod 0's data directory lost", t0);
-    const logs = kubectlOk(["logs", "-n", ns, `${DB}-0`, "--tail=200"]);
-    expect(logs).toContain("clones a primary and never initialises an empty one");
-    expect(logs).not.toContain("Initialising a new database cluster");
+    expect(log()).not.toContain("Initialising a new database cluster");
   }, 600_000);
 
   it("switches over on request with no loss and rejoins the old primary", async () => {
