@@ -130,9 +130,9 @@ describe("with the webhooks gone (operator not installed)", () => {
       "must not exceed",
     ],
     [
-      "a restore from itself",
-      { bootstrap: { restore: { source: "cel-self" } } },
-      "cannot name this Database itself",
+      "a restore (not available yet: the Database would start empty)",
+      { bootstrap: { restore: { source: "cel-other" } } },
+      "spec.bootstrap.restore is not available yet",
     ],
   ])("CEL/schema refuses %s", (_name, spec, message) => {
     const r = create(database(ns, "cel-self", spec));

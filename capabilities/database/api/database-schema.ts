@@ -84,6 +84,13 @@ const requestsWithinLimits = (resource: "cpu" | "memory"): CelRule => ({
 
 const cronPattern = "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\\S+\\s+){4}\\S+)$";
 
+/**
+ * Restoring is not built yet (issue 13): a Database created with `bootstrap.restore` would start
+ * empty and report Ready. The field stays in the schema so it is refused by name, never pruned.
+ */
+export const RESTORE_NOT_AVAILABLE =
+  "spec.bootstrap.restore is not available yet: pgkeeper cannot restore backups, and the Database would start empty; create it without bootstrap.restore";
+
 export const databaseSpecSchema = object(
   {
     version: stringEnum(
@@ -275,7 +282,7 @@ export const databaseSpecSchema = object(
               maxLength: 253,
             }),
           },
-          "Create this Database from a backup of another one.",
+          "Create this Database from a backup of another one. Not available yet: refused.",
           { required: ["source"] },
         ),
       },
@@ -283,6 +290,7 @@ export const databaseSpecSchema = object(
       {
         "x-kubernetes-validations": [
           { rule: "self == oldSelf", message: "bootstrap is immutable after creation" },
+          { rule: "!has(self.restore)", message: RESTORE_NOT_AVAILABLE, fieldPath: ".restore" },
         ],
       },
     ),
@@ -452,11 +460,6 @@ export const databaseRootRules: CelRule[] = [
     message:
       "spec.postgresql.synchronous.number must be less than spec.instances (a primary needs that many standbys)",
     fieldPath: ".spec.postgresql.synchronous.number",
-  },
-  {
-    rule: "!has(self.spec.bootstrap) || !has(self.spec.bootstrap.restore) || self.spec.bootstrap.restore.source != self.metadata.name",
-    message: "spec.bootstrap.restore.source cannot name this Database itself",
-    fieldPath: ".spec.bootstrap.restore.source",
   },
 ];
 
