@@ -84,6 +84,36 @@ describe("decide: failover", () => {
       },
     ],
     [
+      "a timeline read from a restartpoint (receiver down) is a lower bound: the most WAL wins",
+      {
+        instances: [
+          failing(primary(), 3),
+          up("db-1", { timeline: 3, lsn: "0/45C2E48" }),
+          up("db-2", { timeline: 2, timelineAtLeast: true, lsn: "0/45C2FA8" }),
+        ],
+      },
+      {
+        kind: "failover",
+        to: "db-2",
+        reason: "db-0 stopped answering SQL probes (3 failed in a row)",
+      },
+    ],
+    [
+      "a lower bound that is already the higher timeline still counts",
+      {
+        instances: [
+          failing(primary(), 3),
+          up("db-1", { timeline: 2, lsn: "9/0" }),
+          up("db-2", { timeline: 3, timelineAtLeast: true, lsn: "0/1" }),
+        ],
+      },
+      {
+        kind: "failover",
+        to: "db-2",
+        reason: "db-0 stopped answering SQL probes (3 failed in a row)",
+      },
+    ],
+    [
       "primary failing probes below the threshold: not yet",
       { instances: [failing(primary(), 2), up("db-1"), up("db-2")] },
       { kind: "steady" },

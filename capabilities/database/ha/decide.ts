@@ -96,14 +96,30 @@ const receivedLsn = (i: InstanceView): bigint => {
 };
 
 /**
+ * Which of two timelines is higher, when that is known: a timeline read from a restartpoint (WAL
+ * receiver not running) is only a lower bound, and decides only when it is the higher one.
+ */
+function laterTimeline(a: InstanceView, b: InstanceView): number {
+  const pa = a.sql?.probe;
+  const pb = b.sql?.probe;
+  const ta = pa?.timeline ?? 0;
+  const tb = pb?.timeline ?? 0;
+  if (ta === tb) return 0;
+  const [higher, lowerIsBound] = ta > tb ? [-1, pb?.timelineAtLeast] : [1, pa?.timelineAtLeast];
+  return lowerIsBound ? 0 : higher;
+}
+
+/**
  * Most advanced first: the highest timeline (a replica still on an older one has not followed the
- * last promotion, and LSNs of different timelines do not compare), then the highest received LSN,
- * then the lowest ordinal, so the choice is deterministic.
+ * last promotion, and LSNs of different timelines do not compare), then the most WAL held, then
+ * the lowest ordinal, so the choice is deterministic. A timeline known only as a lower bound never
+ * counts as older: a standby whose WAL receiver just timed out (its primary cut off) reports its
+ * last restartpoint's, and ranking it behind by that made a failover promote a standby with less
+ * WAL than it (CI, 2026-12-02).
  */
 const moreAdvanced = (a: InstanceView, b: InstanceView): number => {
-  const ta = a.sql?.probe?.timeline ?? 0;
-  const tb = b.sql?.probe?.timeline ?? 0;
-  if (ta !== tb) return tb - ta;
+  const byTimeline = laterTimeline(a, b);
+  if (byTimeline !== 0) return byTimeline;
   const la = receivedLsn(a);
   const lb = receivedLsn(b);
   return la === lb ? 0 : la > lb ? -1 : 1;

@@ -209,6 +209,7 @@ async function replicaState(c: pg.Client): Promise<Role> {
   return {
     // received_tli is 0 until the receiver has received anything
     timeline: row.received_tli ? row.received_tli : row.checkpoint_tli,
+    ...(row.received_tli ? {} : { timelineAtLeast: true }),
     lsn,
     replayLsn: row.replay_lsn ?? undefined,
     walReceiverStatus: row.status ?? undefined,

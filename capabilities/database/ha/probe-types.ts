@@ -16,6 +16,11 @@ export interface InstanceProbe {
   inRecovery: boolean;
   /** Primary: the timeline it writes. Replica: the one it receives (else its last checkpoint's). */
   timeline: number;
+  /**
+   * Replica whose WAL receiver is not running: `timeline` is its last restartpoint's, a lower
+   * bound of the timeline it replays (which may have moved on minutes ago).
+   */
+  timelineAtLeast?: boolean;
   /** Primary: pg_current_wal_lsn(); replica: last received (else replayed) LSN. */
   lsn: string;
   replayLsn?: string;
