@@ -8,11 +8,10 @@
 import { ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ENV, INSTANCE_CONF } from "../../capabilities/database/specs/layout";
-import { ENTRYPOINT_SH } from "../../capabilities/database/specs/scripts/entrypoint";
 import { promote } from "../../capabilities/database/ha/instance-sql";
-import { BASE_CONF, Cluster, confLines } from "./harness/cluster";
-import { PG_BIN, serverAccount } from "./harness/os";
+import { Cluster } from "./harness/cluster";
+import { entrypointFor as harnessEntrypoint, waitForLog } from "./harness/entrypoint";
+import { serverAccount } from "./harness/os";
 import { PgServer } from "./harness/server";
 
 jest.setTimeout(180_000);
@@ -48,45 +47,8 @@ const ENDINGS: [string, (s: PgServer) => Promise<void>][] = [
 const standIns: ChildProcess[] = [];
 afterAll(() => standIns.forEach(p => p.kill("SIGKILL")));
 
-/**
- * What the StatefulSet gives the entrypoint: the ConfigMap (postgresql.conf, which includes the
- * per-instance file the entrypoint writes), a run directory, the topology, the environment.
- * postgresql.conf lives outside PGDATA, as in the pod: pg_rewind copies PGDATA's own files from
- * the source.
- */
-function entrypointFor(server: PgServer, primary: PgServer, podName: string) {
-  const config = cluster.ownedDir(`${podName}-config`);
-  const run = cluster.ownedDir(`${podName}-run`);
-  const topology = cluster.ownedDir(`${podName}-topology`);
-  const runConf = path.join(run, path.basename(INSTANCE_CONF));
-  cluster.writeOwned(
-    path.join(config, "postgresql.conf"),
-    confLines({
-      ...BASE_CONF,
-      port: String(server.port),
-      unix_socket_directories: server.socketDir,
-    }) + `include_if_exists = '${runConf}'\n`,
-  );
-  cluster.writeOwned(path.join(topology, "primary"), primary.name);
-  const script = path.join(config, "entrypoint.sh");
-  writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
-  return {
-    topologyPrimaryFile: path.join(topology, "primary"),
-    command: "/bin/sh",
-    args: [script],
-    env: {
-      PGDATA: server.dataDir,
-      PG_BIN,
-      PGKEEPER_CONFIG_DIR: config,
-      PGKEEPER_RUN_DIR: run,
-      PGKEEPER_TOPOLOGY_DIR: topology,
-      PGKEEPER_PORT: String(primary.port),
-      [ENV.podName]: podName,
-      [ENV.primaryHost]: "127.0.0.1",
-      [ENV.superuserPassword]: cluster.password,
-    },
-  };
-}
+const entrypointFor = (server: PgServer, primary: PgServer, podName: string) =>
+  harnessEntrypoint(cluster, server, primary, podName);
 
 describe("entrypoint.sh: a former primary whose WAL went past the promotion", () => {
   it.each(ENDINGS)("after %s: rewinds onto the new timeline and streams", async (_, end) => {
@@ -143,12 +105,3 @@ describe("entrypoint.sh: a former primary waiting to rejoin while nobody was pro
     expect(log).not.toContain("Rewound");
   });
 });
-
-async function waitForLog(server: PgServer, text: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!server.logTail(200).includes(text)) {
-    if (Date.now() > deadline)
-      throw new Error(`${server.name}: no "${text}" in its log:\n${server.logTail()}`);
-    await new Promise(resolve => setTimeout(resolve, 100));
-  }
-}

@@ -42,6 +42,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   let leader = true;
   const ip = (n: number) => `10.0.0.${n + 1}`;
   let parametersFail: Error | undefined;
+  let repairFail: Error | undefined;
   let pendingAfterApply: string[] = [];
   const sql: InstanceSql = {
     // A probe taken now: what the monitor saw last, unless a test says the instance moved on.
@@ -59,6 +60,10 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
         throw new Error(`promote on ${t.host}:5432: connection refused`);
     },
     checkpoint: async (t: InstanceTarget) => void sqlCalls.push(`checkpoint ${t.host}`),
+    requestRepair: async (t: InstanceTarget) => {
+      sqlCalls.push(`repair ${t.host}`);
+      if (repairFail) throw repairFail;
+    },
     applyParameters: async (t: InstanceTarget, desired: Record<string, string>) => {
       sqlCalls.push(`parameters ${t.host}`);
       following.set(
@@ -143,6 +148,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     ip,
     setLeader: (v: boolean) => (leader = v),
     failParameters: (err: Error | undefined) => (parametersFail = err),
+    failRepair: (err: Error | undefined) => (repairFail = err),
     leavePending: (names: string[]) => (pendingAfterApply = names),
   };
 }
@@ -365,6 +371,101 @@ describe("failover", () => {
     const warnings = t.cluster.events.filter(e => e.reason === "FailoverImpossible");
     expect(warnings).toHaveLength(1);
     expect(warnings[0].message).toContain("2 are needed");
+  });
+});
+
+describe("a replica that answers but cannot follow its primary", () => {
+  const T = Date.parse("2026-11-29T10:00:00Z");
+  const at = (t: ReturnType<typeof setup>, ms: number) => (t.deps.now = () => new Date(T + ms));
+  const stuck = (replayLsn = "0/2FFFF00") =>
+    answer({ walReceiverStatus: undefined, timeline: 1, timelineAtLeast: true, replayLsn });
+  const repairs = (t: ReturnType<typeof setup>) => t.sqlCalls.filter(c => c.startsWith("repair"));
+
+  it("is repaired after 30 s without streaming or replay: marker, pod deleted (clean shutdown), Warning", async () => {
+    const t = setup();
+    t.probe(1, { probe: stuck() });
+    const first = await t.run();
+    expect(repairs(t)).toEqual([]);
+    expect(first.requeueAfterMs).toBeLessThanOrEqual(30_000);
+    at(t, 30_000);
+    await t.run();
+    expect(repairs(t)).toEqual([`repair ${t.ip(1)}`]);
+    expect(t.cluster.deletions).toEqual([{ ref: `Pod/${NS}/orders-1` }]);
+    const warning = t.cluster.events.find(e => e.reason === "ReplicaRepair");
+    expect(warning?.type).toBe("Warning");
+    expect(warning?.message).toContain("orders-1 answers but has neither streamed from orders-0");
+    expect(warning?.message).toContain("rewind onto orders-0's timeline, or to clone it again");
+    expect(t.stored().status?.currentPrimary).toBe("orders-0");
+  });
+
+  it("is left alone while its replay position moves (replaying WAL from its own disk)", async () => {
+    const t = setup();
+    t.probe(1, { probe: stuck("0/2000000") });
+    await t.run();
+    at(t, 20_000);
+    t.probe(1, { probe: stuck("0/2800000") });
+    await t.run();
+    at(t, 40_000);
+    await t.run();
+    expect(repairs(t)).toEqual([]);
+    at(t, 50_000);
+    await t.run();
+    expect(repairs(t)).toEqual([`repair ${t.ip(1)}`]);
+  });
+
+  it("is left alone while the primary is not answering (failover's business, not repair's)", async () => {
+    const t = setup();
+    t.probe(1, { probe: stuck() });
+    t.probe(0, { ok: false, failures: 1 });
+    await t.run();
+    at(t, 60_000);
+    await t.run();
+    expect(repairs(t)).toEqual([]);
+  });
+
+  it("is not repaired again within 5 minutes, and is after", async () => {
+    const t = setup();
+    t.probe(1, { probe: stuck() });
+    await t.run();
+    at(t, 30_000);
+    await t.run();
+    t.addPod(1, "uid-1b");
+    t.probe(1, { probe: stuck() }, "uid-1b");
+    at(t, 100_000);
+    await t.run();
+    at(t, 200_000);
+    await t.run();
+    expect(repairs(t)).toHaveLength(1);
+    at(t, 330_000);
+    await t.run();
+    expect(repairs(t)).toHaveLength(2);
+  });
+
+  it("keeps its pod when the marker cannot be left, and says why once", async () => {
+    const t = setup();
+    t.failRepair(new Error("request repair on 10.0.0.2:5432: permission denied"));
+    t.probe(1, { probe: stuck() });
+    await t.run();
+    at(t, 30_000);
+    await t.run();
+    at(t, 31_000);
+    await t.run();
+    expect(repairs(t)).toHaveLength(2);
+    expect(t.cluster.deletions).toEqual([]);
+    const failed = t.cluster.events.filter(e => e.reason === "ReplicaRepairFailed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0].message).toContain("permission denied");
+  });
+
+  it("is left alone by an operator that is not the leader", async () => {
+    const t = setup();
+    t.setLeader(false);
+    t.probe(1, { probe: stuck() });
+    await t.run();
+    at(t, 60_000);
+    await t.run();
+    expect(repairs(t)).toEqual([]);
+    expect(t.cluster.deletions).toEqual([]);
   });
 });
 

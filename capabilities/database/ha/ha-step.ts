@@ -16,6 +16,7 @@ import { DatabaseMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
+import { repairStuckReplicas } from "./repair-replica";
 import { fenceSecondPrimaries } from "./second-primary";
 import { failoverTargetNow } from "./target-after-fence";
 
@@ -167,6 +168,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
     return result(primary ?? step.primary, { ...done, busy: !done.done });
   }
   const secondPrimaryAgainMs = await fenceSecondPrimaries(step, instanceViews, memory);
+  const repairAgainMs = await repairStuckReplicas(step, instanceViews, memory);
   const acted = await act(ctx, decide(haInputOf(step, instanceViews, memory)), step, memory);
   if (acted.operationDone) {
     memory.downSince = undefined;
@@ -180,6 +182,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
       acted.requeueAfterMs,
       config.error ? PARAMETERS_RETRY_MS : undefined,
       secondPrimaryAgainMs,
+      repairAgainMs,
     ),
     busy: acted.busy,
     ...(config.error ? { parametersError: config.error } : {}),

@@ -12,6 +12,7 @@ import pg from "pg";
 import { isListQuoted, sameFileValue, SettingRow, settingMatches, splitList } from "./guc-value";
 import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
 import { parseLsn } from "./lsn";
+import { FILE_REPAIR_MARKER } from "../specs/layout";
 
 import type { InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
 
@@ -274,6 +275,23 @@ export async function promote(t: InstanceTarget, timeoutSeconds: number): Promis
 export async function checkpoint(t: InstanceTarget, timeoutMs = 120_000): Promise<void> {
   await withClient(t, "checkpoint", timeoutMs, async c => {
     await c.query("CHECKPOINT");
+  });
+}
+
+/**
+ * Leaves the repair marker (stuck-replica.ts) in a replica's data directory with COPY ... TO,
+ * which a hot standby allows (it takes an absolute path only). The entrypoint acts on it at the
+ * next start. A server out of recovery is refused: a primary is never repaired.
+ */
+export async function requestRepair(t: InstanceTarget, timeoutMs = 10_000): Promise<void> {
+  await withClient(t, "request repair", timeoutMs, async c => {
+    if (!(await inRecovery(c))) throw new Error("not in recovery: only a replica is repaired");
+    const { dir } = await one<{ dir: string }>(
+      c,
+      "SELECT current_setting('data_directory') AS dir",
+    );
+    const file = `${dir}/${FILE_REPAIR_MARKER}`.replace(/'/g, "''");
+    await c.query(`COPY (SELECT now()::text) TO '${file}'`);
   });
 }
 

@@ -1,11 +1,14 @@
 /**
  * What the HA step remembers across reconciles in this operator process, per Database: when its
  * primary was first seen failing, when status last got fresh progress figures, which parameter
- * set each pod got (so a steady state makes no SQL writes), what each reload left pending, and
- * which warnings were already raised, and the passwords in use (reconcile puts a Secret deleted or
- * edited by hand back from them). Losing it on restart costs one re-application and one repeated
- * Event, and the chance to restore such a Secret. It is bounded: pod entries go with their pods, a Database's entry with it.
+ * set each pod got (so a steady state makes no SQL writes), what each reload left pending, which
+ * warnings were already raised, which replicas were seen not following (and when each was last
+ * repaired), and the passwords in use (reconcile puts a Secret deleted or edited by hand back from
+ * them). Losing it on restart costs one re-application, one repeated Event, the chance to restore
+ * such a Secret, and 30 s more before a stuck replica is repaired. It is bounded: pod entries go
+ * with their pods, instance names are at most spec.instances, a Database's entry goes with it.
  */
+import type { NotFollowingSince } from "./stuck-replica";
 
 export interface PendingAfterReload {
   pending: string[];
@@ -26,6 +29,10 @@ export interface DatabaseMemory {
   announced: Map<string, string>;
   /** Per pod UID of an instance other than the primary: since when (ms) it was seen writable. */
   writableSince: Map<string, number>;
+  /** Per pod UID of a replica seen not following its primary: since when, replaying where. */
+  notFollowingSince: Map<string, NotFollowingSince>;
+  /** Per instance name: when it was last repaired (ms). */
+  repairedAt: Map<string, number>;
   /** The passwords in use (reconcile restores a Secret deleted or edited from these). */
   passwords?: { superuser: string; app: string };
 }
@@ -42,6 +49,8 @@ export class HaMemory {
         pendingAfterReload: new Map(),
         announced: new Map(),
         writableSince: new Map(),
+        notFollowingSince: new Map(),
+        repairedAt: new Map(),
       };
       this.databases.set(key, memory);
     }
@@ -56,6 +65,7 @@ export class HaMemory {
       memory.appliedParameters,
       memory.pendingAfterReload,
       memory.writableSince,
+      memory.notFollowingSince,
     ])
       for (const uid of perPod.keys()) if (!uids.has(uid)) perPod.delete(uid);
   }

@@ -47,6 +47,8 @@ export interface InstanceSql {
   probeInstance(t: InstanceTarget, timeoutMs: number): Promise<InstanceProbe>;
   promote(t: InstanceTarget, timeoutSeconds: number): Promise<void>;
   checkpoint(t: InstanceTarget): Promise<void>;
+  /** Leaves the repair marker in a replica's data directory (stuck-replica.ts). */
+  requestRepair(t: InstanceTarget): Promise<void>;
   applyParameters(
     t: InstanceTarget,
     desired: Record<string, string>,

@@ -46,6 +46,13 @@ export const FILE_PRIMARY = "primary";
 /** Present (holding status.initializedAt) once the Database held data: never initdb again. */
 export const FILE_INITIALIZED = "initialized";
 
+/**
+ * Left in PGDATA by the operator (over SQL: COPY ... TO)
+ * for a replica that runs but cannot follow its primary: at its next start the entrypoint rewinds
+ * it onto the primary's timeline, or clones it again.
+ */
+export const FILE_REPAIR_MARKER = "pgkeeper.repair";
+
 /** Written by the entrypoint at every start (primary_conninfo with this pod's name). */
 export const INSTANCE_CONF = `${RUN_DIR}/instance.conf`;
 /** Replication password file written by the entrypoint (mode 0600, never in PGDATA). */

@@ -8,7 +8,9 @@
  *   timeline with pg_rewind (re-clones when that fails) and starts as a standby, so a returning
  *   primary never accepts writes next to the new one. Promotion is the operator's call only; so
  *   is cancelling a failover before any promotion, which names this instance again while it
- *   waits: it then starts as the primary it was.
+ *   waits: it then starts as the primary it was. Likewise a standby in which the operator left
+ *   the repair marker (it ran but could not follow its primary): rewound onto the primary's
+ *   timeline, or cloned again when there was nothing to rewind.
  * - empty, ordinal 0, not told another instance is primary, no server answering (neither on
  *   `<db>-rw` nor on another pod), and the Database never held data (/topology/initialized
  *   absent): first boot of the Database. initdb, create the `app` role and database,
@@ -31,6 +33,7 @@ import {
   FILE_MANAGED_CONF,
   FILE_POSTGRESQL_CONF,
   FILE_PRIMARY,
+  FILE_REPAIR_MARKER,
   INSTANCE_CONF,
   PASSFILE,
   SUPERUSER,
@@ -223,6 +226,19 @@ checkpoint_primary() {
   primary_sql CHECKPOINT >/dev/null
 }
 
+# Waits for a writable primary and checkpoints it. Fails when, meanwhile, the topology names this
+# instance the primary: the operator cancelled a failover before any promotion.
+wait_for_writable_primary() {
+  until primary_is_writable && checkpoint_primary; do
+    if named_primary_again; then
+      log "The failover was cancelled before any promotion; this instance is the primary again"
+      return 1
+    fi
+    log "Waiting for the primary on $${ENV.primaryHost}"
+    sleep 2
+  done
+}
+
 # A former primary whose place was taken: its WAL may have diverged after the last record the
 # new primary received, so rewind onto the new timeline (crash recovery first if it died). When
 # pg_rewind cannot (WAL gone from the new primary), clone again: the changes only this instance
@@ -230,14 +246,16 @@ checkpoint_primary() {
 rejoin_as_standby() {
   log "$designated_primary is the primary now; this former primary rejoins as its standby"
   find_pg_bin psql
-  until primary_is_writable && checkpoint_primary; do
-    if named_primary_again; then
-      log "The failover was cancelled before any promotion; this instance is the primary again"
-      return 0
-    fi
-    log "Waiting for the primary on $${ENV.primaryHost}"
-    sleep 2
-  done
+  wait_for_writable_primary || return 0
+  rewind_onto_primary keep
+}
+
+# Rewinds PGDATA onto the primary's timeline with pg_rewind and makes it a standby. When pg_rewind
+# fails (the WAL it needs gone from the primary), or when $1 is "clone" and there was nothing to
+# rewind (a standby that could not follow for another reason: the WAL it needs next was removed),
+# clones the primary instead. Whatever diverged was never acknowledged in synchronous mode: the
+# primary's history wins.
+rewind_onto_primary() {
   find_pg_bin pg_rewind
   # A postmaster killed outright (SIGKILL, a node lost) leaves its lock file, naming its PID: 1
   # in its container. In this new container PID 1 is alive (this script), so the single-user
@@ -247,16 +265,36 @@ rejoin_as_standby() {
   rm -f "$PGDATA/postmaster.pid"
   # A pg_rewind cut short leaves a data directory no later start may trust: the marker says so.
   touch "$PGDATA.rewinding"
-  if "$PG_BIN/pg_rewind" --target-pgdata="$PGDATA" --config-file="$CONFIG_DIR/${FILE_POSTGRESQL_CONF}" \\
+  # A standby killed outright needs crash recovery first, which pg_rewind runs in single-user
+  # mode, and single-user mode refuses standby mode. It is made a standby again below.
+  rm -f "$PGDATA/standby.signal"
+  rewound=0
+  "$PG_BIN/pg_rewind" --target-pgdata="$PGDATA" --config-file="$CONFIG_DIR/${FILE_POSTGRESQL_CONF}" \\
     --source-server="host=$${ENV.primaryHost} port=$PORT user=${SUPERUSER} dbname=postgres connect_timeout=5" \\
-    --progress; then
+    --progress >"$RUN_DIR/rewind.log" 2>&1 || rewound=$?
+  # Bounded: pg_rewind prints a few progress lines per run.
+  cat "$RUN_DIR/rewind.log" >&2
+  if [ "$rewound" -ne 0 ]; then
+    log "pg_rewind failed; cloning the primary instead"
+    reclone
+  elif [ "$1" = clone ] && grep -q "no rewind required" "$RUN_DIR/rewind.log"; then
+    log "Nothing to rewind: this standby cannot follow for another reason; cloning the primary again"
+    reclone
+  else
     touch "$PGDATA/standby.signal"
     rm -f "$PGDATA.rewinding"
     log "Rewound onto the primary's timeline"
-  else
-    log "pg_rewind failed; cloning the primary instead"
-    reclone
   fi
+}
+
+# The operator left the repair marker (over SQL) in a standby that ran but could not follow its
+# primary, then restarted it: rewind it onto the primary's timeline, or clone it again.
+repair_standby() {
+  log "The operator found this standby unable to follow the primary; repairing it"
+  find_pg_bin psql
+  wait_for_writable_primary || return 0
+  rm -f "$PGDATA/${FILE_REPAIR_MARKER}"
+  rewind_onto_primary clone
 }
 
 # Replaces this instance's data with a fresh clone of the primary: only ever for a standby (or a
@@ -305,6 +343,8 @@ elif [ -f "$PGDATA.rewinding" ]; then
   log "A previous pg_rewind did not finish; cloning the primary instead"
   find_pg_bin psql
   reclone
+elif [ -f "$PGDATA/${FILE_REPAIR_MARKER}" ]; then
+  repair_standby
 elif [ -n "$designated_primary" ] && [ "$designated_primary" != "$${ENV.podName}" ] &&
   [ ! -f "$PGDATA/standby.signal" ]; then
   rejoin_as_standby

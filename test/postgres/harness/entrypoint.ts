@@ -1,0 +1,67 @@
+/**
+ * The instance entrypoint (entrypoint.sh) run for real against the harness's servers, with what
+ * the StatefulSet gives it: the ConfigMap (postgresql.conf, which includes the per-instance file
+ * the entrypoint writes), a run directory, the topology, the environment. postgresql.conf lives
+ * outside PGDATA, as in the pod: pg_rewind copies PGDATA's own files from the source.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { ENV, INSTANCE_CONF } from "../../../capabilities/database/specs/layout";
+import { ENTRYPOINT_SH } from "../../../capabilities/database/specs/scripts/entrypoint";
+import { BASE_CONF, Cluster, confLines } from "./cluster";
+import { PG_BIN } from "./os";
+import { PgServer } from "./server";
+
+/** How `server`'s pod `podName` would start, following `primary`. */
+export function entrypointFor(
+  cluster: Cluster,
+  server: PgServer,
+  primary: PgServer,
+  podName: string,
+) {
+  const config = cluster.ownedDir(`${podName}-config`);
+  const run = cluster.ownedDir(`${podName}-run`);
+  const topology = cluster.ownedDir(`${podName}-topology`);
+  const runConf = path.join(run, path.basename(INSTANCE_CONF));
+  cluster.writeOwned(
+    path.join(config, "postgresql.conf"),
+    confLines({
+      ...BASE_CONF,
+      port: String(server.port),
+      unix_socket_directories: server.socketDir,
+    }) + `include_if_exists = '${runConf}'\n`,
+  );
+  cluster.writeOwned(path.join(topology, "primary"), primary.name);
+  const script = path.join(config, "entrypoint.sh");
+  writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
+  return {
+    topologyPrimaryFile: path.join(topology, "primary"),
+    command: "/bin/sh",
+    args: [script],
+    env: {
+      PGDATA: server.dataDir,
+      PG_BIN,
+      PGKEEPER_CONFIG_DIR: config,
+      PGKEEPER_RUN_DIR: run,
+      PGKEEPER_TOPOLOGY_DIR: topology,
+      PGKEEPER_PORT: String(primary.port),
+      [ENV.podName]: podName,
+      [ENV.primaryHost]: "127.0.0.1",
+      [ENV.superuserPassword]: cluster.password,
+    },
+  };
+}
+
+/** Waits until `text` is among the last 200 lines of the server's log. */
+export async function waitForLog(
+  server: PgServer,
+  text: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!server.logTail(200).includes(text)) {
+    if (Date.now() > deadline)
+      throw new Error(`${server.name}: no "${text}" in its log:\n${server.logTail()}`);
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+}
