@@ -10,7 +10,7 @@ import { database, operatorSuite } from "../integration/harness/fixtures";
 import { Obj, create, get, kubectl, kubectlOk, list } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
-import { Load, loadWriters, postmasterPid } from "./load";
+import { Load, loadWriters, postgresPids, postmasterPid } from "./load";
 import { cutOff } from "./network-fault";
 import { diagnosed } from "./diagnosis";
 import { FaultMatrix } from "./fault-matrix";
@@ -321,6 +321,59 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     );
     await settle("a replica's postgres SIGKILLed", t0, { firstWriteAt: ack.at });
     expect(status().currentPrimary).toBe(before.currentPrimary);
+  }, 600_000);
+
+  it("repairs a replica frozen while the primary recycled the WAL it needs: cloned again, streaming", async () => {
+    const before = status();
+    const replica = before.instances!.find(i => i.role === "replica")!.name;
+    const frozenUid = pod(replica)!.metadata.uid!;
+    const setWalKeep = (value: string | null) =>
+      kubectlOk(
+        [
+          ["patch", "database", DB, "-n", ns, "--type=merge", "-p"],
+          [JSON.stringify({ spec: { postgresql: { parameters: { wal_keep_size: value } } } })],
+        ].flat(),
+      );
+    // The primary keeps no WAL for standbys beyond what its checkpoints need (no slots).
+    setWalKeep("0");
+    const primaryPod = pod(before.currentPrimary!)!;
+    const superuser = superuserAt(ns, DB, primaryPod);
+    await waitFor(
+      "wal_keep_size 0 on the primary",
+      () => setting(primaryPod, "wal_keep_size") === "0",
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    const pids = postgresPids(frozenUid);
+    const t0 = Date.now();
+    pids.forEach(pid => process.kill(pid, "SIGSTOP"));
+    try {
+      // More WAL than the standby has, then two checkpoints: the segments it needs next go.
+      for (let i = 0; i < 4; i++)
+        psql(superuser, "select pg_switch_wal(), pg_sleep(0.2), txid_current()");
+      psql(superuser, "checkpoint");
+      psql(superuser, "checkpoint");
+    } finally {
+      pids.forEach(pid => {
+        try {
+          process.kill(pid, "SIGCONT");
+        } catch {
+          // gone already
+        }
+      });
+    }
+    setWalKeep(null);
+    // It runs and answers, but cannot stream: the operator clones it again (a new pod).
+    await waitFor(`${replica} repaired`, () => pod(replica)?.metadata.uid !== frozenUid, {
+      timeoutMs: 180_000,
+    });
+    await settle("a replica frozen while its WAL was recycled", t0);
+    expect(status().currentPrimary).toBe(before.currentPrimary);
+    const repairs = list("event", ns).filter(
+      e => e.reason === "ReplicaRepair" && String(e.message).startsWith(`${replica} answers`),
+    );
+    expect(repairs.length).toBeGreaterThan(0);
   }, 600_000);
 
   it("finishes a failover the operator was killed in the middle of, promoting once", async () => {

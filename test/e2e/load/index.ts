@@ -128,24 +128,37 @@ export class Load {
   }
 }
 
-/**
- * Host PID of the postmaster in a pod: the node runs containers as host processes, so /proc shows
- * them; the pod's cgroup path carries its UID (with dashes or, under systemd, underscores).
- */
-export function postmasterPid(podUid: string): number {
+/** Host PIDs of a pod's PostgreSQL processes; the postmaster is the one started with -D. */
+function postgresProcesses(podUid: string): { pid: number; postmaster: boolean }[] {
   const marks = [podUid, podUid.replace(/-/g, "_")];
+  const found: { pid: number; postmaster: boolean }[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cgroup = readFileSync(`/proc/${entry}/cgroup`, "utf8");
       if (!marks.some(m => cgroup.includes(m))) continue;
+      if (!readlinkSync(`/proc/${entry}/exe`).endsWith("/postgres")) continue;
       const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      const exe = readlinkSync(`/proc/${entry}/exe`);
-      // The postmaster: the postgres binary started with -D (its children are forks without it).
-      if (exe.endsWith("/postgres") && cmd.includes("-D")) return Number(entry);
+      // Its children are forks without -D.
+      found.push({ pid: Number(entry), postmaster: cmd.includes("-D") });
     } catch {
       // the process went away while we looked
     }
   }
-  throw new Error(`no postmaster found for pod ${podUid}`);
+  return found;
+}
+
+/**
+ * Host PID of the postmaster in a pod: the node runs containers as host processes, so /proc shows
+ * them; the pod's cgroup path carries its UID (with dashes or, under systemd, underscores).
+ */
+export function postmasterPid(podUid: string): number {
+  const postmaster = postgresProcesses(podUid).find(p => p.postmaster);
+  if (!postmaster) throw new Error(`no postmaster found for pod ${podUid}`);
+  return postmaster.pid;
+}
+
+/** Host PIDs of every PostgreSQL process in a pod (to freeze a whole instance). */
+export function postgresPids(podUid: string): number[] {
+  return postgresProcesses(podUid).map(p => p.pid);
 }
