@@ -11,6 +11,11 @@ export const MANAGER = "pgkeeper";
 
 export const ANNOTATION_CONFIG_HASH = "pgkeeper.dev/config-hash";
 /**
+ * On a credentials Secret: the SHA-256 of the password PostgreSQL has. A Secret whose password no
+ * longer matches was edited: a rotation (reconcile/passwords.ts).
+ */
+export const ANNOTATION_PASSWORD_SHA256 = "pgkeeper.dev/password-sha256";
+/**
  * Set on a Database to request a switchover: the value is the instance to promote, or `auto` for
  * the healthiest replica. pgkeeper removes it when the switchover is done (or refused, with an
  * Event saying why).

@@ -10,6 +10,7 @@ import { DEFAULT_CONFIG } from "../lib/config";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
 import { FakeCluster } from "../../../test/unit/fake-cluster";
 import { forgetHa } from "./ha-step";
+import { passwordFingerprint } from "../lib/scram";
 import { HaMemory } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
@@ -43,6 +44,9 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   const ip = (n: number) => `10.0.0.${n + 1}`;
   let parametersFail: Error | undefined;
   let repairFail: Error | undefined;
+  let passwordFail: Error | undefined;
+  /** Passwords PostgreSQL accepts at a log-in check. */
+  const accepted = new Set<string>();
   let pendingAfterApply: string[] = [];
   const sql: InstanceSql = {
     // A probe taken now: what the monitor saw last, unless a test says the instance moved on.
@@ -60,6 +64,19 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
         throw new Error(`promote on ${t.host}:5432: connection refused`);
     },
     checkpoint: async (t: InstanceTarget) => void sqlCalls.push(`checkpoint ${t.host}`),
+    setRolePassword: async (t: InstanceTarget, role: string, verifier: string) => {
+      sqlCalls.push(`password ${role} as ${t.user} ${t.password} on ${t.host}`);
+      if (!verifier.startsWith("SCRAM-SHA-256$4096:")) throw new Error("not a verifier");
+      if (passwordFail) throw passwordFail;
+    },
+    acceptsPassword: async (t: InstanceTarget) => {
+      sqlCalls.push(`log in ${t.user} ${t.password} on ${t.host}`);
+      return accepted.has(t.password);
+    },
+    writePassfile: async (t: InstanceTarget) => {
+      sqlCalls.push(`passfile ${t.password} on ${t.host}`);
+      return true;
+    },
     requestRepair: async (t: InstanceTarget) => {
       sqlCalls.push(`repair ${t.host}`);
       if (repairFail) throw repairFail;
@@ -149,6 +166,8 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     setLeader: (v: boolean) => (leader = v),
     failParameters: (err: Error | undefined) => (parametersFail = err),
     failRepair: (err: Error | undefined) => (repairFail = err),
+    failPassword: (err: Error | undefined) => (passwordFail = err),
+    accepted,
     leavePending: (names: string[]) => (pendingAfterApply = names),
   };
 }
@@ -651,20 +670,94 @@ describe("the Secrets hold the passwords PostgreSQL has", () => {
     },
   );
 
-  it("a password edited in the Secret is put back, with a Warning", async () => {
-    const t = setup();
-    await t.run();
-    const before = passwordIn(t, "orders-superuser");
-    const secret = t.cluster.find("Secret", NS, "orders-superuser")!;
+  const edit = (t: ReturnType<typeof setup>, name: string, password: string) => {
+    const secret = t.cluster.find("Secret", NS, name)!;
     t.cluster.put({
       ...secret,
-      data: { ...(secret.data as object), password: Buffer.from("mine").toString("base64") },
+      data: { ...(secret.data as object), password: Buffer.from(password).toString("base64") },
     });
+  };
+  const passfiles = (t: ReturnType<typeof setup>) =>
+    t.sqlCalls.filter(c => c.startsWith("passfile"));
+
+  it("a superuser password edited in the Secret is rotated: ALTER ROLE with the old one, passfiles follow", async () => {
+    const t = setup();
     await t.run();
-    expect(passwordIn(t, "orders-superuser")).toBe(before);
-    expect(t.cluster.events.find(e => e.reason === "SecretRestored")?.message).toContain(
-      "Secret orders-superuser was changed",
+    const old = passwordIn(t, "orders-superuser");
+    expect(passfiles(t)).toHaveLength(3); // once per pod at the start
+    t.sqlCalls.length = 0;
+    edit(t, "orders-superuser", "rotated-secret");
+    await t.run();
+    expect(t.sqlCalls).toContain(`password postgres as postgres ${old} on ${t.ip(0)}`);
+    expect(passwordIn(t, "orders-superuser")).toBe("rotated-secret");
+    expect(t.cluster.find("Secret", NS, "orders-superuser")?.metadata?.annotations).toMatchObject({
+      "pgkeeper.dev/password-sha256": passwordFingerprint("rotated-secret"),
+    });
+    expect(passfiles(t).sort()).toEqual(
+      [0, 1, 2].map(n => `passfile rotated-secret on ${t.ip(n)}`),
     );
+    expect(t.cluster.events.find(e => e.reason === "PasswordRotated")?.message).toBe(
+      "The password of role postgres is now the one in Secret orders-superuser",
+    );
+    t.sqlCalls.length = 0;
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("password") || c.startsWith("passfile"))).toEqual(
+      [],
+    );
+  });
+
+  it("an app password edited in the Secret is rotated, as the superuser", async () => {
+    const t = setup();
+    await t.run();
+    const superuser = passwordIn(t, "orders-superuser");
+    edit(t, "orders-app", "new-app-password");
+    await t.run();
+    expect(t.sqlCalls).toContain(`password app as postgres ${superuser} on ${t.ip(0)}`);
+    expect(passwordIn(t, "orders-app")).toBe("new-app-password");
+    expect(passwordIn(t, "orders-superuser")).toBe(superuser);
+  });
+
+  it("a rotation that fails keeps the edit in the Secret, the old password in use, and says why", async () => {
+    const t = setup();
+    await t.run();
+    t.failPassword(new Error("set password on 10.0.0.1:5432: connection refused"));
+    edit(t, "orders-app", "new-app-password");
+    await expect(t.run()).rejects.toMatchObject({ reason: "PasswordRotationFailed" });
+    expect(passwordIn(t, "orders-app")).toBe("new-app-password");
+    expect(t.cluster.events.find(e => e.reason === "PasswordRotationFailed")?.message).toContain(
+      "connection refused",
+    );
+    t.failPassword(undefined);
+    await t.run();
+    expect(t.cluster.events.find(e => e.reason === "PasswordRotated")).toBeDefined();
+  });
+
+  it("a password PostgreSQL cannot match through a verifier is refused, not half-applied", async () => {
+    const t = setup();
+    await t.run();
+    edit(t, "orders-app", "pässword");
+    await expect(t.run()).rejects.toMatchObject({
+      reason: "PasswordRotationFailed",
+      message: expect.stringContaining("outside printable ASCII"),
+    });
+    expect(t.sqlCalls.filter(c => c.startsWith("password"))).toEqual([]);
+  });
+
+  it("after an operator restart, an edited password is in use only if PostgreSQL accepts it", async () => {
+    const t = setup();
+    await t.run();
+    edit(t, "orders-app", "edited-while-down");
+    t.memory.forget(`${NS}/${NAME}`);
+    await expect(t.run()).rejects.toMatchObject({
+      reason: "SecretChanged",
+      message: expect.stringContaining("Secret orders-app is not the one PostgreSQL has"),
+    });
+    expect(passwordIn(t, "orders-app")).toBe("edited-while-down"); // left as the user made it
+    t.accepted.add("edited-while-down"); // e.g. the rotation finished just before the restart
+    await t.run();
+    expect(t.cluster.find("Secret", NS, "orders-app")?.metadata?.annotations).toMatchObject({
+      "pgkeeper.dev/password-sha256": passwordFingerprint("edited-while-down"),
+    });
   });
 
   it("fails over even while the app Secret is gone and nobody knows its password", async () => {

@@ -16,6 +16,7 @@ import { DatabaseMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
+import { syncPassfiles } from "./passfile";
 import { repairStuckReplicas } from "./repair-replica";
 import { fenceSecondPrimaries } from "./second-primary";
 import { failoverTargetNow } from "./target-after-fence";
@@ -177,6 +178,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
     return result(primary, { busy: false });
   }
   const config = await applyParameters(step, step.primary, instanceViews, records, memory);
+  await syncPassfiles(step, records, memory);
   return result(step.primary, {
     requeueAfterMs: soonest(
       acted.requeueAfterMs,

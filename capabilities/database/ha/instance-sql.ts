@@ -295,6 +295,71 @@ export async function requestRepair(t: InstanceTarget, timeoutMs = 10_000): Prom
   });
 }
 
+// ---- passwords -------------------------------------------------------------------------------
+
+/** Statements of this session stay out of the server log, whatever the logging settings. */
+async function quietSession(c: pg.Client): Promise<void> {
+  await c.query(
+    "SET log_statement = 'none'; SET log_min_error_statement = 'panic'; SET log_min_duration_statement = -1",
+  );
+}
+
+const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** ALTER ROLE ... PASSWORD with a SCRAM verifier (lib/scram.ts): the password never travels. */
+export async function setRolePassword(
+  t: InstanceTarget,
+  role: string,
+  verifier: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  await withClient(t, "set password", timeoutMs, async c => {
+    await quietSession(c);
+    await c.query(`ALTER ROLE ${pg.escapeIdentifier(role)} PASSWORD ${sqlString(verifier)}`);
+  });
+}
+
+/** True when the server accepts `t`'s user and password; false when it refuses them. */
+export async function acceptsPassword(t: InstanceTarget, timeoutMs = 10_000): Promise<boolean> {
+  try {
+    await withClient(t, "log in", timeoutMs, async c => void (await c.query("SELECT 1")));
+    return true;
+  } catch (err) {
+    // 28P01 invalid_password; anything else (unreachable, starting) is not an answer
+    if (err instanceof InstanceSqlError && err.code === "28P01") return false;
+    throw err;
+  }
+}
+
+/** libpq passfile escaping: backslash and colon. */
+const passfileField = (s: string): string => s.replace(/[\\:]/g, "\\$&");
+
+/**
+ * Rewrites the instance's replication passfile (named by its primary_conninfo) with the
+ * password `t` logs in with, over SQL: a standby's WAL receiver reads it at every connection, so
+ * a rotated superuser password reaches replication with no restart. COPY in CSV format with
+ * delimiter and quote characters no password has writes the line as it is. Returns false when
+ * the instance names no passfile.
+ */
+export async function writePassfile(t: InstanceTarget, timeoutMs = 10_000): Promise<boolean> {
+  if ([...t.password].some(ch => ch.charCodeAt(0) < 0x20))
+    throw new Error("a password with control characters");
+  return withClient(t, "write passfile", timeoutMs, async c => {
+    await quietSession(c);
+    const { conninfo } = await one<{ conninfo: string }>(
+      c,
+      "SELECT current_setting('primary_conninfo') AS conninfo",
+    );
+    const file = /(?:^|\s)passfile=(\S+)/.exec(conninfo)?.[1];
+    if (!file) return false;
+    const line = `*:*:*:${passfileField(t.user ?? "postgres")}:${passfileField(t.password)}`;
+    await c.query(
+      `COPY (SELECT ${sqlString(line)}) TO ${sqlString(file)} WITH (FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01')`,
+    );
+    return true;
+  });
+}
+
 // ---- parameters -------------------------------------------------------------------------------
 
 /**

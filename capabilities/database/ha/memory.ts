@@ -3,7 +3,7 @@
  * primary was first seen failing, when status last got fresh progress figures, which parameter
  * set each pod got (so a steady state makes no SQL writes), what each reload left pending, which
  * warnings were already raised, which replicas were seen not following (and when each was last
- * repaired), and the passwords in use (reconcile puts a Secret deleted or edited by hand back from
+ * repaired), which passfiles got the current superuser password, and the passwords in use (reconcile puts a Secret deleted or edited by hand back from
  * them). Losing it on restart costs one re-application, one repeated Event, the chance to restore
  * such a Secret, and 30 s more before a stuck replica is repaired. It is bounded: pod entries go
  * with their pods, instance names are at most spec.instances, a Database's entry goes with it.
@@ -31,6 +31,8 @@ export interface DatabaseMemory {
   writableSince: Map<string, number>;
   /** Per pod UID of a replica seen not following its primary: since when, replaying where. */
   notFollowingSince: Map<string, NotFollowingSince>;
+  /** Per pod UID: the fingerprint of the password its replication passfile got from us. */
+  passfileWritten: Map<string, string>;
   /** Per instance name: when it was last repaired (ms). */
   repairedAt: Map<string, number>;
   /** The passwords in use (reconcile restores a Secret deleted or edited from these). */
@@ -50,6 +52,7 @@ export class HaMemory {
         announced: new Map(),
         writableSince: new Map(),
         notFollowingSince: new Map(),
+        passfileWritten: new Map(),
         repairedAt: new Map(),
       };
       this.databases.set(key, memory);
@@ -66,6 +69,7 @@ export class HaMemory {
       memory.pendingAfterReload,
       memory.writableSince,
       memory.notFollowingSince,
+      memory.passfileWritten,
     ])
       for (const uid of perPod.keys()) if (!uids.has(uid)) perPod.delete(uid);
   }

@@ -47,6 +47,12 @@ export interface InstanceSql {
   probeInstance(t: InstanceTarget, timeoutMs: number): Promise<InstanceProbe>;
   promote(t: InstanceTarget, timeoutSeconds: number): Promise<void>;
   checkpoint(t: InstanceTarget): Promise<void>;
+  /** ALTER ROLE ... PASSWORD with a SCRAM verifier. */
+  setRolePassword(t: InstanceTarget, role: string, verifier: string): Promise<void>;
+  /** Whether the server accepts t's user and password (throws when it does not answer). */
+  acceptsPassword(t: InstanceTarget): Promise<boolean>;
+  /** Rewrites the instance's replication passfile with t's password; false when it has none. */
+  writePassfile(t: InstanceTarget): Promise<boolean>;
   /** Leaves the repair marker in a replica's data directory (stuck-replica.ts). */
   requestRepair(t: InstanceTarget): Promise<void>;
   applyParameters(

@@ -25,7 +25,9 @@ import { buildInput } from "./build-input";
 import { ChildResult, convergeChild, pruneChild } from "./children";
 import { withAppliedHash } from "./diff";
 import { recordFailureOn } from "./failure";
-import { RestoredSecret, ensurePasswords, generatePassword } from "./passwords";
+import { ReconcileError } from "./errors";
+import { RestoredSecret, ensurePasswords, generatePassword, passwordsOrError } from "./passwords";
+import { rotatePasswords } from "./rotate-passwords";
 import { labelRoles, listInstancePods, observePods, primaryOf } from "./pods";
 import { convergedStatus, pausedStatus } from "./status";
 
@@ -113,15 +115,16 @@ async function converge(
   writer: DatabaseWriter,
 ): Promise<Outcome> {
   const { cluster } = deps;
-  const found = await passwordsInUse(deps, db);
+  const pods = await listInstancePods(cluster, db);
+  const found = await passwordsInUse(deps, db, pods);
   const input = buildInput(db, spec);
   // High availability must not wait for unrelated children: a quota, a policy engine refusing
   // one object, a foreign object with a child's name or an app Secret nobody can restore must
   // never prevent a failover. The children's failure is reported once HA had its turn.
-  const children = found.passwords
-    ? await settled(convergeChildren(deps, db, input, found.passwords))
-    : { error: found.missing };
-  const pods = await listInstancePods(cluster, db);
+  const children =
+    "error" in found
+      ? { error: found.error }
+      : await settled(convergeChildren(deps, db, input, found.passwords));
   await announceRestored(cluster, db, found.restored);
   const ha =
     found.superuser === undefined
@@ -133,17 +136,40 @@ async function converge(
   return finish({ deps, db, writer }, spec, pods, primary, ha);
 }
 
-/** The Secrets' passwords, checked against (and remembered as) the ones in use. */
+/**
+ * The passwords in use, after applying those edited in their Secret to PostgreSQL, and
+ * remembered (a Secret deleted later is put back from them). Either both, or the error that keeps
+ * the children from being applied: an unknown password, or an edit not yet in PostgreSQL (the
+ * Secret keeps it). The superuser's stands alone: HA needs only that one.
+ */
 async function passwordsInUse(
   deps: ReconcileDeps,
   db: Database,
-): ReturnType<typeof ensurePasswords> {
+  pods: KubeObject[],
+): Promise<
+  { superuser?: string; restored: RestoredSecret[] } & (
+    | { passwords: Passwords }
+    | { error: ReconcileError }
+  )
+> {
   const key = databaseKey(db.metadata?.namespace ?? "", db.metadata?.name ?? "");
   const memory = deps.ha?.memory.of(key);
   const generate = deps.newPassword ?? generatePassword;
-  const found = await ensurePasswords(deps.cluster, db, generate, memory?.passwords);
-  if (memory && found.passwords) memory.passwords = found.passwords;
-  return found;
+  const stored = await ensurePasswords(deps.cluster, db, generate, memory?.passwords);
+  const { found, failures } = await rotatePasswords(
+    { cluster: deps.cluster, db, sql: deps.ha?.sql, pods, primary: primaryOf(db) },
+    stored,
+  );
+  const passwords = passwordsOrError(found);
+  const base = { superuser: found.superuser, restored: found.restored };
+  if (passwords instanceof ReconcileError) return { ...base, error: passwords };
+  if (memory) memory.passwords = passwords;
+  if (failures.length > 0)
+    return {
+      ...base,
+      error: new ReconcileError("PasswordRotationFailed", `Rotating ${failures.join("; ")}`),
+    };
+  return { ...base, passwords };
 }
 
 /** Best effort, like every Event: the Secret is back either way. */
@@ -156,7 +182,7 @@ async function announceRestored(
     await cluster.recordEvent(db, {
       type: "Warning",
       reason: "SecretRestored",
-      message: `Secret ${r.secret} was ${r.was}: its password is back to the one PostgreSQL has (a new one would lock every client out; rotating passwords through the Secret is not supported yet)`,
+      message: `Secret ${r.secret} was deleted: its password is back to the one PostgreSQL has (a new one would lock every client out; to rotate a password, edit it in the Secret)`,
     });
 }
 

@@ -2,7 +2,8 @@
  * The credentials Secrets `<db>-superuser` and `<db>-app`.
  *
  * Passwords come in as arguments: the reconciler generates them once with crypto randomness and
- * afterwards passes back what the existing Secret holds, so data is never regenerated.
+ * afterwards passes back what the existing Secret holds, so data is never regenerated. Each
+ * carries the fingerprint of its password, which PostgreSQL has: an edit shows as a mismatch.
  *
  * Values go into `data` (base64), not `stringData`: `stringData` is write-only, the API server
  * folds it into `data` and never returns it, so an object built with it could never be compared
@@ -10,6 +11,8 @@
  * would record ownership of fields that never appear).
  */
 import type { V1Secret } from "@kubernetes/client-node";
+import { ANNOTATION_PASSWORD_SHA256 } from "../api/names";
+import { passwordFingerprint } from "../lib/scram";
 import { APP_DATABASE, APP_USER, POSTGRES_PORT, SUPERUSER } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 
@@ -70,7 +73,10 @@ function buildSecret(input: BuildInput, name: string, c: Credentials): Child<V1S
   return {
     apiVersion: "v1",
     kind: "Secret",
-    metadata: childMeta(input, name),
+    metadata: {
+      ...childMeta(input, name),
+      annotations: { [ANNOTATION_PASSWORD_SHA256]: passwordFingerprint(c.password) },
+    },
     type: SECRET_TYPE,
     data: base64(credentialValues(c)),
   };

@@ -1,0 +1,91 @@
+/**
+ * Password rotation as the operator does it, against real servers: ALTER ROLE with a SCRAM
+ * verifier computed by the operator, and the replication passfile of a running standby (started
+ * by the real entrypoint, so its WAL receiver logs in through that passfile) rewritten over SQL,
+ * so that it reconnects with the new password and nothing restarts.
+ */
+import {
+  acceptsPassword,
+  setRolePassword,
+  writePassfile,
+} from "../../capabilities/database/ha/instance-sql";
+import { scramVerifier } from "../../capabilities/database/lib/scram";
+import { Cluster } from "./harness/cluster";
+import { entrypointFor } from "./harness/entrypoint";
+import { PgServer } from "./harness/server";
+
+jest.setTimeout(180_000);
+
+let cluster: Cluster;
+let primary: PgServer;
+let standby: PgServer;
+
+beforeEach(async () => {
+  cluster = new Cluster();
+  primary = await cluster.primary("db-0");
+  standby = await cluster.standby(primary, "db-1");
+  await standby.stop("fast");
+  await standby.start(120_000, entrypointFor(cluster, standby, primary, "db-1"));
+  await streaming();
+});
+afterEach(() => cluster.destroy());
+
+const streaming = (timeoutMs = 30_000) =>
+  primary.waitFor(
+    "SELECT state FROM pg_stat_replication WHERE application_name = 'db-1'",
+    "streaming",
+    timeoutMs,
+  );
+const reconnect = () =>
+  primary.sql(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_replication WHERE application_name = 'db-1'",
+  );
+
+/** ALTER ROLE on the primary, as the operator does, logged in with the current password. */
+async function rotate(role: string, to: string, user = "postgres"): Promise<void> {
+  await setRolePassword({ ...primary.target, user }, role, scramVerifier(to));
+}
+
+async function acceptedEventually(server: PgServer, user: string, password: string): Promise<void> {
+  const target = { ...server.target, user, password };
+  const deadline = Date.now() + 30_000;
+  while (!(await acceptsPassword(target))) {
+    if (Date.now() > deadline) throw new Error(`${server.name} still refuses the new password`);
+    await new Promise(r => setTimeout(r, 100));
+  }
+}
+
+describe("rotating passwords on real servers", () => {
+  it("sets a role's password from a verifier: the new one logs in, the old one no longer does", async () => {
+    primary.sql("CREATE ROLE app LOGIN PASSWORD 'first'");
+    await rotate("app", "second-password");
+    const app = { ...primary.target, user: "app" };
+    expect(await acceptsPassword({ ...app, password: "second-password" })).toBe(true);
+    expect(await acceptsPassword({ ...app, password: "first" })).toBe(false);
+    // The verifier, not the password, is what the server got and keeps.
+    expect(
+      primary.sql(
+        "SELECT rolpassword LIKE 'SCRAM-SHA-256$4096:%' FROM pg_authid WHERE rolname = 'app'",
+      ),
+    ).toBe("t");
+  });
+
+  it("a standby's WAL receiver logs in with the rotated superuser password once its passfile is rewritten", async () => {
+    const rotated = "rotated:with\\colon";
+    const started = standby.sql("SELECT pg_postmaster_start_time()");
+    await rotate("postgres", rotated);
+    await acceptedEventually(standby, "postgres", rotated);
+    expect(await writePassfile({ ...standby.target, password: rotated })).toBe(true);
+    reconnect();
+    await streaming();
+    expect(standby.sql("SELECT pg_postmaster_start_time()")).toBe(started); // no restart
+  });
+
+  it("without the rewrite, the same reconnect fails: the passfile is what carries the password", async () => {
+    await rotate("postgres", "rotated-password");
+    await acceptedEventually(standby, "postgres", "rotated-password");
+    reconnect();
+    await expect(streaming(5000)).rejects.toThrow();
+    expect(standby.logTail(50)).toContain("password authentication failed");
+  });
+});
