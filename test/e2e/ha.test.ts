@@ -460,6 +460,47 @@ describe("a 3-instance Database in quorum mode under write load", () => {
     expect(status().currentPrimary).toBe(before);
   }, 600_000);
 
+  it("rotates the superuser password edited in its Secret with no restart, then fails over with it", async () => {
+    const primary = status().currentPrimary!;
+    const ip = podIp(primary);
+    const pods = () => podsOf().map(p => ({ uid: p.metadata.uid, restarts: restartCount(p) }));
+    const before = pods();
+    const rotated = `rotated-${Date.now()}`;
+    const t0 = Date.now();
+    kubectlOk(
+      [
+        ["patch", "secret", `${DB}-superuser`, "-n", ns, "--type=merge", "-p"],
+        [JSON.stringify({ stringData: { password: rotated } })],
+      ].flat(),
+    );
+    for (const p of podsOf())
+      await waitFor(
+        `${p.metadata.name} to accept the new superuser password`,
+        () => {
+          try {
+            return psql({ ...superuserAt(ns, DB, p), password: rotated }, "select 1") === "1";
+          } catch {
+            return false; // not rotated (or not replayed) yet
+          }
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+    expect(pods()).toEqual(before);
+    // A failover makes every standby's WAL receiver log in again, through its passfile.
+    kubectlOk(["delete", "pod", primary, "-n", ns, "--wait=false"]);
+    await expectRecovery(
+      "superuser password rotated, then the primary's pod deleted",
+      primary,
+      ip,
+      t0,
+    );
+    expect(
+      list("event", ns).some(
+        e => e.reason === "PasswordRotated" && String(e.message).includes("role postgres"),
+      ),
+    ).toBe(true);
+  }, 600_000);
+
   it("clones pod 0 again when its data directory is lost, the others intact", async () => {
     const before = pod(`${DB}-0`)!;
     const restarts = restartCount(before);
