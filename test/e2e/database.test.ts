@@ -2,8 +2,8 @@
  * A real Database on a real node: PostgreSQL in a pod, reached through its Service from the host,
  * surviving the loss of its pod on the same volume.
  */
-import { database, operatorSuite } from "../integration/harness/fixtures";
-import { create, get, kubectlOk } from "../integration/harness/kubectl";
+import { database, freshNamespace, operatorSuite } from "../integration/harness/fixtures";
+import { create, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { appCredentials, psql } from "./psql";
@@ -118,6 +118,44 @@ describe("a single-instance Database", () => {
     expect({ uid: pod()?.metadata.uid, restarts: restarts() }).toEqual(podBefore);
     expect(phase("shop")).toBe("Ready");
   }, 120_000);
+});
+
+/**
+ * Namespace deletion with running instances: nothing of pgkeeper's may hold it up, whether the
+ * operator runs (it must not fail its own deletion steps on "namespace is being terminated") or
+ * not (no finalizer, no webhook on DELETE). Pods shut down cleanly inside their grace period.
+ */
+describe("deleting a namespace that holds running Databases", () => {
+  it.each(["running", "down"])(
+    "finishes with the operator %s",
+    async state => {
+      const doomed = freshNamespace("e2e-doomed");
+      create(database(doomed, "one"));
+      create(database(doomed, "two", { instances: 2 }));
+      for (const name of ["one", "two"])
+        await waitFor(
+          `${doomed}/${name} Ready`,
+          () => (get("database", doomed, name)?.status as Status | undefined)?.phase === "Ready",
+          { timeoutMs: 300_000, intervalMs: 2000 },
+        );
+      if (state === "down") await operator.stop("SIGKILL");
+      try {
+        const t0 = Date.now();
+        kubectlOk(["delete", "namespace", doomed, "--wait=false"]);
+        await waitFor(
+          `namespace ${doomed} to be gone`,
+          () => kubectl(["get", "namespace", doomed]).code !== 0,
+          { timeoutMs: 180_000, intervalMs: 1000 },
+        );
+        console.log(
+          `namespace with 2 running Databases deleted, operator ${state}: ${Date.now() - t0} ms`,
+        );
+      } finally {
+        if (state === "down") await operator.start();
+      }
+    },
+    600_000,
+  );
 });
 
 const decodeKey = (secret: string, key: string): string =>
