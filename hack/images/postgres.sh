@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds localhost/pgkeeper/postgres:15, the instance image of the local cluster, from Debian:
-# `debootstrap --variant=minbase --include=postgresql-15 bookworm`, upgraded from bookworm-updates
-# and bookworm-security, then trimmed.
+# `debootstrap --variant=minbase --include=postgresql-15,pgbackrest bookworm`, upgraded from
+# bookworm-updates and bookworm-security, then trimmed.
 #
 # What the instance pods need from it (capabilities/database/specs): `/bin/sh /config/entrypoint.sh`
 # and `probe.sh` run as uid/gid 999 with a read-only root file system; the scripts find the server
@@ -9,8 +9,13 @@
 # Debian creates its postgres user with the next free system uid, so it is moved to 999:999 here:
 # without a user name for the uid, initdb and postgres refuse to run.
 #
-# Idempotent: keyed by these scripts, the mirror and the candidate version of postgresql-15 in this
-# machine's apt lists (PGKEEPER_IMAGES_FORCE=1 rebuilds anyway, e.g. for other security updates).
+# pgBackRest (docs/adr/0010) runs in the instance pods and the backup Jobs. Its default lock, log and
+# spool paths are not writable on a read-only root: callers pass --lock-path=/tmp/pgbackrest and
+# --log-level-file=off (or a writable --log-path), see README.md.
+#
+# Idempotent: keyed by these scripts, the mirror and the candidate versions of postgresql-15 and
+# pgbackrest in this machine's apt lists (PGKEEPER_IMAGES_FORCE=1 rebuilds anyway, e.g. for other
+# security updates).
 # PGKEEPER_POSTGRES_KEEP_JIT=1 keeps LLVM (JIT), which this image drops by default (see trim).
 # Usage: hack/images/postgres.sh
 set -euo pipefail
@@ -22,27 +27,32 @@ NAME="postgres-${PG_MAJOR}"
 PG_UID=999
 KEEP_JIT="${PGKEEPER_POSTGRES_KEEP_JIT:-0}"
 PG_BINDIR="/usr/lib/postgresql/${PG_MAJOR}/bin"
+# What debootstrap installs on top of minbase (with their dependencies); each one's candidate
+# version is part of the key.
+PACKAGES=("postgresql-${PG_MAJOR}" pgbackrest)
 # debootstrap's and apt's output; kept after a failure.
 BUILD_LOG="${IMAGE_CACHE}/${NAME}.build.log"
 
 # Every program the instance scripts (entrypoint, probe, backup) call, plus tar/gzip to unpack a
-# base backup by hand. The build fails if one is missing from the image.
+# base backup by hand, and pgBackRest. The build fails if one is missing from the image or cannot
+# load one of its shared libraries (the trim removes packages with --force-depends).
 REQUIRED_COMMANDS=(
   sh date sed printf chmod id getent ls rmdir rm mv touch sleep mkdir grep sort cat tar gzip
   "${PG_BINDIR}/postgres" "${PG_BINDIR}/initdb" "${PG_BINDIR}/pg_ctl" "${PG_BINDIR}/pg_isready"
   "${PG_BINDIR}/pg_basebackup" "${PG_BINDIR}/pg_rewind" "${PG_BINDIR}/psql"
-  "${PG_BINDIR}/pg_controldata"
+  "${PG_BINDIR}/pg_controldata" /usr/bin/pgbackrest
 )
 
 in_root() { chroot "${ROOTFS}" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 
 bootstrap() {
-  local mirror="$1"
+  local mirror="$1" include
+  include="$(IFS=, && printf '%s' "${PACKAGES[*]}")"
   mkdir -p "${IMAGE_CACHE}/debootstrap"
   # --cache-dir keeps the .debs, so a rebuild after a script change downloads nothing. Two stages
   # so that dpkg runs with force-unsafe-io (no fsync per file: several times faster on a busy
   # disk, and a half-built rootfs is thrown away anyway).
-  debootstrap --foreign --variant=minbase --include="postgresql-${PG_MAJOR}" \
+  debootstrap --foreign --variant=minbase --include="${include}" \
     --cache-dir="${IMAGE_CACHE}/debootstrap" "${DEBIAN_SUITE}" "${ROOTFS}" "${mirror}" \
     >"${BUILD_LOG}" 2>&1 || die "debootstrap failed; see ${BUILD_LOG}"
   printf 'force-unsafe-io\n' >"${ROOTFS}/etc/dpkg/dpkg.cfg.d/pgkeeper-unsafe-io"
@@ -123,21 +133,48 @@ trim() {
 
 # Directories the official image has, owned by postgres: the data mount point and the default
 # socket directory (the pods point the socket at an emptyDir; this one serves `docker run`-like
-# uses where /run is writable).
+# uses where /run is writable). pgBackRest's default log directory, which its package made and
+# the trim emptied with /var/log, comes back for the same uses; the pods never write there.
 layout() {
   install -d -o "${PG_UID}" -g "${PG_UID}" -m 0700 "${ROOTFS}/var/lib/postgresql/data"
   install -d -o "${PG_UID}" -g "${PG_UID}" -m 2775 "${ROOTFS}/var/run/postgresql"
+  install -d -o "${PG_UID}" -g "${PG_UID}" -m 0750 "${ROOTFS}/var/log/pgbackrest"
   install -d -o 0 -g 0 -m 1777 "${ROOTFS}/tmp"
+  # mktemp made the root 0700; pack_image opens it up too, but `check` runs as 999 before that.
+  chmod 0755 "${ROOTFS}"
+}
+
+# Runs a command in the rootfs as the pods do: uid/gid 999, no supplementary groups, empty env.
+as_postgres() {
+  chroot --userspec="${PG_UID}:${PG_UID}" --groups="${PG_UID}" "${ROOTFS}" \
+    /usr/bin/env -i PATH="${PG_BINDIR}:/usr/bin:/bin" LANG=C.UTF-8 "$@"
 }
 
 check() {
-  local cmd missing=()
+  local cmd path libs missing=() unresolved=() pgbackrest want
   for cmd in "${REQUIRED_COMMANDS[@]}"; do
-    in_root sh -c "command -v '${cmd}'" >/dev/null || missing+=("${cmd}")
+    path="$(in_root sh -c "command -v '${cmd}'")" || {
+      missing+=("${cmd}")
+      continue
+    }
+    # ldd exits 1 on a static or non-ELF file; only unresolved libraries count.
+    libs="$(in_root ldd "${path}" 2>&1 || true)"
+    if grep -q 'not found' <<<"${libs}"; then
+      unresolved+=("${cmd}: $(awk '/not found/ { print $1 }' <<<"${libs}" | xargs)")
+    fi
   done
   ((${#missing[@]} == 0)) || die "missing in the image: ${missing[*]}"
+  ((${#unresolved[@]} == 0)) || die "shared libraries not found: ${unresolved[*]}"
   [[ "$(in_root id -un "${PG_UID}")" == postgres ]] || die "uid ${PG_UID} has no name"
-  log "postgres: $(in_root "${PG_BINDIR}/postgres" --version), ${#REQUIRED_COMMANDS[@]} commands present"
+  # `pgbackrest version` prints the upstream version of the installed package (no epoch, no
+  # Debian revision), run as the pods' user.
+  # shellcheck disable=SC2016 # a dpkg-query format, not a shell expansion
+  want="$(in_root dpkg-query -W -f '${Version}' pgbackrest)"
+  want="${want#*:}"
+  want="pgBackRest ${want%-*}"
+  pgbackrest="$(as_postgres pgbackrest version 2>&1)" || die "pgbackrest version as ${PG_UID}: ${pgbackrest}"
+  [[ "${pgbackrest}" == "${want}" ]] || die "pgbackrest version as ${PG_UID}: '${pgbackrest}', expected '${want}'"
+  log "postgres: $(in_root "${PG_BINDIR}/postgres" --version), ${pgbackrest} (uid ${PG_UID}), ${#REQUIRED_COMMANDS[@]} commands present, libraries resolved"
 }
 
 # debootstrap mounts /proc and /sys inside the rootfs and a failed run can leave them: unmount
@@ -148,30 +185,42 @@ cleanup() {
   rm -rf --one-file-system "${ROOTFS}"
 }
 
+# `name=candidate` for each of PACKAGES, one a line; an empty candidate means unknown to apt.
+package_versions() {
+  local pkg
+  for pkg in "${PACKAGES[@]}"; do
+    printf '%s=%s\n' "${pkg}" "$(debian_version "${pkg}")"
+  done
+}
+
 main() {
-  local start mirror security version key step
+  local start mirror security versions version key step
   start="$(now)"
   ensure_tools debootstrap:debootstrap umoci:umoci jq:jq
   mirror="$(debian_mirror '')"
   security="$(debian_mirror -security)"
-  version="$(debian_version "postgresql-${PG_MAJOR}")"
-  [[ -n "${version}" && "${version}" != "(none)" ]] || {
+  versions="$(package_versions)"
+  if grep -qE '=(\(none\))?$' <<<"${versions}"; then
     apt-get update -q >/dev/null
-    version="$(debian_version "postgresql-${PG_MAJOR}")"
-  }
+    versions="$(package_versions)"
+  fi
+  if grep -qE '=(\(none\))?$' <<<"${versions}"; then
+    die "not in this machine's apt lists: $(grep -E '=(\(none\))?$' <<<"${versions}" | cut -d= -f1 | xargs)"
+  fi
+  version="$(sed -n "s/^postgresql-${PG_MAJOR}=//p" <<<"${versions}")"
   key="$({
     scripts_hash "${BASH_SOURCE[0]}"
-    printf '%s\n' "${mirror}" "${security}" "${DEBIAN_SUITE}" "${version}" "${KEEP_JIT}"
+    printf '%s\n' "${mirror}" "${security}" "${DEBIAN_SUITE}" "${versions}" "${KEEP_JIT}"
   } | hash_stdin)"
   lock_image "${NAME}"
   if is_current "${NAME}" "${key}"; then
-    log "postgres: up to date (${version}, $(size_mib "$(archive_path "${NAME}")"), $(elapsed "${start}") s)"
+    log "postgres: up to date (${versions//$'\n'/, }, $(size_mib "$(archive_path "${NAME}")"), $(elapsed "${start}") s)"
     return 0
   fi
   ROOTFS="$(mktemp -d "${IMAGE_TMP}/pgkeeper-postgres.XXXXXX")"
   trap cleanup EXIT
   : >"${BUILD_LOG}"
-  log "postgres: building postgresql-${PG_MAJOR} ${version} from ${mirror}"
+  log "postgres: building ${versions//$'\n'/, } from ${mirror}"
   for step in bootstrap upgrade fix_user trim layout check; do
     step_start="$(now)"
     case "${step}" in
@@ -192,7 +241,7 @@ main() {
     --config.label "org.opencontainers.image.version=${version}"
   log "postgres: pack $(elapsed "${step_start}") s"
   mark_built "${NAME}" "${key}"
-  log "postgres: built ${REF_POSTGRES} (${version}, $(size_mib "$(archive_path "${NAME}")"), $(elapsed "${start}") s)"
+  log "postgres: built ${REF_POSTGRES} (${versions//$'\n'/, }, $(size_mib "$(archive_path "${NAME}")"), $(elapsed "${start}") s)"
 }
 
 main "$@"

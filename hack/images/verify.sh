@@ -6,7 +6,8 @@
 #   postgres    the real entrypoint.sh/probe.sh/backup.sh from the ConfigMap builders, with the
 #               StatefulSet's env, read-only root, uid 999 and the pod's mounts: bootstrap,
 #               readiness, SQL over the socket and over TCP (scram), two base backups with
-#               retention 1, fast stop, restart on the existing data directory
+#               retention 1, pgBackRest (version, stanza-create and a full backup with its lock in
+#               /tmp and no log file), fast stop, restart on the existing data directory
 #   controller  pepr's controller.js starts (and stops at the missing cluster); with a built
 #               module (dist/pepr-*.js), the module itself loads and serves HTTPS on :3000
 # Never touches the system containerd (/etc/containerd, /run/containerd). Stops what it starts.
@@ -127,7 +128,7 @@ render_scripts() {
   (cd "${REPO_ROOT}" && npx ts-node -T -e '
     import { writeFileSync } from "node:fs";
     import { buildConfigMap } from "./capabilities/database/specs/configmap";
-    import { input } from "./capabilities/database/specs/fixtures";
+    import { input } from "./test/unit/builder-fixtures";
     import { BACKUP_SH } from "./capabilities/database/specs/scripts/backup";
     const dir = process.argv[1];
     const data = buildConfigMap(input({ version: "15" })).data ?? {};
@@ -181,6 +182,15 @@ wait_ready() {
 
 pg_exec() { ctr_ tasks exec --exec-id "x$((RANDOM))" pg0 "$@"; }
 
+# pgBackRest as the operator runs it on the read-only root (hack/images/README.md): lock in /tmp,
+# no log file (its default /var/log/pgbackrest is read-only), here a repository under /tmp. Only
+# warnings and errors are printed, stderr included.
+pgbackrest_() {
+  pg_exec pgbackrest --stanza=verify --lock-path=/tmp/pgbackrest --log-level-file=off \
+    --log-level-console=warn --repo1-path=/tmp/pgbackrest-repo \
+    --pg1-path=/var/lib/postgresql/data/pgdata --pg1-socket-path=/controller/run "$@" 2>&1
+}
+
 check_postgres() {
   local d="${WORK}/pg" out
   mkdir -p "${d}/config" "${d}/data" "${d}/run" "${d}/tmp"
@@ -204,6 +214,15 @@ check_postgres() {
   if [[ "$(wc -w <<<"${out}")" == 1 && -s "${d}/tmp/backups/${out}/base.tar.gz" ]]; then
     pass "backup.sh: tar base backup, retention 1"
   else fail "backup.sh: ${out}"; fi
+  out="$(pg_exec pgbackrest version 2>&1)" || out="${out} (exit $?)"
+  if [[ "${out}" =~ ^pgBackRest\ [0-9.]+$ ]]; then pass "pgbackrest version as 999: ${out}"; else fail "pgbackrest version: ${out}"; fi
+  # archive_mode is off in the instances for now, hence no archive check.
+  out="$(pgbackrest_ stanza-create && pgbackrest_ --type=full --start-fast --no-archive-check \
+    --repo1-retention-full=1 backup)" ||
+    out="${out} (exit $?)"
+  if [[ -z "${out}" ]] && compgen -G "${d}/tmp/pgbackrest-repo/backup/verify/*F" >/dev/null; then
+    pass "pgbackrest stanza-create + full backup on the read-only root (lock in /tmp, no log file)"
+  else fail "pgbackrest: ${out}"; fi
   pg_exec /bin/sh /config/probe.sh stop >/dev/null
   out=0 && postgres_exit || out=$?
   if [[ "${out}" == 0 ]]; then pass "probe.sh stop: fast shutdown, exit 0"; else fail "stop: exit ${out}"; fi
