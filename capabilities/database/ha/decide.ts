@@ -36,6 +36,10 @@ export interface InstanceView {
   pendingAfterReload?: string[];
 }
 
+/** Its pod is up and not going away, and its last probe answered. */
+export const answering = (v: InstanceView | undefined): v is InstanceView =>
+  !!v?.pod && !v.pod.terminating && v.sql?.ok === true;
+
 export interface HaInput {
   spec: Pick<ResolvedSpec, "instances" | "postgresql"> & {
     failover: Pick<ResolvedSpec["failover"], "enabled" | "delaySeconds">;
@@ -82,7 +86,7 @@ export function primaryFailure(input: HaInput): string | undefined {
 }
 
 const healthyReplica = (i: InstanceView): boolean =>
-  !!i.pod && !i.pod.terminating && !!i.sql?.ok && !!i.sql.probe?.inRecovery;
+  answering(i) && !!i.sql?.probe?.inRecovery;
 
 const streaming = (i: InstanceView): boolean =>
   healthyReplica(i) && !!i.pod?.ready && i.sql?.probe?.walReceiverStatus === "streaming";

@@ -15,7 +15,7 @@
  */
 import { LABEL_ROLE } from "../api/names";
 import { refOf } from "../cluster/cluster";
-import type { InstanceView } from "./decide";
+import { answering, type InstanceView } from "./decide";
 import type { DatabaseMemory } from "./memory";
 import type { HaStepInput } from "./step-input";
 
@@ -24,12 +24,7 @@ export const SECOND_PRIMARY_CONFIRM_MS = 3000;
 /** Instances other than `primary` whose pod is up and whose last probe says writable. */
 export function secondPrimaries(views: InstanceView[], primary: string): InstanceView[] {
   return views.filter(
-    v =>
-      v.name !== primary &&
-      !!v.pod &&
-      !v.pod.terminating &&
-      v.sql?.ok === true &&
-      v.sql.probe?.inRecovery === false,
+    v => v.name !== primary && answering(v) && v.sql?.probe?.inRecovery === false,
   );
 }
 

@@ -14,7 +14,7 @@
  *
  * Pure, over what the caller remembers; table-tested.
  */
-import type { InstanceView } from "./decide";
+import { answering, type InstanceView } from "./decide";
 
 export const STUCK_CONFIRM_MS = 30_000;
 export const REPAIR_AGAIN_AFTER_MS = 300_000;
@@ -33,17 +33,15 @@ export interface StuckMemory {
 }
 
 const writablePrimary = (v: InstanceView | undefined): boolean =>
-  !!v?.pod && !v.pod.terminating && v.sql?.ok === true && v.sql.probe?.inRecovery === false;
+  answering(v) && v.sql?.probe?.inRecovery === false;
 
 /** Replicas whose server answers in recovery while their WAL receiver is not streaming. */
 function notFollowing(views: InstanceView[], primary: string): InstanceView[] {
   return views.filter(
     v =>
       v.name !== primary &&
-      !!v.pod &&
-      !v.pod.terminating &&
-      v.sql?.ok === true &&
-      v.sql.probe?.inRecovery === true &&
+      answering(v) &&
+      v.sql?.probe?.inRecovery === true &&
       v.sql.probe.walReceiverStatus !== "streaming",
   );
 }
