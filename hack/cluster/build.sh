@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Kubernetes binaries of the local cluster from the wrapper module (kube/go.mod) into a
 # cache outside the repo, and installs etcd from Debian when it is missing. With the node tier
-# (PGKEEPER_NODE=1, the default) also CoreDNS (coredns/go.mod), local-path-provisioner and crictl
-# from the Go module proxy, and containerd, runc, the CNI plugins, iptables and conntrack from
-# Debian.
+# (PGKEEPER_NODE=1, the default) also CoreDNS (coredns/go.mod), local-path-provisioner, crictl and
+# versitygw (the object store) from the Go module proxy, and containerd, runc, the CNI plugins,
+# iptables and conntrack from Debian.
 #
 # Idempotent: a binary is rebuilt only when its inputs (go.mod, go.sum, Go version, build flags)
 # changed, so a warm run takes about a second.
@@ -22,7 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy)
 
 # The node tier's other Go programs, each pinned in lib.sh or its wrapper module (build_tool).
-NODE_TOOLS=(coredns local-path-provisioner crictl)
+NODE_TOOLS=(coredns local-path-provisioner crictl versitygw)
 
 # Static binaries like the upstream release (CGO off). One setting for every component, because
 # mixing them would compile the whole shared dependency tree twice.
@@ -94,6 +94,10 @@ tool_source() {
     crictl)
       printf 'module sigs.k8s.io/cri-tools/cmd/crictl@%s -X sigs.k8s.io/cri-tools/pkg/version.Version=%s\n' \
         "${CRICTL_VERSION}" "${CRICTL_VERSION}"
+      ;;
+    versitygw)
+      printf 'module github.com/versity/versitygw/cmd/versitygw@%s -X main.Version=%s\n' \
+        "${VERSITYGW_VERSION}" "${VERSITYGW_VERSION}"
       ;;
     *) die "unknown component ${1}; known: ${KUBE_COMPONENTS[*]} ${NODE_TOOLS[*]}" ;;
   esac

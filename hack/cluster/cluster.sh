@@ -48,6 +48,7 @@ component_port() {
     kube-scheduler) echo "${SCHEDULER_PORT}" ;;
     kubelet) echo "${KUBELET_PORT}" ;;
     coredns) echo "${NODE_IP}:53" ;;
+    objectstore) echo "${NODE_IP}:${OBJECTSTORE_PORT}" ;;
     containerd) echo "${CONTAINERD_SOCKET}" ;;
   esac
 }
@@ -223,6 +224,7 @@ print_env() {
   # shellcheck disable=SC2016 # ${PATH} is expanded by whoever evals this line
   printf 'export PATH=%q:"${PATH}"\n' "${BIN_DIR}"
   printf 'export PGKEEPER_AUDIT_LOG=%q\n' "${AUDIT_LOG}"
+  [[ "${NODE_ENABLED}" != 1 ]] || node_print_env
 }
 
 # One `up` or `down` at a time per work dir: two test runs starting the cluster at once would

@@ -88,4 +88,16 @@ IMAGE_CACHE_DIR="${PGKEEPER_CACHE:-${HOME}/.cache/pgkeeper}/images"
 # NODE_TOOLS_BIN_DIR. CoreDNS is pinned by its wrapper module (coredns/go.mod).
 LOCAL_PATH_PROVISIONER_VERSION=v0.0.30
 CRICTL_VERSION=v1.34.0
+VERSITYGW_VERSION=v1.8.0
+
+# The S3-compatible object store of the local cluster (versitygw, posix backend): a host process
+# on the node IP (pods) and loopback (host tools), TLS with a certificate of the cluster CA.
+# Pods reach it as https://${OBJECTSTORE_SERVICE_HOST} (a Service without selector whose
+# endpoint is NODE_IP:OBJECTSTORE_PORT); the bucket OBJECTSTORE_BUCKET exists from `up` on.
+# Its data outlives `down`, like the volumes': delete the work dir to start over.
+OBJECTSTORE_PORT="${PGKEEPER_OBJECTSTORE_PORT:-17290}"
+OBJECTSTORE_HEALTH_PATH=/health
+OBJECTSTORE_NAMESPACE=pgkeeper-objectstore
+OBJECTSTORE_SERVICE_HOST="s3.${OBJECTSTORE_NAMESPACE}.svc"
+OBJECTSTORE_BUCKET=pgkeeper
 NODE_TOOLS_BIN_DIR="${PGKEEPER_CACHE:-${HOME}/.cache/pgkeeper}/node-tools/bin"

@@ -2,7 +2,8 @@
 # Smoke check of the node tier of a running local cluster (cluster.sh up with PGKEEPER_NODE=1):
 # node Ready, a pod runs, `kubectl logs` and `exec` (apiserver -> kubelet), a Service's ClusterIP
 # from the host and from a pod (and from its own backend: hairpin), the `kubernetes` Service from a
-# pod, cluster DNS from a pod, and a PVC of the default StorageClass whose data outlives its pod.
+# pod, cluster DNS from a pod, the object store (from the host with S3 requests, from a pod by its
+# Service's name), and a PVC of the default StorageClass whose data outlives its pod.
 # Everything runs in a throwaway namespace, deleted at the end (with the volume).
 #
 # Usage: hack/cluster/node-smoke.sh     (exit 0 when every check passed; prints timings)
@@ -132,6 +133,26 @@ EOF
   log "ok: data survived the deletion of its pod ($(kn logs reader))"
 }
 
+# The object store: an object written, read back and deleted from the host with S3 signatures
+# (curl --aws-sigv4, credentials from a file, not the command line), and its Service's name from
+# a pod (plain HTTP to the TLS port: Go's "400 Bad Request" answer proves the path).
+check_objectstore() {
+  local url="https://localhost:${OBJECTSTORE_PORT}/${OBJECTSTORE_BUCKET}/node-smoke-$$"
+  local auth="${WORK_DIR}/.node-smoke-$$.curlrc" body
+  # shellcheck source=/dev/null # made by node.sh
+  (source "${WORK_DIR}/pki/objectstore.credentials" && umask 077 &&
+    printf 'user = "%s:%s"\n' "${ROOT_ACCESS_KEY}" "${ROOT_SECRET_KEY}" >"${auth}")
+  s3() { curl -fsS --max-time 10 --cacert "${WORK_DIR}/pki/ca.crt" -K "${auth}" --aws-sigv4 aws:amz:us-east-1:s3 "$@"; }
+  body="pgkeeper-s3-$$"
+  printf '%s' "${body}" | s3 -T - "${url}" >/dev/null || die "FAIL: PUT ${url}"
+  [[ "$(s3 "${url}")" == "${body}" ]] || die "FAIL: GET ${url} did not return what was written"
+  s3 -X DELETE "${url}" >/dev/null || die "FAIL: DELETE ${url}"
+  rm -f "${auth}"
+  log "ok: object store: PUT, GET, DELETE of ${url}"
+  eventually "pod -> ${OBJECTSTORE_SERVICE_HOST}:443 (the object store's Service)" \
+    output_has ' 400 ' http_get_in client "${OBJECTSTORE_SERVICE_HOST}" 443
+}
+
 main() {
   [[ -f "${KUBECONFIG}" ]] || die "no kubeconfig at ${KUBECONFIG}: run hack/cluster/cluster.sh up"
   local start="${SECONDS}"
@@ -140,6 +161,7 @@ main() {
   trap 'k delete namespace "${NS}" --wait=false >/dev/null 2>&1 || true' EXIT
   eventually "ServiceAccount ${NS}/default created" kn get serviceaccount default
   check_pods_and_services
+  check_objectstore
   check_storage
   k delete namespace "${NS}" --wait=false >/dev/null
   trap - EXIT

@@ -13,7 +13,8 @@
 #   - cgroups /sys/fs/cgroup/*/kubepods of the kubelet
 #   - net.ipv4.ip_forward=1 and br_netfilter when they were off (kept)
 
-NODE_COMPONENTS=(containerd coredns kubelet kube-proxy local-path-provisioner) # start order
+# start order
+NODE_COMPONENTS=(containerd coredns kubelet kube-proxy local-path-provisioner objectstore)
 NODE_TEMPLATE_DIR="${CLUSTER_DIR}/node"
 NODE_CONFIG_DIR="${NODE_DIR}/config"
 CONTAINERD_DIR="${NODE_DIR}/containerd"
@@ -28,8 +29,11 @@ NODE_MARKER="${NODE_DIR}/network-up"
 TEMPLATE_VARS=(CLUSTER_DIR CLUSTER_DNS_IP CLUSTER_DOMAIN CLUSTER_NAME COMPONENT_KUBECONFIG_DIR
   CONTAINERD_DIR CONTAINERD_SOCKET COREDNS_HEALTH_PORT COREDNS_READY_PORT HELPER_IMAGE
   KUBE_PROXY_HEALTHZ_PORT KUBE_PROXY_METRICS_PORT KUBELET_HEALTHZ_PORT KUBELET_PORT
-  NODE_CONFIG_DIR NODE_DIR NODE_IP NODE_NAME PAUSE_IMAGE PKI_DIR POD_BRIDGE POD_CIDR POD_GATEWAY
-  STORAGE_DIR)
+  NODE_CONFIG_DIR NODE_DIR NODE_IP NODE_NAME OBJECTSTORE_NAMESPACE OBJECTSTORE_PORT
+  OBJECTSTORE_SERVICE_HOST PAUSE_IMAGE PKI_DIR POD_BRIDGE POD_CIDR POD_GATEWAY STORAGE_DIR)
+# The object store's buckets (a bucket is a directory) and root credentials (made once).
+OBJECTSTORE_DIR="${NODE_DIR}/objectstore"
+OBJECTSTORE_CREDENTIALS="${PKI_DIR}/objectstore.credentials"
 
 is_node_component() { [[ " ${NODE_COMPONENTS[*]} " == *" $1 "* ]]; }
 
@@ -38,6 +42,7 @@ node_component_binary() {
     containerd) readlink -f "$(command -v containerd)" ;;
     kubelet | kube-proxy) printf '%s/%s\n' "${BIN_DIR}" "$1" ;;
     coredns | local-path-provisioner) printf '%s/%s\n' "${NODE_TOOLS_BIN_DIR}" "$1" ;;
+    objectstore) printf '%s/versitygw\n' "${NODE_TOOLS_BIN_DIR}" ;;
   esac
 }
 
@@ -48,6 +53,7 @@ node_component_ports() {
     coredns) echo "${COREDNS_HEALTH_PORT} ${COREDNS_READY_PORT}" ;;
     kubelet) echo "${KUBELET_PORT} ${KUBELET_HEALTHZ_PORT}" ;;
     kube-proxy) echo "${KUBE_PROXY_HEALTHZ_PORT} ${KUBE_PROXY_METRICS_PORT}" ;;
+    objectstore) echo "${OBJECTSTORE_PORT}" ;;
   esac
 }
 
@@ -71,6 +77,12 @@ node_component_args() {
         --service-account-name=local-path-provisioner-service-account
         --helper-image="${HELPER_IMAGE}")
       ;;
+    # Credentials come from the environment (objectstore_start), never the command line.
+    objectstore)
+      ARGS=(--port "${NODE_IP}:${OBJECTSTORE_PORT}" --port "127.0.0.1:${OBJECTSTORE_PORT}"
+        --cert "${PKI_DIR}/objectstore.crt" --key "${PKI_DIR}/objectstore.key"
+        --health "${OBJECTSTORE_HEALTH_PATH}" --quiet posix "${OBJECTSTORE_DIR}")
+      ;;
   esac
 }
 
@@ -87,6 +99,10 @@ node_component_healthy() {
     kubelet) curl -fsS --max-time 3 "http://127.0.0.1:${KUBELET_HEALTHZ_PORT}/healthz" >/dev/null 2>&1 ;;
     kube-proxy) curl -fsS --max-time 3 "http://127.0.0.1:${KUBE_PROXY_HEALTHZ_PORT}/healthz" >/dev/null 2>&1 ;;
     local-path-provisioner) true ;; # no health endpoint: alive is all we can tell
+    objectstore)
+      curl -fsS --max-time 3 --cacert "${PKI_DIR}/ca.crt" \
+        "https://127.0.0.1:${OBJECTSTORE_PORT}${OBJECTSTORE_HEALTH_PATH}" >/dev/null 2>&1
+      ;;
   esac
 }
 
@@ -164,6 +180,30 @@ node_write_credentials() {
   for name in kubelet kube-proxy coredns local-path-provisioner; do
     write_kubeconfig "${COMPONENT_KUBECONFIG_DIR}/${name}.kubeconfig" "${name}" "${name}"
   done
+  # The object store's serving certificate: pgBackRest checks DNS names only (not IP SANs).
+  issue_serving_cert objectstore "/CN=pgkeeper objectstore" "$(objectstore_sans)"
+  if [[ ! -s "${OBJECTSTORE_CREDENTIALS}" ]]; then
+    (umask 077 && printf 'ROOT_ACCESS_KEY=%s\nROOT_SECRET_KEY=%s\n' \
+      "pgk$(openssl rand -hex 8)" "$(openssl rand -hex 24)" >"${OBJECTSTORE_CREDENTIALS}")
+  fi
+}
+
+objectstore_sans() {
+  printf 'DNS:localhost,DNS:%s,DNS:%s.%s,IP:127.0.0.1,IP:%s\n' "${OBJECTSTORE_SERVICE_HOST}" \
+    "${OBJECTSTORE_SERVICE_HOST}" "${CLUSTER_DOMAIN}" "${NODE_IP}"
+}
+
+# Starts versitygw with its root credentials in its environment (a command line is world-readable
+# in /proc), the bucket made first: with the posix backend a bucket is a directory.
+objectstore_start() {
+  mkdir -p "${OBJECTSTORE_DIR}/${OBJECTSTORE_BUCKET}"
+  (
+    set -a
+    # shellcheck source=/dev/null # made by node_write_credentials
+    source "${OBJECTSTORE_CREDENTIALS}"
+    set +a
+    start_component objectstore
+  )
 }
 
 # update_file FILE: replaces FILE with stdin, atomically, and only when the content differs.
@@ -253,6 +293,17 @@ node_reconcile_apiserver() {
   stop_component kube-apiserver
 }
 
+# The object store for tools and tests: where pods reach it, where the host does (pgBackRest
+# verifies the certificate's DNS names: `localhost` here), the bucket, the CA, and the file with the
+# root credentials (ROOT_ACCESS_KEY, ROOT_SECRET_KEY), which stay out of the environment.
+node_print_env() {
+  printf 'export PGKEEPER_S3_ENDPOINT=%q\n' "${OBJECTSTORE_SERVICE_HOST}"
+  printf 'export PGKEEPER_S3_HOST_ENDPOINT=%q\n' "localhost:${OBJECTSTORE_PORT}"
+  printf 'export PGKEEPER_S3_BUCKET=%q\n' "${OBJECTSTORE_BUCKET}"
+  printf 'export PGKEEPER_S3_CA=%q\n' "${PKI_DIR}/ca.crt"
+  printf 'export PGKEEPER_S3_CREDENTIALS=%q\n' "${OBJECTSTORE_CREDENTIALS}"
+}
+
 # Starts the node after the control plane is up. Idempotent like the rest of `up`.
 node_up() {
   node_write_credentials
@@ -272,6 +323,8 @@ node_up() {
   wait_until kubelet "node ${NODE_NAME} Ready" node_ready
   wait_until kube-apiserver "Service kubernetes -> ${NODE_IP}" kubernetes_endpoint_ready
   start_component local-path-provisioner
+  objectstore_start
+  wait_until objectstore "object store ${OBJECTSTORE_HEALTH_PATH}" component_healthy objectstore
 }
 
 # With PGKEEPER_NODE=0 on a work dir that ran a node before, its Node object would stay "Ready"
@@ -409,6 +462,7 @@ node_down() {
   local name started=0
   for name in "${NODE_COMPONENTS[@]}"; do [[ ! -e "$(pid_file "${name}")" ]] || started=1; done
   [[ "${started}" == 1 || -e "${NODE_MARKER}" ]] || return 0
+  stop_component objectstore
   stop_component local-path-provisioner
   stop_component kubelet
   node_remove_pods

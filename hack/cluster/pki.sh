@@ -3,7 +3,8 @@
 #
 # Existing keys and certificates are kept across `up`/`down` so kubeconfigs handed out earlier keep
 # working; delete ${PKI_DIR} to start over. Only the apiserver serving certificate is re-issued,
-# when its SAN list changes (another advertise address or service range).
+# when its SAN list changes (another advertise address or service range), and so is the object
+# store's (node.sh).
 
 CERT_DAYS=3650
 
@@ -28,6 +29,20 @@ issue_client_cert() {
     'extendedKeyUsage=clientAuth')"
 }
 
+# issue_serving_cert NAME SUBJECT SANS: a server certificate, issued again only when SANS change.
+issue_serving_cert() {
+  local name="$1" subject="$2" sans="$3"
+  [[ ! -f "${PKI_DIR}/${name}.crt" || "$(cat "${PKI_DIR}/${name}.sans" 2>/dev/null)" != "${sans}" ]] ||
+    return 0
+  log "pki: issuing the ${name} serving certificate (${sans})"
+  issue_cert "${name}" "${subject}" "$(printf '%s\n' \
+    'basicConstraints=critical,CA:FALSE' \
+    'keyUsage=critical,digitalSignature,keyEncipherment' \
+    'extendedKeyUsage=serverAuth' \
+    "subjectAltName=${sans}")"
+  printf '%s\n' "${sans}" >"${PKI_DIR}/${name}.sans"
+}
+
 apiserver_sans() {
   local sans="IP:127.0.0.1,IP:${SERVICE_CLUSTER_IP},DNS:localhost,DNS:kubernetes"
   sans+=",DNS:kubernetes.default,DNS:kubernetes.default.svc"
@@ -47,17 +62,7 @@ ensure_pki() {
       -keyout "${PKI_DIR}/ca.key" -out "${PKI_DIR}/ca.crt" 2>/dev/null
   fi
 
-  local sans
-  sans="$(apiserver_sans)"
-  if [[ ! -f "${PKI_DIR}/apiserver.crt" || "$(cat "${PKI_DIR}/apiserver.sans" 2>/dev/null)" != "${sans}" ]]; then
-    log "pki: issuing the apiserver serving certificate (${sans})"
-    issue_cert apiserver "/CN=kube-apiserver" "$(printf '%s\n' \
-      'basicConstraints=critical,CA:FALSE' \
-      'keyUsage=critical,digitalSignature,keyEncipherment' \
-      'extendedKeyUsage=serverAuth' \
-      "subjectAltName=${sans}")"
-    printf '%s\n' "${sans}" >"${PKI_DIR}/apiserver.sans"
-  fi
+  issue_serving_cert apiserver "/CN=kube-apiserver" "$(apiserver_sans)"
 
   issue_client_cert admin "/O=system:masters/CN=pgkeeper-admin"
   # The operator in dev mode runs as its own user, so the audit log tells its requests apart.
