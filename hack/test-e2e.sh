@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# e2e tier: the local cluster with its node (real PostgreSQL pods), the e2e jest project, then a
-# teardown that must leave no processes, mounts or network devices behind.
+# e2e tier: the local cluster with its node (real PostgreSQL pods, an object store), its smoke
+# check, the e2e jest project, then a teardown that must leave no processes, mounts or network devices behind.
 # CI_STRESS=1 runs the HA suite with 8 concurrent writers (PGKEEPER_E2E_WRITERS sets any number).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,5 +18,8 @@ stop_cluster_on_exit always
 # The images the tests run (PostgreSQL, the controller): built once, cached, imported by `up`.
 bash hack/images/build-all.sh
 use_cluster
+# The node tier's own checks first (pods, Services, DNS, volumes, the object store from the host
+# and from a pod): about 20 s, and a failure there names the part of the cluster that broke.
+bash hack/cluster/node-smoke.sh
 need psql postgresql-client
 npx jest --selectProjects e2e --runInBand --verbose --testTimeout=600000 "$@"
