@@ -85,8 +85,7 @@ export function primaryFailure(input: HaInput): string | undefined {
   return undefined;
 }
 
-const healthyReplica = (i: InstanceView): boolean =>
-  answering(i) && !!i.sql?.probe?.inRecovery;
+const healthyReplica = (i: InstanceView): boolean => answering(i) && !!i.sql?.probe?.inRecovery;
 
 const streaming = (i: InstanceView): boolean =>
   healthyReplica(i) && !!i.pod?.ready && i.sql?.probe?.walReceiverStatus === "streaming";
