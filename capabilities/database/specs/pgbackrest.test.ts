@@ -20,7 +20,7 @@ describe("repositoryPath", () => {
 });
 
 describe("pgbackrestConf", () => {
-  it("one S3 repository under the Database's own path, asynchronous archiving, no log file", () => {
+  it("one S3 repository under the Database's own path, synchronous archiving, no log file", () => {
     expect(pgbackrestConf(STORE, DB)).toBe(
       [
         "[global]",
@@ -30,10 +30,7 @@ describe("pgbackrestConf", () => {
         "repo1-s3-bucket=pgkeeper",
         "repo1-s3-region=us-east-1",
         "repo1-s3-uri-style=path",
-        "archive-async=y",
-        "archive-timeout=30",
-        "spool-path=/var/lib/postgresql/data/pgbackrest-spool",
-        "process-max=2",
+        "io-timeout=10",
         "lock-path=/tmp/pgbackrest",
         "log-level-file=off",
         "log-level-console=warn",
@@ -58,7 +55,9 @@ describe("pgbackrestConf", () => {
     expect(conf).toContain("repo1-storage-ca-file=/s3/ca.crt\n");
   });
 
-  it("never sets archive-push-queue-max (a full queue would drop WAL)", () => {
-    expect(pgbackrestConf(STORE, DB)).not.toContain("queue-max");
+  it("never archives asynchronously (its daemon would become the postmaster's child) nor drops WAL", () => {
+    const conf = pgbackrestConf(STORE, DB);
+    expect(conf).not.toContain("archive-async");
+    expect(conf).not.toContain("queue-max");
   });
 });

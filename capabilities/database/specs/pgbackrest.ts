@@ -7,7 +7,7 @@
  * The repository path ends in the Database's UID: a new Database with the same name never
  * archives into its predecessor's repository, and a restore names the path it reads from.
  */
-import { DATA_MOUNT, PGDATA, POSTGRES_PORT, RUN_DIR, SUPERUSER } from "./layout";
+import { PGDATA, POSTGRES_PORT, RUN_DIR, SUPERUSER } from "./layout";
 
 export const STANZA = "db";
 
@@ -43,10 +43,13 @@ function endpointParts(endpoint: string): { host: string; port?: string } {
 }
 
 /**
- * pgbackrest.conf. Asynchronous archiving with two processes, its spool on the data volume (the
- * root file system is read-only, and WAL queued there must not live in memory). No
- * archive-push-queue-max: a full queue would make pgBackRest drop WAL. No log file: the read-only
- * root has no /var/log/pgbackrest, and stderr reaches the pod's log.
+ * pgbackrest.conf. Archiving is synchronous: pgBackRest's asynchronous mode forks a daemon that
+ * outlives archive_command, and in a container where the postmaster is PID 1 the orphan becomes
+ * the postmaster's child; when it exits non-zero the postmaster takes it for a crashed backend and
+ * restarts every process (seen in the e2e tier: "server process exited with exit code 103 …
+ * terminating any other active server processes"). No archive-push-queue-max (it would drop
+ * WAL). No log file: the read-only root has no /var/log/pgbackrest, and stderr reaches the pod's
+ * log.
  */
 export function pgbackrestConf(store: ObjectStore, db: RepositoryOf): string {
   const { host, port } = endpointParts(store.endpoint);
@@ -59,12 +62,10 @@ export function pgbackrestConf(store: ObjectStore, db: RepositoryOf): string {
     ["repo1-s3-region", store.region],
     ["repo1-s3-uri-style", store.uriStyle],
     ["repo1-storage-ca-file", store.caFile],
-    ["archive-async", "y"],
-    // How long archive_command waits for the asynchronous push before failing (PostgreSQL retries):
-    // a store that went away shows in pg_stat_archiver within this, not pgBackRest's minute.
-    ["archive-timeout", "30"],
-    ["spool-path", `${DATA_MOUNT}/pgbackrest-spool`],
-    ["process-max", "2"],
+    // A store that refuses connections fails a push after about 40 s instead of pgBackRest's
+    // 4 minutes (4 attempts of io-timeout, default 60 s), so ContinuousArchiving says so soon;
+    // PostgreSQL retries anyway. A transfer that stalls this long has failed too.
+    ["io-timeout", "10"],
     ["lock-path", "/tmp/pgbackrest"],
     ["log-level-file", "off"],
     ["log-level-console", "warn"],

@@ -1,9 +1,8 @@
 /**
  * pgbackrest-archive.sh (FILE_ARCHIVE): PostgreSQL's archive_command on every instance (only a
- * primary runs it: archive_mode = on). It pushes one WAL segment or history file into the pgBackRest repository
- * (asynchronously: pgBackRest's own processes push ahead in parallel, and the command returns once
- * this file is stored). PostgreSQL keeps the file and calls again until it succeeds, so a
- * failure loses nothing.
+ * primary runs it: archive_mode = on). It pushes one WAL segment or history file into the
+ * pgBackRest repository and returns once it is stored (synchronously: see pgbackrest.ts).
+ * PostgreSQL keeps the file and calls again until it succeeds, so a failure loses nothing.
  *
  * The stanza is created here, at the first push that finds none (ADR 0013): `stanza-create` is
  * idempotent, needs the running server and its data directory, and this is the one place that
