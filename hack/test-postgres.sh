@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PostgreSQL tier: the operator's SQL edge (capabilities/database/ha/instance-sql.ts) against real
 # PostgreSQL 15 servers started by the tests on loopback ports 25432..25499, in temporary
-# directories. No cluster needed. On a machine without PostgreSQL 15 (a fresh Debian 12 CI
+# directories, and WAL archiving into an object store on one of those ports. No cluster needed. On a machine without PostgreSQL 15 (a fresh Debian 12 CI
 # runner, as root) this installs it with apt first, which also creates the `postgres` account the
 # servers run as when the tests run as root.
 set -euo pipefail
@@ -19,6 +19,12 @@ if [ ! -x "$PG_BIN/postgres" ]; then
   apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null
 fi
 export PG_BIN
+# Continuous archiving (test/postgres/archive.test.ts) runs pgBackRest, the version the image
+# has, against the object store the local cluster runs (versitygw, built from the Go module proxy
+# like the cluster's other tools; cached).
+source hack/need.sh
+need pgbackrest pgbackrest
+bash hack/cluster/build.sh versitygw
 
 if [ ! -x node_modules/.bin/jest ]; then
   npm ci --no-audit --no-fund

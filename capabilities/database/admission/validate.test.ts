@@ -489,6 +489,23 @@ const CASES: Case[] = [
     ["spec.backup.volume: is required when spec.backup.schedule is set"],
   ],
   [
+    "archive timeout with an object store",
+    db(
+      backup({
+        objectStore: { endpoint: "s3.example", bucket: "pg", credentials: { secretName: "s3" } },
+        archiveTimeoutSeconds: 30,
+      }),
+    ),
+    undefined,
+    [],
+  ],
+  [
+    "archive timeout without an object store",
+    db(backup({ archiveTimeoutSeconds: 30 })),
+    undefined,
+    ["spec.backup.archiveTimeoutSeconds: needs spec.backup.objectStore"],
+  ],
+  [
     "backup retention 0",
     db(backup({ retention: 0 })),
     undefined,

@@ -8,7 +8,8 @@ export type ConditionType =
   | "Reconciled"
   | "PrimaryAvailable"
   | "ParametersApplied"
-  | "ReplicasServing";
+  | "ReplicasServing"
+  | "ContinuousArchiving";
 
 export interface ConditionInput {
   type: ConditionType;

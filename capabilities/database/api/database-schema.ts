@@ -82,6 +82,69 @@ const requestsWithinLimits = (resource: "cpu" | "memory"): CelRule => ({
   fieldPath: `.requests.${resource}`,
 });
 
+/** host or host:port (a DNS name or an IPv4 address; no scheme: HTTPS always). */
+const ENDPOINT_PATTERN = "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$";
+/** S3 bucket naming rules (lower case, digits, dots, hyphens; 3..63). */
+const BUCKET_PATTERN = "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$";
+const SECRET_NAME_PATTERN = "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$";
+const SECRET_KEY_PATTERN = "^[-._a-zA-Z0-9]+$";
+
+const objectStore = object(
+  {
+    endpoint: string(
+      "Host, or host:port, of the S3-compatible store (HTTPS only: pgBackRest's S3 client requires TLS). E.g. s3.eu-west-1.amazonaws.com.",
+      { minLength: 1, maxLength: 253, pattern: ENDPOINT_PATTERN },
+    ),
+    bucket: string("Bucket; it must exist.", { pattern: BUCKET_PATTERN }),
+    path: string(
+      "Prefix in the bucket. Each Database archives under <path>/<namespace>/<name>/<uid>, shown in status.backup.repositoryPath. Default /.",
+      { maxLength: 512, pattern: "^/[A-Za-z0-9._/-]*$" },
+    ),
+    region: string("Region of the signature scope. Default us-east-1.", {
+      maxLength: 63,
+      pattern: "^[a-z0-9-]+$",
+    }),
+    uriStyle: stringEnum(
+      ["path", "host"],
+      "path: https://endpoint/bucket/…; host: https://bucket.endpoint/…. Default path.",
+    ),
+    credentials: object(
+      {
+        secretName: string("Secret in the Database's namespace holding the keys.", {
+          maxLength: 253,
+          pattern: SECRET_NAME_PATTERN,
+        }),
+        accessKeyIdKey: string("Key of the access key ID in the Secret. Default accessKeyId.", {
+          maxLength: 253,
+          pattern: SECRET_KEY_PATTERN,
+        }),
+        secretAccessKeyKey: string(
+          "Key of the secret access key in the Secret. Default secretAccessKey.",
+          { maxLength: 253, pattern: SECRET_KEY_PATTERN },
+        ),
+      },
+      "The store's credentials.",
+      { required: ["secretName"] },
+    ),
+    ca: object(
+      {
+        secretName: string("Secret in the Database's namespace holding the CA bundle.", {
+          maxLength: 253,
+          pattern: SECRET_NAME_PATTERN,
+        }),
+        key: string("Key of the bundle (PEM) in the Secret. Default ca.crt.", {
+          maxLength: 253,
+          pattern: SECRET_KEY_PATTERN,
+        }),
+      },
+      "CA bundle for the store's certificate, when no system CA signed it.",
+      { required: ["secretName"] },
+    ),
+  },
+  "S3-compatible object store receiving the WAL archive (and, later, base backups). Setting it turns continuous archiving on.",
+  { required: ["endpoint", "bucket", "credentials"] },
+);
+
 const cronPattern = "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\\S+\\s+){4}\\S+)$";
 
 /**
@@ -239,6 +302,11 @@ export const databaseSpecSchema = object(
     ),
     backup: object(
       {
+        objectStore,
+        archiveTimeoutSeconds: integer(
+          "archive_timeout: a segment is archived at least this often while anything is written, bounding what is lost without synchronous standbys. Default 60.",
+          { minimum: 1, maximum: 3600 },
+        ),
         schedule: string(
           "Cron schedule (5 fields, or @daily etc.) of base backups. No schedule, no backup CronJob.",
           {
@@ -266,6 +334,12 @@ export const databaseSpecSchema = object(
             rule: "!has(self.schedule) || has(self.volume)",
             message: "backup.volume is required when backup.schedule is set",
             fieldPath: ".volume",
+          },
+          {
+            rule: "!has(self.archiveTimeoutSeconds) || has(self.objectStore)",
+            message:
+              "backup.archiveTimeoutSeconds needs backup.objectStore (nothing is archived without it)",
+            fieldPath: ".archiveTimeoutSeconds",
           },
         ],
       },

@@ -12,6 +12,18 @@ const DEFAULT_BACKUP_RETENTION = 7;
 /** A replica further behind than this leaves `<db>-ro`. */
 const DEFAULT_MAX_READ_LAG = "64Mi";
 
+export interface ResolvedObjectStore {
+  endpoint: string;
+  bucket: string;
+  path: string;
+  region: string;
+  uriStyle: "path" | "host";
+  credentials: { secretName: string; accessKeyIdKey: string; secretAccessKeyKey: string };
+  ca?: { secretName: string; key: string };
+}
+
+const DEFAULT_ARCHIVE_TIMEOUT_SECONDS = 60;
+
 /** A spec with every defaultable field filled; what builders and reconcile work from. */
 export interface ResolvedSpec {
   version: PostgresVersion;
@@ -35,6 +47,9 @@ export interface ResolvedSpec {
   failover: { enabled: boolean; delaySeconds: number; promoteAfterFenceTimeout: boolean };
   readOnly: { maxLag: string };
   backup?: {
+    objectStore?: ResolvedObjectStore;
+    /** Set (defaulted) whenever objectStore is: admission refuses it alone. */
+    archiveTimeoutSeconds?: number;
     schedule?: string;
     retention: number;
     volume?: { size: string; storageClassName?: string };
@@ -64,10 +79,42 @@ export function withDefaults(
     postgresql: postgresqlDefaults(spec.postgresql),
     failover: failoverDefaults(spec.failover),
     readOnly: { ...spec.readOnly, maxLag: spec.readOnly?.maxLag ?? DEFAULT_MAX_READ_LAG },
-    ...(backup
-      ? { backup: { ...backup, retention: backup.retention ?? DEFAULT_BACKUP_RETENTION } }
-      : {}),
+    ...(backup ? { backup: backupDefaults(backup) } : {}),
     paused: spec.paused ?? false,
+  };
+}
+
+function backupDefaults(
+  backup: NonNullable<DatabaseSpec["backup"]>,
+): NonNullable<ResolvedSpec["backup"]> {
+  const { objectStore, ...rest } = backup;
+  return {
+    ...rest,
+    retention: backup.retention ?? DEFAULT_BACKUP_RETENTION,
+    ...(objectStore
+      ? {
+          objectStore: objectStoreDefaults(objectStore),
+          archiveTimeoutSeconds: backup.archiveTimeoutSeconds ?? DEFAULT_ARCHIVE_TIMEOUT_SECONDS,
+        }
+      : {}),
+  };
+}
+
+function objectStoreDefaults(
+  store: NonNullable<NonNullable<DatabaseSpec["backup"]>["objectStore"]>,
+): ResolvedObjectStore {
+  const { ca, ...rest } = store;
+  return {
+    ...rest,
+    path: store.path ?? "/",
+    region: store.region ?? "us-east-1",
+    uriStyle: store.uriStyle ?? "path",
+    credentials: {
+      ...store.credentials,
+      accessKeyIdKey: store.credentials.accessKeyIdKey ?? "accessKeyId",
+      secretAccessKeyKey: store.credentials.secretAccessKeyKey ?? "secretAccessKey",
+    },
+    ...(ca ? { ca: { ...ca, key: ca.key ?? "ca.crt" } } : {}),
   };
 }
 

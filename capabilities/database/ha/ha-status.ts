@@ -7,6 +7,7 @@
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
 import { setCondition, setConditions } from "../api/conditions";
 import { statusPatch } from "../cluster/database-writer";
+import { archivingCondition } from "./archiving";
 import type { HaResult } from "./ha-step";
 import type { DatabaseMemory } from "./memory";
 
@@ -61,6 +62,26 @@ function withReads(
   };
 }
 
+/**
+ * ContinuousArchiving from the primary's last probe (ha.archiver, present only with an object
+ * store). Without an object store the condition goes; without a fresh probe it stays as it was.
+ */
+function withArchiving(
+  reads: Pick<DatabaseStatus, "phase" | "conditions">,
+  ha: HaResult,
+  now: Date,
+  generation: number | undefined,
+): Pick<DatabaseStatus, "phase" | "conditions"> {
+  const condition = archivingCondition(ha.archiver);
+  if (condition)
+    return { ...reads, conditions: setCondition(reads.conditions, condition, now, generation) };
+  if (ha.archivingConfigured) return reads;
+  return {
+    ...reads,
+    conditions: reads.conditions?.filter(c => c.type !== "ContinuousArchiving"),
+  };
+}
+
 const SERVING = {
   type: "ReplicasServing" as const,
   status: "True" as const,
@@ -104,7 +125,7 @@ function mergeHaStatus(
   const { pendingRestart: _p, synchronousStandbys: _s, ...base } = next;
   const merged: DatabaseStatus = {
     ...base,
-    ...withReads(next, ha, now),
+    ...withArchiving(withReads(next, ha, now), ha, now, next.observedGeneration),
     ...(ha.busy ? { phase: prev?.phase, targetPrimary: prev?.targetPrimary } : {}),
     instances: ha.status.instances,
     ...(ha.status.pendingRestart?.length ? { pendingRestart: ha.status.pendingRestart } : {}),

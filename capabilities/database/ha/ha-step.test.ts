@@ -488,6 +488,60 @@ describe("a replica that answers but cannot follow its primary", () => {
   });
 });
 
+describe("continuous archiving", () => {
+  const STORE = {
+    backup: {
+      objectStore: { endpoint: "s3.example", bucket: "pg", credentials: { secretName: "s3" } },
+    },
+  };
+  const primaryWith = (archiver: InstanceProbe["archiver"]) =>
+    answer({ inRecovery: false, walReceiverStatus: undefined, archiver });
+  const condition = (t: ReturnType<typeof setup>) =>
+    t.stored().status?.conditions?.find(c => c.type === "ContinuousArchiving");
+
+  it("shows the primary's archiving as a condition, with one Warning per failing segment", async () => {
+    const t = setup(STORE);
+    const failing = {
+      archivedCount: 2,
+      lastArchivedWal: "000000010000000000000002",
+      lastArchivedAt: "2026-11-29T09:00:00.000Z",
+      failedCount: 5,
+      lastFailedWal: "000000010000000000000003",
+      lastFailedAt: "2026-11-29T09:59:00.000Z",
+      waiting: 3,
+    };
+    t.probe(0, { probe: primaryWith(failing) });
+    await t.run();
+    expect(condition(t)).toMatchObject({ status: "False", reason: "ArchiveFailing" });
+    expect(condition(t)?.message).toContain("3 segment(s) (48 MiB) wait in pg_wal");
+    t.probe(0, {
+      probe: primaryWith({ ...failing, failedCount: 6, lastFailedAt: "2026-11-29T09:59:30.000Z" }),
+    });
+    await t.run();
+    const warnings = t.cluster.events.filter(e => e.reason === "ArchiveFailing");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].message).toContain("Archiving 000000010000000000000003 from orders-0");
+
+    t.probe(0, {
+      probe: primaryWith({
+        ...failing,
+        lastArchivedWal: "000000010000000000000004",
+        lastArchivedAt: "2026-11-29T10:00:00.000Z",
+        waiting: 0,
+      }),
+    });
+    await t.run();
+    expect(condition(t)).toMatchObject({ status: "True", reason: "Archiving" });
+  });
+
+  it("has no such condition without an object store", async () => {
+    const t = setup();
+    t.probe(0, { probe: primaryWith({ archivedCount: 0, failedCount: 0, waiting: 0 }) });
+    await t.run();
+    expect(condition(t)).toBeUndefined();
+  });
+});
+
 describe("a second instance accepting writes", () => {
   const T = Date.parse("2026-11-29T10:00:00Z");
   const at = (t: ReturnType<typeof setup>, ms: number) => (t.deps.now = () => new Date(T + ms));

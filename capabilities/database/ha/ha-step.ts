@@ -14,6 +14,8 @@ import { instanceStatus, InstancesStatus, readServing } from "./instance-status"
 import { applyParameters, followNewPrimary } from "./live-parameters";
 import { DatabaseMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
+import { archivingCondition } from "./archiving";
+import type { ArchiverState } from "./probe-types";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
 import { syncPassfiles } from "./passfile";
@@ -35,6 +37,10 @@ export interface HaResult {
   parametersError?: string;
   /** Replicas that must not serve reads through `<db>-ro`, with the reason. */
   notServing: Record<string, string>;
+  /** An object store is set: archiving is on. */
+  archivingConfigured?: boolean;
+  /** With an object store: the primary's archiving, as its last probe saw it. */
+  archiver?: ArchiverState;
 }
 
 /** A Database is gone: stop probing it and drop what was remembered of it. */
@@ -154,11 +160,17 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
     rest: Omit<HaResult, "status" | "primary" | "notServing">,
   ): HaResult => {
     const notServing = readServing(step, instanceViews, primary);
+    const archivingConfigured = step.input.spec.backup?.objectStore !== undefined;
+    const archiver = archivingConfigured
+      ? instanceViews.find(v => v.name === primary)?.sql?.probe?.archiver
+      : undefined;
     return {
       ...rest,
       status: instanceStatus(instanceViews, primary, db, step.updateRevision, notServing),
       primary,
       notServing,
+      ...(archivingConfigured ? { archivingConfigured } : {}),
+      ...(archiver ? { archiver } : {}),
     };
   };
 
@@ -179,6 +191,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   }
   const config = await applyParameters(step, step.primary, instanceViews, records, memory);
   await syncPassfiles(step, records, memory);
+  await announceArchiveFailure(step, instanceViews, memory);
   return result(step.primary, {
     requeueAfterMs: soonest(
       acted.requeueAfterMs,
@@ -189,6 +202,27 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
     busy: acted.busy,
     ...(config.error ? { parametersError: config.error } : {}),
   });
+}
+
+/**
+ * One Warning per segment that fails to archive (the message names the segment, not the time of
+ * each retry, so PostgreSQL's retries do not repeat it).
+ */
+async function announceArchiveFailure(
+  step: HaStepInput,
+  views: InstanceView[],
+  memory: DatabaseMemory,
+): Promise<void> {
+  if (!step.input.spec.backup?.objectStore) return;
+  const archiver = views.find(v => v.name === step.primary)?.sql?.probe?.archiver;
+  if (archivingCondition(archiver)?.status !== "False") return;
+  await announceOnce(
+    memory,
+    step,
+    "Warning",
+    "ArchiveFailing",
+    `Archiving ${archiver?.lastFailedWal ?? "WAL"} from ${step.primary} to the object store fails; PostgreSQL keeps it in pg_wal and retries (status.conditions ContinuousArchiving)`,
+  );
 }
 
 /** The earliest of the given delays, or undefined when none is given. */

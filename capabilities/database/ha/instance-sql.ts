@@ -14,7 +14,7 @@ import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
 import { parseLsn } from "./lsn";
 import { FILE_REPAIR_MARKER } from "../specs/layout";
 
-import type { InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
+import type { ArchiverState, InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
 
 export type { InstanceProbe, InstanceTarget, StandbyInfo };
 
@@ -144,7 +144,10 @@ async function inRecovery(c: pg.Client): Promise<boolean> {
 
 // ---- probe ----------------------------------------------------------------------------------
 
-type Role = Pick<InstanceProbe, "timeline" | "lsn" | "replayLsn" | "walReceiverStatus"> & {
+type Role = Pick<
+  InstanceProbe,
+  "timeline" | "lsn" | "replayLsn" | "walReceiverStatus" | "archiver"
+> & {
   standbys: StandbyInfo[];
 };
 
@@ -168,6 +171,7 @@ async function primaryState(c: pg.Client): Promise<Role> {
   return {
     timeline: parseInt(row.walfile.slice(0, 8), 16),
     lsn: row.lsn,
+    archiver: await archiverState(c),
     standbys: rows.map(r => ({
       name: r.name,
       state: r.state,
@@ -175,6 +179,37 @@ async function primaryState(c: pg.Client): Promise<Role> {
       flushLsn: r.flush_lsn ?? undefined,
       replayLsn: r.replay_lsn ?? undefined,
     })),
+  };
+}
+
+/**
+ * pg_stat_archiver, and how many segments wait in pg_wal for archive_command (.ready files):
+ * PostgreSQL keeps each until it is archived.
+ */
+async function archiverState(c: pg.Client): Promise<ArchiverState> {
+  const row = await one<{
+    archived: string;
+    last_archived_wal: string | null;
+    last_archived_time: Date | null;
+    failed: string;
+    last_failed_wal: string | null;
+    last_failed_time: Date | null;
+    ready: string;
+  }>(
+    c,
+    `SELECT archived_count AS archived, last_archived_wal, last_archived_time,
+            failed_count AS failed, last_failed_wal, last_failed_time,
+            (SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready') AS ready
+       FROM pg_stat_archiver`,
+  );
+  return {
+    archivedCount: Number(row.archived),
+    ...(row.last_archived_wal ? { lastArchivedWal: row.last_archived_wal } : {}),
+    ...(row.last_archived_time ? { lastArchivedAt: row.last_archived_time.toISOString() } : {}),
+    failedCount: Number(row.failed),
+    ...(row.last_failed_wal ? { lastFailedWal: row.last_failed_wal } : {}),
+    ...(row.last_failed_time ? { lastFailedAt: row.last_failed_time.toISOString() } : {}),
+    waiting: Number(row.ready),
   };
 }
 

@@ -12,6 +12,18 @@ export interface StandbyInfo {
   replayLsn?: string;
 }
 
+/** A primary's pg_stat_archiver, plus the segments waiting in pg_wal to be archived. */
+export interface ArchiverState {
+  archivedCount: number;
+  lastArchivedWal?: string;
+  lastArchivedAt?: string;
+  failedCount: number;
+  lastFailedWal?: string;
+  lastFailedAt?: string;
+  /** .ready files: segments PostgreSQL keeps until archive_command succeeds. */
+  waiting: number;
+}
+
 export interface InstanceProbe {
   inRecovery: boolean;
   /** Primary: the timeline it writes. Replica: the one it receives (else its last checkpoint's). */
@@ -30,6 +42,8 @@ export interface InstanceProbe {
   pendingRestart: string[];
   /** The values it runs with of the parameters a standby must match (hot-standby-limits.ts). */
   hotStandbyLimits?: Record<string, number>;
+  /** Primary: WAL archiving. */
+  archiver?: ArchiverState;
   /** Primary: pg_stat_replication. */
   standbys: StandbyInfo[];
 }

@@ -7,7 +7,10 @@
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
 import {
+  FILE_ARCHIVE,
   FILE_ENTRYPOINT,
+  FILE_PGBACKREST_CONF,
+  PGBACKREST_CA_FILE,
   FILE_MANAGED_CONF,
   FILE_PG_HBA,
   FILE_POSTGRESQL_CONF,
@@ -15,20 +18,33 @@ import {
 } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { renderManagedConf, renderPgHba, renderPostgresqlConf } from "./postgresql-conf";
+import { pgbackrestConf } from "./pgbackrest";
+import { ARCHIVE_SH } from "./scripts/archive";
 import { ENTRYPOINT_SH } from "./scripts/entrypoint";
 import { PROBE_SH } from "./scripts/probe";
 
 export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
+  const store = input.spec.backup?.objectStore;
+  const id = identity(input.db);
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: childMeta(input, namesOf(input).configMap),
     data: {
-      [FILE_POSTGRESQL_CONF]: renderPostgresqlConf(identity(input.db).name),
+      [FILE_POSTGRESQL_CONF]: renderPostgresqlConf(id.name, store !== undefined),
       [FILE_MANAGED_CONF]: renderManagedConf(input),
       [FILE_PG_HBA]: renderPgHba(),
       [FILE_ENTRYPOINT]: ENTRYPOINT_SH,
       [FILE_PROBE]: PROBE_SH,
+      ...(store
+        ? {
+            [FILE_PGBACKREST_CONF]: pgbackrestConf(
+              { ...store, ...(store.ca ? { caFile: PGBACKREST_CA_FILE } : {}) },
+              { namespace: id.namespace, name: id.name, uid: input.db.metadata?.uid ?? "" },
+            ),
+            [FILE_ARCHIVE]: ARCHIVE_SH,
+          }
+        : {}),
     },
   };
 }

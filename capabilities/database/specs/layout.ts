@@ -37,6 +37,14 @@ export const FILE_POSTGRESQL_CONF = "postgresql.conf";
 export const FILE_PG_HBA = "pg_hba.conf";
 export const FILE_ENTRYPOINT = "entrypoint.sh";
 export const FILE_PROBE = "probe.sh";
+/** pgBackRest's configuration (specs/pgbackrest.ts), with the instance scripts. */
+export const FILE_PGBACKREST_CONF = "pgbackrest.conf";
+/** The object store's CA bundle (spec.backup.objectStore.ca), mounted from the user's Secret. */
+export const PGBACKREST_CA_DIR = "/pgbackrest-ca";
+export const PGBACKREST_CA_FILE = `${PGBACKREST_CA_DIR}/ca.crt`;
+export const PGBACKREST_CA_VOLUME = "pgbackrest-ca";
+/** Its name contains "pgbackrest": `pgbackrest check` and `backup` refuse an archive_command without it. */
+export const FILE_ARCHIVE = "pgbackrest-archive.sh";
 /** postgresql.auto.conf of a new database cluster (the managed parameters at bootstrap). */
 export const FILE_MANAGED_CONF = "managed.conf";
 

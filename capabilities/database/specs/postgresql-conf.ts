@@ -8,6 +8,7 @@ import { parameterNameProblem } from "../api/parameter-names";
 import { BuildInput, identity, namesOf } from "./meta";
 import {
   CONFIG_DIR,
+  FILE_ARCHIVE,
   FILE_PG_HBA,
   INSTANCE_CONF,
   PASSFILE,
@@ -55,7 +56,7 @@ export function synchronousStandbyNames(input: BuildInput): string {
 }
 
 /** The parameters pgkeeper owns, in file order. Values unquoted; `renderConf` quotes them. */
-function operatorParameters(dbName: string): [string, string][] {
+function operatorParameters(dbName: string, archiving: boolean): [string, string][] {
   return [
     ["listen_addresses", "*"],
     ["port", String(POSTGRES_PORT)],
@@ -68,7 +69,8 @@ function operatorParameters(dbName: string): [string, string][] {
     ["wal_log_hints", "on"],
     ["max_wal_senders", String(MAX_WAL_SENDERS)],
     ["max_replication_slots", String(MAX_REPLICATION_SLOTS)],
-    ["archive_mode", "off"],
+    // Only a primary archives (`on`, not `always`); a promoted standby takes over on its timeline.
+    ["archive_mode", archiving ? "on" : "off"],
     ["synchronous_commit", "on"],
     // Standbys retry a lost primary connection this often: after a failover they find the new
     // primary (and, in quorum mode, unblock its commits) within a second instead of five.
@@ -117,6 +119,21 @@ export function managedParameters(input: BuildInput): [string, string][] {
   return [
     ...userParameters(input.spec),
     ["synchronous_standby_names", synchronousStandbyNames(input)],
+    ...archiveParameters(input),
+  ];
+}
+
+/**
+ * archive_command and archive_timeout, live like the user's parameters (a reload applies them);
+ * archive_mode, restart-only, is in postgresql.conf. None without an object store (the operator
+ * rewrites postgresql.auto.conf whole, so turning archiving off removes them).
+ */
+function archiveParameters(input: BuildInput): [string, string][] {
+  const backup = input.spec.backup;
+  if (!backup?.objectStore) return [];
+  return [
+    ["archive_command", `/bin/sh ${CONFIG_DIR}/${FILE_ARCHIVE} "%p"`],
+    ["archive_timeout", `${backup.archiveTimeoutSeconds ?? 60}s`],
   ];
 }
 
@@ -173,13 +190,13 @@ export function instanceParameters(
  * The fixed postgresql.conf. Deterministic, and independent of spec.postgresql: it feeds the
  * config hash, which must not change (and mark every pod for a restart) on a reloadable change.
  */
-export function renderPostgresqlConf(dbName: string): string {
+export function renderPostgresqlConf(dbName: string, archiving = false): string {
   return [
     "# Managed by pgkeeper; edits are overwritten. Set parameters in spec.postgresql.parameters:",
     "# pgkeeper writes them into postgresql.auto.conf (ALTER SYSTEM) and reloads.",
     "",
     "# Owned by pgkeeper (replication, failover, probes and backups depend on them).",
-    ...lines(operatorParameters(dbName)),
+    ...lines(operatorParameters(dbName, archiving)),
     "",
     "# Per instance, written by entrypoint.sh at each start (primary_conninfo with the pod name).",
     `include_if_exists = ${quoteValue(INSTANCE_CONF)}`,

@@ -28,6 +28,9 @@ import {
   ENV,
   FILE_ENTRYPOINT,
   FILE_PROBE,
+  PGBACKREST_CA_DIR,
+  PGBACKREST_CA_FILE,
+  PGBACKREST_CA_VOLUME,
   PGDATA,
   POSTGRES_CONTAINER,
   POSTGRES_PORT,
@@ -107,6 +110,21 @@ function env(input: BuildInput): V1EnvVar[] {
     { name: "PGHOST", value: RUN_DIR },
     { name: "PGPORT", value: String(POSTGRES_PORT) },
     { name: "PGUSER", value: SUPERUSER },
+    ...objectStoreEnv(input),
+  ];
+}
+
+/** The object store's keys, from the user's Secret, as pgBackRest reads them (never in a file). */
+function objectStoreEnv(input: BuildInput): V1EnvVar[] {
+  const credentials = input.spec.backup?.objectStore?.credentials;
+  if (!credentials) return [];
+  const fromSecret = (name: string, key: string): V1EnvVar => ({
+    name,
+    valueFrom: { secretKeyRef: { name: credentials.secretName, key } },
+  });
+  return [
+    fromSecret("PGBACKREST_REPO1_S3_KEY", credentials.accessKeyIdKey),
+    fromSecret("PGBACKREST_REPO1_S3_KEY_SECRET", credentials.secretAccessKeyKey),
   ];
 }
 
@@ -143,6 +161,9 @@ function postgresContainer(input: BuildInput): V1Container {
       { name: RUN_VOLUME, mountPath: RUN_DIR },
       { name: TMP_VOLUME, mountPath: "/tmp" },
       { name: TOPOLOGY_VOLUME, mountPath: TOPOLOGY_DIR, readOnly: true },
+      ...(input.spec.backup?.objectStore?.ca
+        ? [{ name: PGBACKREST_CA_VOLUME, mountPath: PGBACKREST_CA_DIR, readOnly: true }]
+        : []),
     ],
   };
 }
@@ -153,6 +174,20 @@ function volumes(input: BuildInput): V1Volume[] {
     { name: RUN_VOLUME, emptyDir: {} },
     { name: TMP_VOLUME, emptyDir: {} },
     { name: TOPOLOGY_VOLUME, configMap: { name: namesOf(input).topologyConfigMap } },
+    ...caVolume(input),
+  ];
+}
+
+/** The object store's CA bundle, from the user's Secret, as PGBACKREST_CA_FILE. */
+function caVolume(input: BuildInput): V1Volume[] {
+  const ca = input.spec.backup?.objectStore?.ca;
+  if (!ca) return [];
+  const file = PGBACKREST_CA_FILE.slice(PGBACKREST_CA_DIR.length + 1);
+  return [
+    {
+      name: PGBACKREST_CA_VOLUME,
+      secret: { secretName: ca.secretName, items: [{ key: ca.key, path: file }] },
+    },
   ];
 }
 

@@ -27,6 +27,20 @@ export const backupVolumeRequiredRule: Rule = {
       : [],
 };
 
+/** A field either works or is refused: archive_timeout means nothing without archiving. */
+export const archiveTimeoutNeedsStoreRule: Rule = {
+  name: "archive-timeout-needs-store",
+  check: ({ db }) =>
+    db.spec.backup?.archiveTimeoutSeconds !== undefined && db.spec.backup.objectStore === undefined
+      ? [
+          deny(
+            "spec.backup.archiveTimeoutSeconds",
+            "needs spec.backup.objectStore (nothing is archived without it)",
+          ),
+        ]
+      : [],
+};
+
 export const backupRetentionRule: Rule = {
   name: "backup-retention",
   check: ({ db }) => {

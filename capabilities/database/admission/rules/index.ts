@@ -3,6 +3,7 @@
  * after the structural check (shape.ts), so each may trust the spec's types.
  */
 import {
+  archiveTimeoutNeedsStoreRule,
   backupRetentionRule,
   backupScheduleRule,
   backupVolumeChangeRule,
@@ -48,6 +49,7 @@ export const RULES: readonly Rule[] = [
   readOnlyMaxLagRule,
   backupScheduleRule,
   backupVolumeRequiredRule,
+  archiveTimeoutNeedsStoreRule,
   backupRetentionRule,
   backupVolumeSizeRule,
   backupVolumeChangeRule,

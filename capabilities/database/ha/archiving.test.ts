@@ -1,0 +1,44 @@
+import { archivingCondition } from "./archiving";
+import type { ArchiverState } from "./probe-types";
+
+const state = (over: Partial<ArchiverState>): ArchiverState => ({
+  archivedCount: 0,
+  failedCount: 0,
+  waiting: 0,
+  ...over,
+});
+const ARCHIVED = {
+  archivedCount: 3,
+  lastArchivedWal: "000000010000000000000003",
+  lastArchivedAt: "2026-12-02T10:00:00.000Z",
+};
+const FAILED = {
+  failedCount: 2,
+  lastFailedWal: "000000010000000000000004",
+  lastFailedAt: "2026-12-02T10:01:00.000Z",
+};
+
+describe("archivingCondition", () => {
+  it.each<[string, ArchiverState | undefined, string | undefined, string | undefined]>([
+    ["no probe of a primary", undefined, undefined, undefined],
+    ["nothing archived yet", state({}), "Unknown", "No WAL segment completed"],
+    ["archiving", state(ARCHIVED), "True", "Last archived 000000010000000000000003"],
+    [
+      "failing since the last success",
+      state({ ...ARCHIVED, ...FAILED, waiting: 2 }),
+      "False",
+      "000000010000000000000004 to the object store failed at 2026-12-02T10:01:00.000Z; 2 segment(s) (32 MiB) wait in pg_wal",
+    ],
+    ["failing before the first success", state({ ...FAILED, waiting: 1 }), "False", "failed"],
+    [
+      "recovered after failures",
+      state({ ...FAILED, ...ARCHIVED, lastArchivedAt: "2026-12-02T10:02:00.000Z" }),
+      "True",
+      "Last archived",
+    ],
+  ])("%s", (_, archiver, status, message) => {
+    const condition = archivingCondition(archiver);
+    expect(condition?.status).toBe(status);
+    if (message) expect(condition?.message).toContain(message);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * The ContinuousArchiving condition, from the primary's pg_stat_archiver (ADR 0013). PostgreSQL
+ * keeps every segment archive_command has not stored yet, so a failing store loses nothing, but
+ * pg_wal grows: the message counts the segments waiting. Pure; table-tested.
+ */
+import type { ConditionInput } from "../api/conditions";
+import type { ArchiverState } from "./probe-types";
+
+const SEGMENT_MIB = 16;
+
+/** The condition, or undefined when there is nothing new to say (no probe of a primary yet). */
+export function archivingCondition(
+  archiver: ArchiverState | undefined,
+): ConditionInput | undefined {
+  if (!archiver) return undefined;
+  const waiting =
+    archiver.waiting > 0
+      ? `; ${archiver.waiting} segment(s) (${archiver.waiting * SEGMENT_MIB} MiB) wait in pg_wal, kept until archived`
+      : "";
+  const failedLast =
+    archiver.lastFailedAt !== undefined &&
+    (archiver.lastArchivedAt === undefined || archiver.lastFailedAt > archiver.lastArchivedAt);
+  if (failedLast)
+    return {
+      type: "ContinuousArchiving",
+      status: "False",
+      reason: "ArchiveFailing",
+      message: `Archiving ${archiver.lastFailedWal ?? "a WAL file"} to the object store failed at ${archiver.lastFailedAt}${waiting}`,
+    };
+  if (archiver.lastArchivedWal === undefined)
+    return {
+      type: "ContinuousArchiving",
+      status: "Unknown",
+      reason: "NothingArchivedYet",
+      message: `No WAL segment completed since archiving started${waiting}`,
+    };
+  return {
+    type: "ContinuousArchiving",
+    status: "True",
+    reason: "Archiving",
+    message: `Last archived ${archiver.lastArchivedWal} at ${archiver.lastArchivedAt}${waiting}`,
+  };
+}

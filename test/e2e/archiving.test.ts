@@ -1,0 +1,166 @@
+/**
+ * Continuous WAL archiving into the local cluster's object store (versitygw, TLS with the cluster
+ * CA): a 2-instance Database with spec.backup.objectStore archives through pgBackRest into
+ * `<bucket>/<namespace>/<name>/<uid>`, says so in ContinuousArchiving, and after a failover the
+ * promoted instance archives its new timeline into the same repository.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { database, operatorSuite } from "../integration/harness/fixtures";
+import { create, get, kubectlOk } from "../integration/harness/kubectl";
+import { Operator } from "../integration/harness/operator";
+import { waitFor } from "../integration/harness/wait";
+import { diagnosed } from "./diagnosis";
+import { appCredentials, psql, superuserAt } from "./psql";
+
+const operator = new Operator("e2e-archive", {
+  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
+});
+let ns: string;
+operatorSuite(operator, "e2e-archive", created => (ns = created));
+
+const DB = "arch";
+const S3 = {
+  endpoint: process.env.PGKEEPER_S3_ENDPOINT ?? "",
+  hostEndpoint: process.env.PGKEEPER_S3_HOST_ENDPOINT ?? "",
+  bucket: process.env.PGKEEPER_S3_BUCKET ?? "",
+  ca: process.env.PGKEEPER_S3_CA ?? "",
+  credentials: process.env.PGKEEPER_S3_CREDENTIALS ?? "",
+};
+
+/** ROOT_ACCESS_KEY / ROOT_SECRET_KEY from the cluster's credentials file. */
+function rootKeys(): { id: string; secret: string } {
+  const vars = Object.fromEntries(
+    readFileSync(S3.credentials, "utf8")
+      .split("\n")
+      .filter(l => l.includes("="))
+      .map(l => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+  return { id: vars.ROOT_ACCESS_KEY, secret: vars.ROOT_SECRET_KEY };
+}
+
+/** Keys under `prefix` in the bucket, listed from the host with a signed S3 request. */
+function listKeys(prefix: string): string[] {
+  const keys = rootKeys();
+  const auth = path.join(tmpdir(), `pgk-e2e-s3-${process.pid}.curlrc`);
+  writeFileSync(auth, `user = "${keys.id}:${keys.secret}"\n`, { mode: 0o600 });
+  try {
+    const xml = execFileSync(
+      "curl",
+      [
+        ...["-fsS", "--max-time", "10", "--cacert", S3.ca, "-K", auth],
+        ...["--aws-sigv4", "aws:amz:us-east-1:s3", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"],
+        `https://${S3.hostEndpoint}/${S3.bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`,
+      ],
+      { encoding: "utf8", maxBuffer: 4 * 1024 * 1024 },
+    );
+    return [...xml.matchAll(/<Key>([^<]+)<\/Key>/g)].map(m => m[1]);
+  } finally {
+    rmSync(auth, { force: true });
+  }
+}
+
+type Status = {
+  phase?: string;
+  currentPrimary?: string;
+  conditions?: { type: string; status: string; message: string }[];
+};
+const status = (): Status => (get("database", ns, DB)?.status ?? {}) as Status;
+const archiving = () => status().conditions?.find(c => c.type === "ContinuousArchiving");
+
+describe("continuous WAL archiving into the local object store", () => {
+  it("archives into the Database's own path and goes on on the new timeline after a failover", async () => {
+    expect(S3.endpoint).not.toBe("");
+    const keys = rootKeys();
+    create({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "s3", namespace: ns },
+      stringData: { accessKeyId: keys.id, secretAccessKey: keys.secret },
+    });
+    create({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "s3-ca", namespace: ns },
+      stringData: { "ca.crt": readFileSync(S3.ca, "utf8") },
+    });
+    create(
+      database(ns, DB, {
+        instances: 2,
+        backup: {
+          objectStore: {
+            endpoint: S3.endpoint,
+            bucket: S3.bucket,
+            credentials: { secretName: "s3" },
+            ca: { secretName: "s3-ca" },
+          },
+          archiveTimeoutSeconds: 5,
+        },
+      }),
+    );
+    await diagnosed(
+      waitFor("the Database Ready", () => status().phase === "Ready", {
+        timeoutMs: 300_000,
+        intervalMs: 2000,
+      }),
+      ns,
+      DB,
+      operator.logFile,
+    );
+    const uid = get("database", ns, DB)!.metadata.uid!;
+    const repository = `${ns}/${DB}/${uid}/archive/db/`;
+    const creds = appCredentials(ns, DB);
+    await waitFor("SQL through -rw", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
+    psql(creds, "create table t as select g from generate_series(1, 10000) g");
+    await diagnosed(
+      waitFor("ContinuousArchiving True", () => archiving()?.status === "True", {
+        timeoutMs: 120_000,
+        intervalMs: 1000,
+      }),
+      ns,
+      DB,
+      operator.logFile,
+    );
+    const before = listKeys(repository);
+    expect(before.some(k => k.endsWith("archive.info"))).toBe(true);
+    expect(before.some(k => /\/000000010000000000000001-[0-9a-f]+\.gz$/.test(k))).toBe(true);
+
+    const primary = status().currentPrimary!;
+    kubectlOk(["delete", "pod", primary, "-n", ns, "--wait=false"]);
+    const promoted = await waitFor(
+      "a new primary",
+      () => (status().currentPrimary !== primary ? status().currentPrimary : undefined),
+      { timeoutMs: 120_000 },
+    );
+    const newPrimary = get("pod", ns, promoted!)!;
+    await waitFor(
+      "a write on the new primary",
+      () => {
+        try {
+          psql(
+            superuserAt(ns, DB, newPrimary),
+            "create table if not exists after_failover as select 1; select pg_switch_wal()",
+          );
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 60_000 },
+    );
+    await waitFor(
+      "the new timeline's history file and a segment of it in the repository",
+      () => {
+        const now = listKeys(repository);
+        return (
+          now.some(k => k.endsWith("/00000002.history")) &&
+          now.some(k => /\/00000002[0-9A-F]{16}-[0-9a-f]+\.gz$/.test(k))
+        );
+      },
+      { timeoutMs: 120_000, intervalMs: 2000 },
+    );
+    expect(archiving()?.status).toBe("True");
+  }, 600_000);
+});
