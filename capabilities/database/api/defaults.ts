@@ -22,7 +22,7 @@ export interface ResolvedObjectStore {
   ca?: { secretName: string; key: string };
 }
 
-const DEFAULT_ARCHIVE_TIMEOUT_SECONDS = 60;
+export const DEFAULT_ARCHIVE_TIMEOUT_SECONDS = 60;
 
 /** A spec with every defaultable field filled; what builders and reconcile work from. */
 export interface ResolvedSpec {

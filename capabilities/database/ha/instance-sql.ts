@@ -154,9 +154,10 @@ type Role = Pick<
 async function primaryState(c: pg.Client): Promise<Role> {
   // pg_control_checkpoint() lags a promotion until the next checkpoint; the WAL file name of the
   // insert position carries the timeline being written right now.
-  const row = await one<{ lsn: string; walfile: string }>(
+  const row = await one<{ lsn: string; walfile: string; archiving: boolean }>(
     c,
-    "SELECT pg_current_wal_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_lsn()) AS walfile",
+    `SELECT pg_current_wal_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_lsn()) AS walfile,
+            current_setting('archive_mode') <> 'off' AS archiving`,
   );
   const { rows } = await c.query<{
     name: string;
@@ -171,7 +172,8 @@ async function primaryState(c: pg.Client): Promise<Role> {
   return {
     timeline: parseInt(row.walfile.slice(0, 8), 16),
     lsn: row.lsn,
-    archiver: await archiverState(c),
+    // Read only where archiving is on: the probe runs every second on every primary.
+    ...(row.archiving ? { archiver: await archiverState(c) } : {}),
     standbys: rows.map(r => ({
       name: r.name,
       state: r.state,

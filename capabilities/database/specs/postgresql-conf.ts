@@ -2,7 +2,7 @@
  * postgresql.conf and pg_hba.conf of every instance (the same files on primary and replicas: a
  * standby ignores the primary-only settings, so a promotion needs no configuration change).
  */
-import type { ResolvedSpec } from "../api/defaults";
+import { DEFAULT_ARCHIVE_TIMEOUT_SECONDS, type ResolvedSpec } from "../api/defaults";
 import { instanceName } from "../api/names";
 import { parameterNameProblem } from "../api/parameter-names";
 import { BuildInput, identity, namesOf } from "./meta";
@@ -133,7 +133,7 @@ function archiveParameters(input: BuildInput): [string, string][] {
   if (!backup?.objectStore) return [];
   return [
     ["archive_command", `/bin/sh ${CONFIG_DIR}/${FILE_ARCHIVE} "%p"`],
-    ["archive_timeout", `${backup.archiveTimeoutSeconds ?? 60}s`],
+    ["archive_timeout", `${backup.archiveTimeoutSeconds ?? DEFAULT_ARCHIVE_TIMEOUT_SECONDS}s`],
   ];
 }
 
