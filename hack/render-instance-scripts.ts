@@ -4,11 +4,19 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ARCHIVE_SH } from "../capabilities/database/specs/scripts/archive";
 import { BACKUP_SH } from "../capabilities/database/specs/scripts/backup";
 import { ENTRYPOINT_SH } from "../capabilities/database/specs/scripts/entrypoint";
 import { PROBE_SH } from "../capabilities/database/specs/scripts/probe";
+import { RESTORE_WAL_SH } from "../capabilities/database/specs/scripts/restore-wal";
 
 const dir = process.argv[2];
 if (!dir) throw new Error("usage: render-instance-scripts.ts DIR");
-const scripts = { "entrypoint.sh": ENTRYPOINT_SH, "probe.sh": PROBE_SH, "backup.sh": BACKUP_SH };
+const scripts = {
+  "entrypoint.sh": ENTRYPOINT_SH,
+  "probe.sh": PROBE_SH,
+  "backup.sh": BACKUP_SH,
+  "pgbackrest-archive.sh": ARCHIVE_SH,
+  "pgbackrest-restore-wal.sh": RESTORE_WAL_SH,
+};
 for (const [name, text] of Object.entries(scripts)) writeFileSync(join(dir, name), text);

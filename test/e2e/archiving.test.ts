@@ -5,7 +5,7 @@
  * promoted instance archives its new timeline into the same repository.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { database, operatorSuite } from "../integration/harness/fixtures";
@@ -13,6 +13,7 @@ import { create, get, kubectlOk } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { diagnosed } from "./diagnosis";
+import { createStoreSecrets, localObjectStore, rootKeys, S3 } from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
 
 const operator = new Operator("e2e-archive", {
@@ -22,25 +23,6 @@ let ns: string;
 operatorSuite(operator, "e2e-archive", created => (ns = created));
 
 const DB = "arch";
-const S3 = {
-  endpoint: process.env.PGKEEPER_S3_ENDPOINT ?? "",
-  hostEndpoint: process.env.PGKEEPER_S3_HOST_ENDPOINT ?? "",
-  bucket: process.env.PGKEEPER_S3_BUCKET ?? "",
-  ca: process.env.PGKEEPER_S3_CA ?? "",
-  credentials: process.env.PGKEEPER_S3_CREDENTIALS ?? "",
-};
-
-/** ROOT_ACCESS_KEY / ROOT_SECRET_KEY from the cluster's credentials file. */
-function rootKeys(): { id: string; secret: string } {
-  const vars = Object.fromEntries(
-    readFileSync(S3.credentials, "utf8")
-      .split("\n")
-      .filter(l => l.includes("="))
-      .map(l => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-  );
-  return { id: vars.ROOT_ACCESS_KEY, secret: vars.ROOT_SECRET_KEY };
-}
-
 /** Keys under `prefix` in the bucket, listed from the host with a signed S3 request. */
 function listKeys(prefix: string): string[] {
   const keys = rootKeys();
@@ -73,31 +55,11 @@ const archiving = () => status().conditions?.find(c => c.type === "ContinuousArc
 describe("continuous WAL archiving into the local object store", () => {
   it("archives into the Database's own path and goes on on the new timeline after a failover", async () => {
     expect(S3.endpoint).not.toBe("");
-    const keys = rootKeys();
-    create({
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name: "s3", namespace: ns },
-      stringData: { accessKeyId: keys.id, secretAccessKey: keys.secret },
-    });
-    create({
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name: "s3-ca", namespace: ns },
-      stringData: { "ca.crt": readFileSync(S3.ca, "utf8") },
-    });
+    createStoreSecrets(ns);
     create(
       database(ns, DB, {
         instances: 2,
-        backup: {
-          objectStore: {
-            endpoint: S3.endpoint,
-            bucket: S3.bucket,
-            credentials: { secretName: "s3" },
-            ca: { secretName: "s3-ca" },
-          },
-          archiveTimeoutSeconds: 5,
-        },
+        backup: { objectStore: localObjectStore(), archiveTimeoutSeconds: 5 },
       }),
     );
     await diagnosed(

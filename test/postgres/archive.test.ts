@@ -1,20 +1,12 @@
 /**
- * Continuous archiving as the instances do it: PostgreSQL's archive_command is the real
- * pgbackrest-archive.sh, pushing through pgBackRest (the host's, the version the image has) into a real
- * S3-compatible store (versitygw, TLS), with the configuration the operator renders. The pod's
- * paths are overridden through pgBackRest's environment, which takes precedence over the file.
+ * Continuous archiving as the instances do it (harness/archiving.ts): the real
+ * pgbackrest-archive.sh pushing through pgBackRest into a real S3-compatible store (versitygw,
+ * TLS), with the configuration the operator renders.
  */
-import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import { probeInstance } from "../../capabilities/database/ha/instance-sql";
-import { FILE_ARCHIVE } from "../../capabilities/database/specs/layout";
-import { pgbackrestConf, STANZA } from "../../capabilities/database/specs/pgbackrest";
-import { ARCHIVE_SH } from "../../capabilities/database/specs/scripts/archive";
+import { archivingPrimary, pgbackrest } from "./harness/archiving";
 import { Cluster } from "./harness/cluster";
-import { bin } from "./harness/os";
 import { ObjectStore } from "./harness/object-store";
-import { PgServer } from "./harness/server";
 
 jest.setTimeout(400_000);
 
@@ -31,58 +23,9 @@ afterEach(async () => {
 
 const DB = { namespace: "prod", name: "orders", uid: "uid-1" };
 
-/** A primary archiving through archive.sh, as an instance pod would. */
-async function archivingPrimary(
-  name: string,
-  db = DB,
-): Promise<{ server: PgServer; env: Record<string, string> }> {
-  const config = cluster.ownedDir(`${name}-config`);
-  const run = cluster.ownedDir(`${name}-run`);
-  const spool = cluster.ownedDir(`${name}-spool`);
-  const lock = cluster.ownedDir(`${name}-lock`);
-  const conf = pgbackrestConf(
-    {
-      endpoint: store.endpoint,
-      bucket: store.bucket,
-      path: "/backups",
-      region: "us-east-1",
-      uriStyle: "path",
-      caFile: store.caFile,
-    },
-    db,
-  );
-  cluster.writeOwned(path.join(config, "pgbackrest.conf"), conf);
-  const script = path.join(config, FILE_ARCHIVE);
-  writeFileSync(script, ARCHIVE_SH, { mode: 0o755 });
-  const server = await cluster.primary(name);
-  server.sql("ALTER SYSTEM SET archive_mode = on");
-  server.sql(`ALTER SYSTEM SET archive_command = '/bin/sh ${script} "%p"'`);
-  const env = {
-    ...store.credentialsEnv,
-    PGKEEPER_CONFIG_DIR: config,
-    PGKEEPER_RUN_DIR: run,
-    PGBACKREST_PG1_PATH: server.dataDir,
-    PGBACKREST_PG1_PORT: String(server.port),
-    PGBACKREST_PG1_SOCKET_PATH: server.socketDir,
-    PGBACKREST_SPOOL_PATH: spool,
-    PGBACKREST_LOCK_PATH: lock,
-  };
-  await server.stop("fast");
-  await server.start(60_000, { command: bin("postgres"), args: ["-D", server.dataDir], env });
-  return { server, env };
-}
-
-/** pgbackrest as the test's user against the same repository (check, info). */
-function pgbackrest(env: Record<string, string>, config: string, ...args: string[]): string {
-  return execFileSync("pgbackrest", [`--config=${config}`, `--stanza=${STANZA}`, ...args], {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, ...env },
-  });
-}
-
 describe("pgbackrest-archive.sh: continuous WAL archiving into an S3-compatible store", () => {
   it("creates the stanza at the first push, then archives every switched segment", async () => {
-    const { server } = await archivingPrimary("db-0");
+    const { server } = await archivingPrimary(cluster, store, "db-0", DB);
     server.sql("CREATE TABLE t AS SELECT g FROM generate_series(1, 10000) g");
     const wal = server.sql("SELECT pg_walfile_name(pg_current_wal_lsn())");
     server.sql("SELECT pg_switch_wal()");
@@ -99,7 +42,7 @@ describe("pgbackrest-archive.sh: continuous WAL archiving into an S3-compatible 
   });
 
   it("keeps every segment while the store is down, and archives them all once it is back", async () => {
-    const { server, env } = await archivingPrimary("db-0");
+    const { server, env, conf } = await archivingPrimary(cluster, store, "db-0", DB);
     const archived = () =>
       server.sql("SELECT coalesce(last_archived_wal, '') FROM pg_stat_archiver");
     server.sql("SELECT pg_switch_wal()");
@@ -128,10 +71,6 @@ describe("pgbackrest-archive.sh: continuous WAL archiving into an S3-compatible 
       server.sql("SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready'"),
     ).toBe("0");
     // pgBackRest's own check: a WAL switch archived end to end, the repository consistent.
-    pgbackrest(
-      env,
-      path.join(path.dirname(env.PGKEEPER_CONFIG_DIR), "db-0-config", "pgbackrest.conf"),
-      "check",
-    );
+    pgbackrest(cluster, env, conf, "check");
   });
 });

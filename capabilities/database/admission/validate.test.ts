@@ -49,6 +49,25 @@ const params = (parameters: Record<string, unknown>): Spec => ({ postgresql: { p
 const backup = (b: Spec): Spec => ({ backup: b });
 const scheduling = (s: Spec): Spec => ({ scheduling: s });
 const restoreFrom = (source: string): Spec => ({ bootstrap: { restore: { source } } });
+const recoverFrom = (
+  target?: Record<string, unknown>,
+  extra: { backupSet?: string; repositoryPath?: string } = {},
+): Spec => ({
+  bootstrap: {
+    recovery: {
+      source: {
+        objectStore: {
+          endpoint: "s3.example.internal",
+          bucket: "pg",
+          credentials: { secretName: "s3" },
+        },
+        repositoryPath: extra.repositoryPath ?? "/prod/orders/1b2c",
+      },
+      ...(extra.backupSet ? { backupSet: extra.backupSet } : {}),
+      ...(target ? { target } : {}),
+    },
+  },
+});
 
 /** [title, object, stored object (UPDATE) or undefined, expected message parts ([] = admitted)] */
 type Case = [string, unknown, unknown, string[]];
@@ -556,16 +575,73 @@ const CASES: Case[] = [
 
   // bootstrap
   [
-    "restore from another Database (not available yet: it would start empty)",
+    "restore from another Database (replaced by recovery: it would start empty)",
     db(restoreFrom("orders-old")),
     undefined,
-    ["spec.bootstrap.restore: is not available yet", "the Database would start empty"],
+    ["spec.bootstrap.restore: is replaced by spec.bootstrap.recovery", "nothing was restored"],
   ],
   [
     "restore from itself",
     db(restoreFrom("orders")),
     undefined,
-    ["spec.bootstrap.restore: is not available yet"],
+    ["spec.bootstrap.restore: is replaced by spec.bootstrap.recovery"],
+  ],
+  ["recovery to the end of the archive", db(recoverFrom()), undefined, []],
+  [
+    "recovery to a time, from a backup set",
+    db(
+      recoverFrom({ time: "2026-12-02T10:00:00.123456+01:00" }, { backupSet: "20261202-030000F" }),
+    ),
+    undefined,
+    [],
+  ],
+  ["recovery to an LSN", db(recoverFrom({ lsn: "0/3000060" })), undefined, []],
+  ["recovery to a restore point", db(recoverFrom({ name: "before migration" })), undefined, []],
+  [
+    "recovery with two targets",
+    db(recoverFrom({ xid: 1234, immediate: true })),
+    undefined,
+    [
+      "spec.bootstrap.recovery.target: takes exactly one of time, lsn, xid, name, immediate; got xid and immediate",
+    ],
+  ],
+  [
+    "recovery with an empty target",
+    db(recoverFrom({})),
+    undefined,
+    ["spec.bootstrap.recovery.target: takes exactly one of", "got none"],
+  ],
+  [
+    "recovery to a time without a zone",
+    db(recoverFrom({ time: "2026-12-02 10:00:00" })),
+    undefined,
+    ['spec.bootstrap.recovery.target.time: "2026-12-02 10:00:00" is not an RFC 3339 time'],
+  ],
+  [
+    "recovery to a malformed LSN",
+    db(recoverFrom({ lsn: "3000060" })),
+    undefined,
+    ['spec.bootstrap.recovery.target.lsn: "3000060" is not a WAL position'],
+  ],
+  [
+    "recovery with immediate false",
+    db(recoverFrom({ immediate: false })),
+    undefined,
+    ["spec.bootstrap.recovery.target.immediate: can only be true"],
+  ],
+  [
+    "recovery from a path that climbs out of the prefix",
+    db(recoverFrom(undefined, { repositoryPath: "/backups/../other/x" })),
+    undefined,
+    [
+      'spec.bootstrap.recovery.source.repositoryPath: "/backups/../other/x" is not a repository path',
+    ],
+  ],
+  [
+    "recovery without a source store",
+    db({ bootstrap: { recovery: { source: { repositoryPath: "/a/b" } } } }),
+    undefined,
+    ["spec.bootstrap.recovery.source.objectStore: is required"],
   ],
   [
     "restore without source",

@@ -9,7 +9,8 @@ export type ConditionType =
   | "PrimaryAvailable"
   | "ParametersApplied"
   | "ReplicasServing"
-  | "ContinuousArchiving";
+  | "ContinuousArchiving"
+  | "Recovered";
 
 export interface ConditionInput {
   type: ConditionType;

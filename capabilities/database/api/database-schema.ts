@@ -148,11 +148,78 @@ const objectStore = object(
 const cronPattern = "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\\S+\\s+){4}\\S+)$";
 
 /**
- * Restoring is not built yet (issue 13): a Database created with `bootstrap.restore` would start
- * empty and report Ready. The field stays in the schema so it is refused by name, never pruned.
+ * `bootstrap.restore` (a source Database's name) never worked and is replaced by
+ * `bootstrap.recovery`, which names a repository that outlives its Database. The field stays in
+ * the schema so it is refused by name, never pruned (a pruned field would be accepted and
+ * ignored: the Database would start empty).
  */
-export const RESTORE_NOT_AVAILABLE =
-  "spec.bootstrap.restore is not available yet: pgkeeper cannot restore backups, and the Database would start empty; create it without bootstrap.restore";
+export const RESTORE_REPLACED =
+  "spec.bootstrap.restore is replaced by spec.bootstrap.recovery (a repository in an object store, which outlives its Database); nothing was restored";
+
+/** pgBackRest backup labels: a full backup, or a differential/incremental one after it. */
+const BACKUP_SET_PATTERN = "^[0-9]{8}-[0-9]{6}F(_[0-9]{8}-[0-9]{6}[DI])?$";
+/** PostgreSQL's LSN syntax (hex/hex). */
+const LSN_PATTERN = "^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$";
+
+const recoveryTarget = object(
+  {
+    time: string(
+      "Recover every transaction committed at or before this time (RFC 3339, e.g. 2026-12-02T10:00:00Z).",
+      { format: "date-time" },
+    ),
+    lsn: string("Recover up to this WAL position (e.g. 0/3000060).", { pattern: LSN_PATTERN }),
+    xid: integer("Recover up to this transaction ID (inclusive).", {
+      minimum: 3,
+      maximum: 4294967295,
+    }),
+    name: string("Recover up to the restore point created with pg_create_restore_point(name).", {
+      minLength: 1,
+      maxLength: 63,
+      pattern: "^[^'\\\\\n]+$",
+    }),
+    immediate: boolean(
+      "true: stop as soon as the base backup is consistent (no WAL replayed beyond it).",
+    ),
+  },
+  "Where recovery stops. Exactly one field; no target: replay to the end of the archive.",
+  {
+    "x-kubernetes-validations": [
+      {
+        rule: "(has(self.time) ? 1 : 0) + (has(self.lsn) ? 1 : 0) + (has(self.xid) ? 1 : 0) + (has(self.name) ? 1 : 0) + (has(self.immediate) ? 1 : 0) == 1",
+        message: "bootstrap.recovery.target takes exactly one of time, lsn, xid, name, immediate",
+      },
+      {
+        rule: "!has(self.immediate) || self.immediate",
+        message:
+          "bootstrap.recovery.target.immediate can only be true (leave target out to replay the whole archive)",
+        fieldPath: ".immediate",
+      },
+    ],
+  },
+);
+
+const recovery = object(
+  {
+    source: object(
+      {
+        objectStore: objectStore,
+        repositoryPath: string(
+          "The source's repository in the bucket: its status.backup.repositoryPath (<path>/<namespace>/<name>/<uid>). The source Database need not exist any more.",
+          { minLength: 2, maxLength: 1024, pattern: "^/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$" },
+        ),
+      },
+      "The pgBackRest repository to restore from.",
+      { required: ["objectStore", "repositoryPath"] },
+    ),
+    backupSet: string(
+      "The base backup to start from (a pgBackRest label, e.g. 20261202-030000F). Default: the newest one that ends before the target.",
+      { maxLength: 64, pattern: BACKUP_SET_PATTERN },
+    ),
+    target: recoveryTarget,
+  },
+  "Create this Database from a base backup and the WAL archive of another one, up to a target. The first instance restores, replays and promotes on a new timeline, then archives to this Database's own repository; the others clone it. A source that cannot be read or a target recovery cannot reach fails the Database with the reason: it never starts empty.",
+  { required: ["source"] },
+);
 
 export const databaseSpecSchema = object(
   {
@@ -356,15 +423,16 @@ export const databaseSpecSchema = object(
               maxLength: 253,
             }),
           },
-          "Create this Database from a backup of another one. Not available yet: refused.",
+          "Replaced by bootstrap.recovery: refused.",
           { required: ["source"] },
         ),
+        recovery,
       },
       "How a new Database gets its data. Fixed after creation.",
       {
         "x-kubernetes-validations": [
           { rule: "self == oldSelf", message: "bootstrap is immutable after creation" },
-          { rule: "!has(self.restore)", message: RESTORE_NOT_AVAILABLE, fieldPath: ".restore" },
+          { rule: "!has(self.restore)", message: RESTORE_REPLACED, fieldPath: ".restore" },
         ],
       },
     ),

@@ -24,6 +24,15 @@ export interface ResolvedObjectStore {
 
 export const DEFAULT_ARCHIVE_TIMEOUT_SECONDS = 60;
 
+type Recovery = NonNullable<NonNullable<DatabaseSpec["bootstrap"]>["recovery"]>;
+
+/** bootstrap.recovery with its store's defaults filled (the source's store, not this Database's). */
+export interface ResolvedRecovery {
+  source: { objectStore: ResolvedObjectStore; repositoryPath: string };
+  backupSet?: string;
+  target?: NonNullable<Recovery["target"]>;
+}
+
 /** A spec with every defaultable field filled; what builders and reconcile work from. */
 export interface ResolvedSpec {
   version: PostgresVersion;
@@ -54,7 +63,10 @@ export interface ResolvedSpec {
     retention: number;
     volume?: { size: string; storageClassName?: string };
   };
-  bootstrap?: { restore?: { source: string; backup?: string } };
+  bootstrap?: {
+    restore?: { source: string; backup?: string };
+    recovery?: ResolvedRecovery;
+  };
   paused: boolean;
 }
 
@@ -66,7 +78,7 @@ export function withDefaults(
   spec: DatabaseSpec,
   defaultImage: (version: string) => string,
 ): ResolvedSpec {
-  const { backup, ...rest } = spec;
+  const { backup, bootstrap, ...rest } = spec;
   return {
     ...rest,
     image: spec.image ?? defaultImage(spec.version),
@@ -80,6 +92,7 @@ export function withDefaults(
     failover: failoverDefaults(spec.failover),
     readOnly: { ...spec.readOnly, maxLag: spec.readOnly?.maxLag ?? DEFAULT_MAX_READ_LAG },
     ...(backup ? { backup: backupDefaults(backup) } : {}),
+    ...(bootstrap ? { bootstrap: bootstrapDefaults(bootstrap) } : {}),
     paused: spec.paused ?? false,
   };
 }
@@ -97,6 +110,20 @@ function backupDefaults(
           archiveTimeoutSeconds: backup.archiveTimeoutSeconds ?? DEFAULT_ARCHIVE_TIMEOUT_SECONDS,
         }
       : {}),
+  };
+}
+
+function bootstrapDefaults(
+  bootstrap: NonNullable<DatabaseSpec["bootstrap"]>,
+): NonNullable<ResolvedSpec["bootstrap"]> {
+  const { recovery, ...rest } = bootstrap;
+  if (!recovery) return rest;
+  return {
+    ...rest,
+    recovery: {
+      ...recovery,
+      source: { ...recovery.source, objectStore: objectStoreDefaults(recovery.source.objectStore) },
+    },
   };
 }
 

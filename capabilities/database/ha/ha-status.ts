@@ -82,6 +82,23 @@ function withArchiving(
   };
 }
 
+/**
+ * Recovered (bootstrap.recovery only), and what a failed restore does to the phase: Failed, with
+ * the reason, until an attempt succeeds.
+ */
+function withRecovery(
+  reads: Pick<DatabaseStatus, "phase" | "conditions">,
+  ha: HaResult,
+  now: Date,
+  generation: number | undefined,
+): Pick<DatabaseStatus, "phase" | "conditions"> {
+  if (!ha.recovery) return reads;
+  return {
+    phase: ha.recovery.status === "False" ? "Failed" : reads.phase,
+    conditions: setCondition(reads.conditions, ha.recovery, now, generation),
+  };
+}
+
 const SERVING = {
   type: "ReplicasServing" as const,
   status: "True" as const,
@@ -125,7 +142,12 @@ function mergeHaStatus(
   const { pendingRestart: _p, synchronousStandbys: _s, ...base } = next;
   const merged: DatabaseStatus = {
     ...base,
-    ...withArchiving(withReads(next, ha, now), ha, now, next.observedGeneration),
+    ...withRecovery(
+      withArchiving(withReads(next, ha, now), ha, now, next.observedGeneration),
+      ha,
+      now,
+      next.observedGeneration,
+    ),
     ...(ha.busy ? { phase: prev?.phase, targetPrimary: prev?.targetPrimary } : {}),
     instances: ha.status.instances,
     ...(ha.status.pendingRestart?.length ? { pendingRestart: ha.status.pendingRestart } : {}),

@@ -14,7 +14,10 @@ import { instanceStatus, InstancesStatus, readServing } from "./instance-status"
 import { applyParameters, followNewPrimary } from "./live-parameters";
 import { DatabaseMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
+import type { ConditionInput } from "../api/conditions";
+import { instanceName } from "../api/names";
 import { archivingCondition } from "./archiving";
+import { recoveryCondition, recoveryStateOf } from "./recovery";
 import type { ArchiverState } from "./probe-types";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
@@ -41,6 +44,8 @@ export interface HaResult {
   archivingConfigured?: boolean;
   /** With an object store: the primary's archiving, as its last probe saw it. */
   archiver?: ArchiverState;
+  /** bootstrap.recovery: how the restore stands (the Recovered condition). */
+  recovery?: ConditionInput;
 }
 
 /** A Database is gone: stop probing it and drop what was remembered of it. */
@@ -164,6 +169,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
     const archiver = archivingConfigured
       ? instanceViews.find(v => v.name === primary)?.sql?.probe?.archiver
       : undefined;
+    const recovery = recoveryOf(step);
     return {
       ...rest,
       status: instanceStatus(instanceViews, primary, db, step.updateRevision, notServing),
@@ -171,6 +177,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
       notServing,
       ...(archivingConfigured ? { archivingConfigured } : {}),
       ...(archiver ? { archiver } : {}),
+      ...(recovery ? { recovery } : {}),
     };
   };
 
@@ -192,6 +199,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   const config = await applyParameters(step, step.primary, instanceViews, records, memory);
   await syncPassfiles(step, records, memory);
   await announceArchiveFailure(step, instanceViews, memory);
+  await announceRecoveryFailure(step, memory);
   return result(step.primary, {
     requeueAfterMs: soonest(
       acted.requeueAfterMs,
@@ -223,6 +231,29 @@ async function announceArchiveFailure(
     "ArchiveFailing",
     `Archiving ${archiver?.lastFailedWal ?? "WAL"} from ${step.primary} to the object store fails; PostgreSQL keeps it in pg_wal and retries (status.conditions ContinuousArchiving)`,
   );
+}
+
+/** bootstrap.recovery: the Recovered condition, from the first pod (which alone restores). */
+function recoveryOf(step: HaStepInput): ConditionInput | undefined {
+  const recovery = step.input.spec.bootstrap?.recovery;
+  if (!recovery) return undefined;
+  const first = instanceName(step.db.metadata?.name ?? "", 0);
+  const pod = step.pods.find(p => p.metadata?.name === first);
+  const store = recovery.source.objectStore;
+  return recoveryCondition(
+    true,
+    step.db.status?.initializedAt !== undefined || (pod !== undefined && isPodReady(pod)),
+    recoveryStateOf(pod),
+    `${store.endpoint}/${store.bucket}${recovery.source.repositoryPath}`,
+  );
+}
+
+/** One Warning per distinct reason a restore failed (the kubelet's retries do not repeat it). */
+async function announceRecoveryFailure(step: HaStepInput, memory: DatabaseMemory): Promise<void> {
+  const condition = recoveryOf(step);
+  if (condition?.status !== "False") return;
+  const reason = condition.message.replace(/ \(attempt [^)]*\)/, "");
+  await announceOnce(memory, step, "Warning", "RecoveryFailed", reason);
 }
 
 /** The earliest of the given delays, or undefined when none is given. */

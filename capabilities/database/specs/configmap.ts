@@ -18,7 +18,8 @@ import {
 } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { renderManagedConf, renderPgHba, renderPostgresqlConf } from "./postgresql-conf";
-import { pgbackrestConf } from "./pgbackrest";
+import { pgbackrestConf, repositoryPath } from "./pgbackrest";
+import { recoveryFiles } from "./recovery";
 import { ARCHIVE_SH } from "./scripts/archive";
 import { ENTRYPOINT_SH } from "./scripts/entrypoint";
 import { PROBE_SH } from "./scripts/probe";
@@ -40,11 +41,16 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
         ? {
             [FILE_PGBACKREST_CONF]: pgbackrestConf(
               { ...store, ...(store.ca ? { caFile: PGBACKREST_CA_FILE } : {}) },
-              { namespace: id.namespace, name: id.name, uid: input.db.metadata?.uid ?? "" },
+              repositoryPath(store, {
+                namespace: id.namespace,
+                name: id.name,
+                uid: input.db.metadata?.uid ?? "",
+              }),
             ),
             [FILE_ARCHIVE]: ARCHIVE_SH,
           }
         : {}),
+      ...recoveryFiles(input.spec.bootstrap?.recovery),
     },
   };
 }

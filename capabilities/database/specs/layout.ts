@@ -45,6 +45,18 @@ export const PGBACKREST_CA_FILE = `${PGBACKREST_CA_DIR}/ca.crt`;
 export const PGBACKREST_CA_VOLUME = "pgbackrest-ca";
 /** Its name contains "pgbackrest": `pgbackrest check` and `backup` refuse an archive_command without it. */
 export const FILE_ARCHIVE = "pgbackrest-archive.sh";
+/**
+ * bootstrap.recovery (specs/recovery.ts): pgBackRest's configuration for the source repository,
+ * the restore options (one per line), and restore_command's wrapper. Present only in a Database
+ * created from a backup.
+ */
+export const FILE_RECOVERY_CONF = "pgbackrest-source.conf";
+export const FILE_RECOVERY_OPTIONS = "recovery-options";
+export const FILE_RESTORE_WAL = "pgbackrest-restore-wal.sh";
+/** The source store's CA bundle (bootstrap.recovery.source.objectStore.ca). */
+export const SOURCE_CA_DIR = "/pgbackrest-source-ca";
+export const SOURCE_CA_FILE = `${SOURCE_CA_DIR}/ca.crt`;
+export const SOURCE_CA_VOLUME = "pgbackrest-source-ca";
 /** postgresql.auto.conf of a new database cluster (the managed parameters at bootstrap). */
 export const FILE_MANAGED_CONF = "managed.conf";
 
@@ -89,4 +101,7 @@ export const ENV = {
   headlessService: "HEADLESS_SERVICE",
   pgMajor: "PG_MAJOR",
   retention: "BACKUP_RETENTION",
+  /** The source repository's keys (bootstrap.recovery), apart from this Database's own. */
+  sourceS3Key: "PGKEEPER_SOURCE_S3_KEY",
+  sourceS3KeySecret: "PGKEEPER_SOURCE_S3_KEY_SECRET",
 } as const;

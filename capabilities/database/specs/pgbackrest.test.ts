@@ -21,7 +21,7 @@ describe("repositoryPath", () => {
 
 describe("pgbackrestConf", () => {
   it("one S3 repository under the Database's own path, synchronous archiving, no log file", () => {
-    expect(pgbackrestConf(STORE, DB)).toBe(
+    expect(pgbackrestConf(STORE, repositoryPath(STORE, DB))).toBe(
       [
         "[global]",
         "repo1-type=s3",
@@ -49,14 +49,14 @@ describe("pgbackrestConf", () => {
   it("splits a port off the endpoint and names the CA file when given", () => {
     const conf = pgbackrestConf(
       { ...STORE, endpoint: "localhost:17290", caFile: "/s3/ca.crt" },
-      DB,
+      "/backups/prod/orders/1b2c",
     );
     expect(conf).toContain("repo1-s3-endpoint=localhost\nrepo1-storage-port=17290\n");
     expect(conf).toContain("repo1-storage-ca-file=/s3/ca.crt\n");
   });
 
   it("never archives asynchronously (its daemon would become the postmaster's child) nor drops WAL", () => {
-    const conf = pgbackrestConf(STORE, DB);
+    const conf = pgbackrestConf(STORE, repositoryPath(STORE, DB));
     expect(conf).not.toContain("archive-async");
     expect(conf).not.toContain("queue-max");
   });

@@ -43,7 +43,8 @@ function endpointParts(endpoint: string): { host: string; port?: string } {
 }
 
 /**
- * pgbackrest.conf. Archiving is synchronous: pgBackRest's asynchronous mode forks a daemon that
+ * pgbackrest.conf for the repository at `repository` (repositoryPath for this Database's own; the
+ * source's path for a restore). Archiving is synchronous: pgBackRest's asynchronous mode forks a daemon that
  * outlives archive_command, and in a container where the postmaster is PID 1 the orphan becomes
  * the postmaster's child; when it exits non-zero the postmaster takes it for a crashed backend and
  * restarts every process (seen in the e2e tier: "server process exited with exit code 103 …
@@ -51,11 +52,11 @@ function endpointParts(endpoint: string): { host: string; port?: string } {
  * WAL). No log file: the read-only root has no /var/log/pgbackrest, and stderr reaches the pod's
  * log.
  */
-export function pgbackrestConf(store: ObjectStore, db: RepositoryOf): string {
+export function pgbackrestConf(store: ObjectStore, repository: string): string {
   const { host, port } = endpointParts(store.endpoint);
   const global: [string, string | undefined][] = [
     ["repo1-type", "s3"],
-    ["repo1-path", repositoryPath(store, db)],
+    ["repo1-path", repository],
     ["repo1-s3-endpoint", host],
     ["repo1-storage-port", port],
     ["repo1-s3-bucket", store.bucket],

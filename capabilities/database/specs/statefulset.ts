@@ -31,6 +31,9 @@ import {
   PGBACKREST_CA_DIR,
   PGBACKREST_CA_FILE,
   PGBACKREST_CA_VOLUME,
+  SOURCE_CA_DIR,
+  SOURCE_CA_FILE,
+  SOURCE_CA_VOLUME,
   PGDATA,
   POSTGRES_CONTAINER,
   POSTGRES_PORT,
@@ -63,6 +66,14 @@ const STARTUP_PROBE: V1Probe = {
   timeoutSeconds: 5,
   failureThreshold: 360,
 };
+
+/**
+ * A Database created from a backup: the first instance downloads the backup and replays the
+ * source's WAL before its port opens, which for a large database takes hours. A day, so the
+ * kubelet never restarts a restore that is making progress; one that fails ends the container
+ * itself.
+ */
+const RECOVERY_STARTUP_PROBE: V1Probe = { ...STARTUP_PROBE, failureThreshold: 8640 };
 
 /** Ready = accepts connections on the local socket (a standby: once consistent). */
 const READINESS_PROBE: V1Probe = {
@@ -111,6 +122,21 @@ function env(input: BuildInput): V1EnvVar[] {
     { name: "PGPORT", value: String(POSTGRES_PORT) },
     { name: "PGUSER", value: SUPERUSER },
     ...objectStoreEnv(input),
+    ...sourceStoreEnv(input),
+  ];
+}
+
+/** bootstrap.recovery: the source store's keys, apart from this Database's own. */
+function sourceStoreEnv(input: BuildInput): V1EnvVar[] {
+  const credentials = input.spec.bootstrap?.recovery?.source.objectStore.credentials;
+  if (!credentials) return [];
+  const fromSecret = (name: string, key: string): V1EnvVar => ({
+    name,
+    valueFrom: { secretKeyRef: { name: credentials.secretName, key } },
+  });
+  return [
+    fromSecret(ENV.sourceS3Key, credentials.accessKeyIdKey),
+    fromSecret(ENV.sourceS3KeySecret, credentials.secretAccessKeyKey),
   ];
 }
 
@@ -147,7 +173,7 @@ function postgresContainer(input: BuildInput): V1Container {
     command: ["/bin/sh", `${CONFIG_DIR}/${FILE_ENTRYPOINT}`],
     env: env(input),
     ports: [{ name: POSTGRES_PORT_NAME, containerPort: POSTGRES_PORT, protocol: "TCP" }],
-    startupProbe: STARTUP_PROBE,
+    startupProbe: input.spec.bootstrap?.recovery ? RECOVERY_STARTUP_PROBE : STARTUP_PROBE,
     readinessProbe: READINESS_PROBE,
     livenessProbe: LIVENESS_PROBE,
     lifecycle: {
@@ -164,6 +190,9 @@ function postgresContainer(input: BuildInput): V1Container {
       ...(input.spec.backup?.objectStore?.ca
         ? [{ name: PGBACKREST_CA_VOLUME, mountPath: PGBACKREST_CA_DIR, readOnly: true }]
         : []),
+      ...(input.spec.bootstrap?.recovery?.source.objectStore.ca
+        ? [{ name: SOURCE_CA_VOLUME, mountPath: SOURCE_CA_DIR, readOnly: true }]
+        : []),
     ],
   };
 }
@@ -178,16 +207,26 @@ function volumes(input: BuildInput): V1Volume[] {
   ];
 }
 
-/** The object store's CA bundle, from the user's Secret, as PGBACKREST_CA_FILE. */
-function caVolume(input: BuildInput): V1Volume[] {
-  const ca = input.spec.backup?.objectStore?.ca;
+/** A CA bundle from the user's Secret, as `file` in the volume `name`. */
+function caBundleVolume(
+  name: string,
+  file: string,
+  ca: { secretName: string; key: string } | undefined,
+): V1Volume[] {
   if (!ca) return [];
-  const file = PGBACKREST_CA_FILE.slice(PGBACKREST_CA_DIR.length + 1);
+  const path = file.slice(file.lastIndexOf("/") + 1);
+  return [{ name, secret: { secretName: ca.secretName, items: [{ key: ca.key, path }] } }];
+}
+
+/** The object store's CA bundle, and the recovery source's (each only when set). */
+function caVolume(input: BuildInput): V1Volume[] {
   return [
-    {
-      name: PGBACKREST_CA_VOLUME,
-      secret: { secretName: ca.secretName, items: [{ key: ca.key, path: file }] },
-    },
+    ...caBundleVolume(PGBACKREST_CA_VOLUME, PGBACKREST_CA_FILE, input.spec.backup?.objectStore?.ca),
+    ...caBundleVolume(
+      SOURCE_CA_VOLUME,
+      SOURCE_CA_FILE,
+      input.spec.bootstrap?.recovery?.source.objectStore.ca,
+    ),
   ];
 }
 

@@ -31,7 +31,7 @@ export const confLines = (conf: Record<string, string>): string =>
 export class Cluster {
   readonly root: string;
   readonly password = randomBytes(12).toString("hex");
-  private readonly account: RunAs = serverAccount();
+  readonly account: RunAs = serverAccount();
   private readonly servers: PgServer[] = [];
 
   constructor() {
@@ -126,6 +126,20 @@ export class Cluster {
       "streaming",
     );
     return standby;
+  }
+
+  /** A server with no data directory yet (an instance's entrypoint makes it), stopped at destroy. */
+  async unstarted(name: string): Promise<PgServer> {
+    this.ownedDir(`${name}.sock`);
+    const server = new PgServer(
+      name,
+      path.join(this.root, name),
+      await freePort(),
+      this.password,
+      this.account,
+    );
+    this.servers.push(server);
+    return server;
   }
 
   private async started(server: PgServer): Promise<PgServer> {

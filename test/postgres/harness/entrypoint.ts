@@ -65,3 +65,53 @@ export async function waitForLog(
     await new Promise(resolve => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * How the first pod of a Database created from a backup (bootstrap.recovery) would start:
+ * postgresql.conf archiving into its own repository, the ConfigMap's recovery files, the source
+ * store's keys in the environment, and a termination-message file. Nothing answers on the
+ * "primary" address (this server's own port, before it starts).
+ */
+export function recoveryEntrypointFor(
+  cluster: Cluster,
+  server: PgServer,
+  files: Record<string, string>,
+  extra: { archiveScript: string; configDir: string; env: Record<string, string> },
+) {
+  const config = extra.configDir;
+  const run = extra.env.PGKEEPER_RUN_DIR;
+  const topology = cluster.ownedDir(`${server.name}-topology`);
+  const runConf = path.join(run, path.basename(INSTANCE_CONF));
+  cluster.writeOwned(
+    path.join(config, "postgresql.conf"),
+    confLines({
+      ...BASE_CONF,
+      port: String(server.port),
+      unix_socket_directories: server.socketDir,
+      archive_mode: "on",
+      archive_command: `/bin/sh ${extra.archiveScript} "%p"`,
+    }) + `include_if_exists = '${runConf}'\n`,
+  );
+  cluster.writeOwned(path.join(config, "managed.conf"), "# managed parameters\n");
+  for (const [name, text] of Object.entries(files))
+    cluster.writeOwned(path.join(config, name), text, 0o644);
+  const script = path.join(config, "entrypoint.sh");
+  writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
+  const terminationLog = path.join(run, "termination-log");
+  cluster.writeOwned(terminationLog, "");
+  const env: Record<string, string> = {
+    ...extra.env,
+    PGDATA: server.dataDir,
+    PG_BIN,
+    PGHOST: server.socketDir,
+    PGPORT: String(server.port),
+    PGKEEPER_TOPOLOGY_DIR: topology,
+    PGKEEPER_PORT: String(server.port),
+    PGKEEPER_TERMINATION_LOG: terminationLog,
+    [ENV.podName]: `${server.name}`,
+    [ENV.primaryHost]: "127.0.0.1",
+    [ENV.superuserPassword]: cluster.password,
+    [ENV.appPassword]: "app-password-of-the-new-database",
+  };
+  return { terminationLog, command: "/bin/sh", args: [script], env };
+}

@@ -10,7 +10,7 @@ import {
   backupVolumeRequiredRule,
   backupVolumeSizeRule,
 } from "./backup";
-import { bootstrapImmutableRule, bootstrapRestoreRule } from "./bootstrap";
+import { bootstrapImmutableRule, bootstrapRecoveryRule, bootstrapRestoreRule } from "./bootstrap";
 import { failoverDelayRule } from "./failover";
 import { imageRule } from "./image";
 import { instancesRule } from "./instances";
@@ -54,6 +54,7 @@ export const RULES: readonly Rule[] = [
   backupVolumeSizeRule,
   backupVolumeChangeRule,
   bootstrapRestoreRule,
+  bootstrapRecoveryRule,
   bootstrapImmutableRule,
   antiAffinityRule,
   nodeSelectorRule,

@@ -25,7 +25,9 @@ log() {
 # Sets PG_BIN to the directory holding the PostgreSQL program $1: $PG_BIN if it has it, else the
 # Debian layout /usr/lib/postgresql/$PG_MAJOR/bin (official postgres:<v> images and Debian
 # packages), else wherever PATH finds it (Debian puts only wrappers in /usr/bin, hence the order).
-# sh has no local variables: the _fpb_ prefix keeps callers' variables intact.
+# sh has no local variables: the _fpb_ prefix keeps callers' variables intact. Not every script
+# calls it.
+# shellcheck disable=SC2317
 find_pg_bin() {
   for _fpb_dir in "\${PG_BIN:-}" "/usr/lib/postgresql/\${PG_MAJOR:-}/bin"; do
     if [ -n "$_fpb_dir" ] && [ -x "$_fpb_dir/$1" ]; then

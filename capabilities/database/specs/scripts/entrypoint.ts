@@ -14,7 +14,10 @@
  * - empty, ordinal 0, not told another instance is primary, no server answering (neither on
  *   `<db>-rw` nor on another pod), and the Database never held data (/topology/initialized
  *   absent): first boot of the Database. initdb, create the `app` role and database,
- *   install the managed parameters as postgresql.auto.conf, start.
+ *   install the managed parameters as postgresql.auto.conf, start. A Database created from a
+ *   backup (bootstrap.recovery) restores it instead, replays the source's archive to the target
+ *   and promotes, all beside PGDATA; it never runs initdb, and a restore that fails ends the
+ *   container with the reason in its termination message, for the operator to report.
  * - empty otherwise: clone the primary through `<db>-rw` with pg_basebackup and start as a
  *   standby. Pod 0 clones too when another instance's server answers, so a pod 0 whose volume was
  *   lost can never initdb a second, empty primary.
@@ -33,12 +36,16 @@ import {
   FILE_MANAGED_CONF,
   FILE_POSTGRESQL_CONF,
   FILE_PRIMARY,
+  FILE_RECOVERY_CONF,
+  FILE_RECOVERY_OPTIONS,
   FILE_REPAIR_MARKER,
+  FILE_RESTORE_WAL,
   INSTANCE_CONF,
   PASSFILE,
   SUPERUSER,
   TOPOLOGY_DIR,
 } from "../layout";
+import { STANZA } from "../pgbackrest";
 import { replicationConninfo } from "../postgresql-conf";
 import { COMMON_SH } from "./common";
 
@@ -181,6 +188,99 @@ SQL
   cp "$CONFIG_DIR/${FILE_MANAGED_CONF}" "$work/postgresql.auto.conf"
   mv "$work" "$PGDATA"
   log "Initialised the database cluster"
+}
+
+# Ends the container with a reason the operator reads from the pod's status (the kubelet keeps
+# the termination message, at most 4096 bytes).
+fail_recovery() {
+  log "Recovery failed: $*"
+  printf '%s' "$*" | head -c 3000 >"\${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
+  exit 1
+}
+
+# The source repository's pgBackRest, with the source's keys (PGBACKREST_REPO1_* hold this
+# Database's own).
+source_pgbackrest() {
+  PGBACKREST_REPO1_S3_KEY="\${${ENV.sourceS3Key}:-}" \\
+    PGBACKREST_REPO1_S3_KEY_SECRET="\${${ENV.sourceS3KeySecret}:-}" \\
+    pgbackrest --config="$CONFIG_DIR/${FILE_RECOVERY_CONF}" --stanza=${STANZA} "$@"
+}
+
+local_sql() {
+  "$PG_BIN/psql" -h "\${PGHOST:-$RUN_DIR}" -p "\${PGPORT:-$PORT}" -U ${SUPERUSER} -d postgres \\
+    -X -A -t -q -v ON_ERROR_STOP=1 "$@"
+}
+
+# bootstrap.recovery: the base backup restored into $work, the source's WAL replayed to the
+# target by a server that listens on no address (nothing connects to it, the operator sees no
+# primary yet), promoted there on a new timeline, shut down cleanly, and only then moved into
+# place. A failure at any point leaves no PGDATA: the next start begins again, never with initdb.
+bootstrap_from_backup() {
+  work="$PGDATA.restore"
+  rm -rf "$work"
+  log "Restoring a base backup from the source repository"
+  set --
+  while IFS= read -r option; do
+    [ -n "$option" ] && set -- "$@" "$option"
+  done <"$CONFIG_DIR/${FILE_RECOVERY_OPTIONS}"
+  if ! source_pgbackrest restore --pg1-path="$work" "$@" \\
+    --recovery-option="restore_command=/bin/sh $CONFIG_DIR/${FILE_RESTORE_WAL} %f \\"%p\\"" \\
+    2>"$RUN_DIR/restore.errors"; then
+    cat "$RUN_DIR/restore.errors" >&2
+    fail_recovery "pgBackRest could not restore from the source repository: $(grep -m 1 'ERROR' "$RUN_DIR/restore.errors" || tail -n 1 "$RUN_DIR/restore.errors")"
+  fi
+  # This Database's managed parameters, then pgBackRest's recovery settings (the source's own
+  # postgresql.auto.conf names the source's parameters and primary).
+  grep -E '^(restore_command|recovery_target)' "$work/postgresql.auto.conf" >"$RUN_DIR/recovery.conf" || true
+  cp "$CONFIG_DIR/${FILE_MANAGED_CONF}" "$work/postgresql.auto.conf"
+  cat "$RUN_DIR/recovery.conf" >>"$work/postgresql.auto.conf"
+  rm -f "$work/standby.signal"
+  chmod 0700 "$work"
+
+  log "Replaying the source's WAL archive"
+  : >"$RUN_DIR/recovery.log"
+  tail -n +1 -f "$RUN_DIR/recovery.log" >&2 &
+  tail_pid=$!
+  # pgBackRest's pg1-path is the restored directory for restore_command and for this Database's
+  # own archive_command, which archives the new timeline from its first file.
+  PGBACKREST_PG1_PATH="$work" "$PG_BIN/postgres" -D "$work" \\
+    -c config_file="$CONFIG_DIR/${FILE_POSTGRESQL_CONF}" -c listen_addresses= \\
+    >>"$RUN_DIR/recovery.log" 2>&1 &
+  server_pid=$!
+  promoted=
+  while kill -0 "$server_pid" 2>/dev/null; do
+    if [ "$(local_sql -c 'SELECT NOT pg_is_in_recovery()' 2>/dev/null || true)" = t ]; then
+      promoted=yes
+      break
+    fi
+    sleep 1
+  done
+  if [ -z "$promoted" ]; then
+    wait "$server_pid" || true
+    kill "$tail_pid" 2>/dev/null || true
+    fail_recovery "PostgreSQL stopped while recovering: $(grep -E 'FATAL|PANIC' "$RUN_DIR/recovery.log" | tail -n 2 | tr '\\n' ' ')"
+  fi
+  log "Recovered and promoted on timeline $(local_sql -c "SELECT timeline_id FROM pg_control_checkpoint()")"
+  # This Database's passwords, not the source's. No statement logging: they are in the SQL.
+  local_sql <<SQL
+SET log_statement = 'none';
+SET log_min_error_statement = 'panic';
+ALTER ROLE ${SUPERUSER} PASSWORD $(sql_literal "$${ENV.superuserPassword}");
+SELECT 'CREATE ROLE ${APP_USER} LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_USER}')
+\\gexec
+ALTER ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
+SELECT 'CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER}' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '${APP_DATABASE}')
+\\gexec
+SQL
+  kill -INT "$server_pid"
+  wait "$server_pid" || true
+  kill "$tail_pid" 2>/dev/null || true
+  # Recovery is over: the target and the source's restore_command must never apply again (a
+  # standby with recovery_target_time set would stop following its primary there).
+  grep -v -E '^(restore_command|recovery_target)' "$work/postgresql.auto.conf" >"$RUN_DIR/auto.conf" || true
+  cp "$RUN_DIR/auto.conf" "$work/postgresql.auto.conf"
+  mv "$work" "$PGDATA"
+  log "Restored the database cluster from the backup"
 }
 
 # A complete clone of the primary in $work (with standby.signal), or a failure; a partial copy
@@ -335,7 +435,11 @@ if ! initialized; then
     clone_from_primary
   elif [ "$ordinal" = 0 ] && { [ -z "$designated_primary" ] || [ "$designated_primary" = "$${ENV.podName}" ]; } &&
     ! primary_answers && ! peer_server_answers; then
-    bootstrap_primary
+    if [ -f "$CONFIG_DIR/${FILE_RECOVERY_OPTIONS}" ]; then
+      bootstrap_from_backup
+    else
+      bootstrap_primary
+    fi
   else
     clone_from_primary
   fi

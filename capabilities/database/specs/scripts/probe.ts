@@ -14,6 +14,8 @@ import { COMMON_SH } from "./common";
 export const PROBE_SH = `${COMMON_SH}
 case "\${1:-}" in
   ready)
+    # A restore (bootstrap.recovery) runs its server on PGDATA.restore: not this instance yet.
+    [ -s "\${PGDATA:-/nonexistent}/PG_VERSION" ] || exit 1
     find_pg_bin pg_isready
     "$PG_BIN/pg_isready" -q -h "$RUN_DIR" -p "$PORT" || exit $?
     # Started fine: entrypoint.sh counts failed starts of a standby from here.

@@ -625,11 +625,24 @@ describe("entrypoint.sh heals a standby it cannot trust", () => {
 });
 
 describe("probe.sh", () => {
+  /** A data directory the probe recognises as this instance's. */
+  const withData = () => {
+    mkdirSync(world.pgdata, { recursive: true });
+    writeFileSync(join(world.pgdata, "PG_VERSION"), "15\n");
+  };
+
+  it("ready: not while a restore runs beside PGDATA (no PG_VERSION yet), without asking the server", () => {
+    const r = run(world, PROBE_SH, ["ready"], { STUB_ISREADY_RC: "0" });
+    expect(r.status).toBe(1);
+    expect(calls(world)).toEqual([]);
+  });
+
   it.each([
     ["accepting", "0", 0],
     ["rejecting", "1", 1],
     ["not answering", "2", 2],
   ])("ready: %s → exit %p", (_, rc, status) => {
+    withData();
     const r = run(world, PROBE_SH, ["ready"], { STUB_ISREADY_RC: rc });
     expect(r.status).toBe(status);
     expect(calls(world)).toEqual([`pg_isready -q -h ${world.run} -p 5432`]);
@@ -651,6 +664,7 @@ describe("probe.sh", () => {
     ["accepting: the standby started fine, its failed starts are forgotten", "0", false],
     ["not answering: still counted", "2", true],
   ])("ready, %s", (_, rc, kept) => {
+    withData();
     writeFileSync(`${world.pgdata}.failed-starts`, "2\n");
     run(world, PROBE_SH, ["ready"], { STUB_ISREADY_RC: rc });
     expect(existsSync(`${world.pgdata}.failed-starts`)).toBe(kept);

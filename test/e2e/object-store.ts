@@ -1,0 +1,50 @@
+/**
+ * The local cluster's object store as the e2e tests use it: its address for pods and for the
+ * host, its bucket, and Secrets holding its keys and CA in a test namespace.
+ */
+import { readFileSync } from "node:fs";
+import { create } from "../integration/harness/kubectl";
+
+export const S3 = {
+  endpoint: process.env.PGKEEPER_S3_ENDPOINT ?? "",
+  hostEndpoint: process.env.PGKEEPER_S3_HOST_ENDPOINT ?? "",
+  bucket: process.env.PGKEEPER_S3_BUCKET ?? "",
+  ca: process.env.PGKEEPER_S3_CA ?? "",
+  credentials: process.env.PGKEEPER_S3_CREDENTIALS ?? "",
+};
+
+/** ROOT_ACCESS_KEY / ROOT_SECRET_KEY from the cluster's credentials file. */
+export function rootKeys(): { id: string; secret: string } {
+  const vars = Object.fromEntries(
+    readFileSync(S3.credentials, "utf8")
+      .split("\n")
+      .filter(l => l.includes("="))
+      .map(l => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+  return { id: vars.ROOT_ACCESS_KEY, secret: vars.ROOT_SECRET_KEY };
+}
+
+/** Secrets `s3` (keys) and `s3-ca` (CA bundle) in `namespace`. */
+export function createStoreSecrets(namespace: string): void {
+  const keys = rootKeys();
+  create({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "s3", namespace },
+    stringData: { accessKeyId: keys.id, secretAccessKey: keys.secret },
+  });
+  create({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "s3-ca", namespace },
+    stringData: { "ca.crt": readFileSync(S3.ca, "utf8") },
+  });
+}
+
+/** spec.backup.objectStore (and bootstrap.recovery.source.objectStore) for the local store. */
+export const localObjectStore = () => ({
+  endpoint: S3.endpoint,
+  bucket: S3.bucket,
+  credentials: { secretName: "s3" },
+  ca: { secretName: "s3-ca" },
+});
