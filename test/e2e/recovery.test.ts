@@ -59,6 +59,8 @@ describe("restoring a Database from an object-store backup (bootstrap.recovery)"
     create(database(ns, "src", { instances: 1, backup }));
     await ready("src");
     const uid = get("database", ns, "src")!.metadata.uid!;
+    const source = get("database", ns, "src")!.status as { backup?: { repositoryPath?: string } };
+    expect(source.backup?.repositoryPath).toBe(`/${ns}/src/${uid}`);
     const creds = appCredentials(ns, "src");
     await waitFor("SQL through -rw", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
     psql(creds, "create table acks (id int primary key)");
@@ -99,7 +101,7 @@ describe("restoring a Database from an object-store backup (bootstrap.recovery)"
       database(ns, "restored", {
         instances: 2,
         backup,
-        bootstrap: recoveryOf(`/${ns}/src/${uid}`, { time: target }),
+        bootstrap: recoveryOf(source.backup!.repositoryPath!, { time: target }),
       }),
     );
     await ready("restored", 600_000);

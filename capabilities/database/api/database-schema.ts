@@ -566,6 +566,14 @@ export const databaseStatusSchema = object(
       string("Parameter name."),
       "Parameters changed that need a restart to take effect.",
     ),
+    backup: object(
+      {
+        repositoryPath: string(
+          "This Database's pgBackRest repository in spec.backup.objectStore's bucket (<path>/<namespace>/<name>/<uid>): what bootstrap.recovery.source.repositoryPath names to restore from it, even after this Database is deleted.",
+        ),
+      },
+      "Where this Database's WAL archive is (with spec.backup.objectStore).",
+    ),
     lastBackup: object(
       {
         name: string("Backup name."),

@@ -21,6 +21,7 @@ import { HaDeps, HaResult, haStep } from "../ha/ha-step";
 import { withHaStatus } from "../ha/ha-status";
 import { OperatorConfig, defaultImageFor } from "../lib/config";
 import { BuildInput, Passwords, desiredChildren, obsoleteChildren } from "../specs";
+import { repositoryPath } from "../specs/pgbackrest";
 import { buildInput } from "./build-input";
 import { ChildResult, convergeChild, pruneChild } from "./children";
 import { withAppliedHash } from "./diff";
@@ -207,6 +208,7 @@ async function finish(
     desiredInstances: spec.instances,
     primary,
     pods: observePods(pods),
+    ...repositoryOf(db, spec),
   };
   // After an operation's own writes, the stored status is the writer's, not the one read.
   const converged = convergedStatus(writer.status, observation, deps.now());
@@ -218,6 +220,14 @@ async function finish(
     next.phase === "Ready" ? Infinity : NOT_READY_REQUEUE_MS,
   );
   return Number.isFinite(requeue) ? { requeueAfterMs: requeue } : {};
+}
+
+/** status.backup.repositoryPath: where a restore (bootstrap.recovery) finds this Database's data. */
+function repositoryOf(db: Database, spec: ResolvedSpec): { repositoryPath?: string } {
+  const store = spec.backup?.objectStore;
+  if (!store) return {};
+  const { namespace = "", name = "", uid = "" } = db.metadata ?? {};
+  return { repositoryPath: repositoryPath(store, { namespace, name, uid }) };
 }
 
 /** What one pass works on: its dependencies, the Database as read, and its one writer. */

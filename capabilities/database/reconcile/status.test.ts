@@ -25,6 +25,14 @@ describe("statusPatch", () => {
   });
 });
 
+describe("backup.repositoryPath", () => {
+  it("shows where the archive is while an object store is set, and goes with it", () => {
+    const archiving = convergedStatus(undefined, { ...obs, repositoryPath: "/prod/db/1b2c" }, now);
+    expect(archiving.backup).toEqual({ repositoryPath: "/prod/db/1b2c" });
+    expect(statusPatch(archiving, convergedStatus(archiving, obs, now))?.backup).toBeNull();
+  });
+});
+
 describe("initializedAt", () => {
   const down = { ...obs, pods: [{ name: "db-0", ready: false }] };
   it("stays unset until a primary is ready, and unset writes nothing", () => {

@@ -16,6 +16,8 @@ export interface Observation {
   desiredInstances: number;
   primary: string;
   pods: ObservedPod[];
+  /** With an object store: this Database's pgBackRest repository in the bucket. */
+  repositoryPath?: string;
 }
 
 type Phase = NonNullable<DatabaseStatus["phase"]>;
@@ -88,9 +90,10 @@ export function convergedStatus(
     now,
     obs.generation,
   );
-  const { retry: _retry, ...rest } = prev ?? {};
+  const { retry: _retry, backup: _backup, ...rest } = prev ?? {};
   return {
     ...rest,
+    ...(obs.repositoryPath ? { backup: { repositoryPath: obs.repositoryPath } } : {}),
     phase,
     observedGeneration: obs.generation,
     conditions,
