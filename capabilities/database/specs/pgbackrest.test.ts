@@ -1,4 +1,4 @@
-import { pgbackrestConf, repositoryPath } from "./pgbackrest";
+import { backupHostConf, pgbackrestConf, repositoryPath, tlsServerSection } from "./pgbackrest";
 
 const DB = { namespace: "prod", name: "orders", uid: "1b2c" };
 const STORE = {
@@ -59,5 +59,45 @@ describe("pgbackrestConf", () => {
     const conf = pgbackrestConf(STORE, repositoryPath(STORE, DB));
     expect(conf).not.toContain("archive-async");
     expect(conf).not.toContain("queue-max");
+  });
+});
+
+describe("pgBackRest's TLS server and the backup host", () => {
+  const TLS = { ca: "/tls/ca.crt", cert: "/tls/tls.crt", key: "/tls/tls.key" };
+
+  it("serves only the backup host's certificate, for this stanza", () => {
+    expect(tlsServerSection(TLS)).toBe(
+      [
+        "[global:server]",
+        "tls-server-address=*",
+        "tls-server-port=8432",
+        "tls-server-ca-file=/tls/ca.crt",
+        "tls-server-cert-file=/tls/tls.crt",
+        "tls-server-key-file=/tls/tls.key",
+        "tls-server-auth=pgkeeper-backup=db",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it.each<[string, string[], boolean, string | undefined]>([
+    ["from a standby", ["orders-0.h", "orders-1.h"], true, "y"],
+    ["from the primary when asked", ["orders-0.h", "orders-1.h"], false, undefined],
+    ["from the primary when it is alone", ["orders-0.h"], true, undefined],
+  ])("copies %s", (_, hosts, fromStandby, standby) => {
+    const conf = backupHostConf(STORE, "/backups/prod/orders/1b2c", {
+      hosts,
+      fromStandby,
+      retentionFull: 3,
+      tls: TLS,
+    });
+    expect(conf.includes("backup-standby=y")).toBe(standby === "y");
+    expect(conf).toContain("repo1-path=/backups/prod/orders/1b2c\n");
+    expect(conf).toContain("repo1-retention-full=3\n");
+    hosts.forEach((host, i) => {
+      expect(conf).toContain(`pg${i + 1}-host=${host}\npg${i + 1}-host-type=tls\n`);
+      expect(conf).toContain(`pg${i + 1}-host-cert-file=/tls/tls.crt\n`);
+    });
+    expect(conf).not.toContain(`pg${hosts.length + 1}-host`);
   });
 });

@@ -53,8 +53,22 @@ function endpointParts(endpoint: string): { host: string; port?: string } {
  * log.
  */
 export function pgbackrestConf(store: ObjectStore, repository: string): string {
+  return `${section("global", [
+    ...repositoryOptions(store, repository),
+    ...LOGGING,
+  ])}\n\n${section(STANZA, LOCAL_INSTANCE)}\n`;
+}
+
+type Options = [string, string | undefined][];
+
+const section = (name: string, options: Options): string =>
+  [`[${name}]`, ...options.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`)].join(
+    "\n",
+  );
+
+function repositoryOptions(store: ObjectStore, repository: string): Options {
   const { host, port } = endpointParts(store.endpoint);
-  const global: [string, string | undefined][] = [
+  return [
     ["repo1-type", "s3"],
     ["repo1-path", repository],
     ["repo1-s3-endpoint", host],
@@ -68,19 +82,94 @@ export function pgbackrestConf(store: ObjectStore, repository: string): string {
     // PostgreSQL retries anyway. A transfer that stalls this long has failed too.
     ["io-timeout", "10"],
     ["lock-path", "/tmp/pgbackrest"],
+  ];
+}
+
+const LOGGING: Options = [
+  ["log-level-file", "off"],
+  ["log-level-console", "warn"],
+  ["log-level-stderr", "warn"],
+];
+
+/** The instance's own data directory and server, as pgBackRest on the instance reaches them. */
+const LOCAL_INSTANCE: Options = [
+  ["pg1-path", PGDATA],
+  ["pg1-port", String(POSTGRES_PORT)],
+  ["pg1-socket-path", RUN_DIR],
+  ["pg1-user", SUPERUSER],
+];
+
+/** pgBackRest's TLS server port on every instance (its default). */
+export const PGBACKREST_TLS_PORT = 8432;
+/** The common name of the backup host's client certificate, the only client the servers accept. */
+export const BACKUP_CLIENT_CN = "pgkeeper-backup";
+
+/** PEM files: the CA both sides trust, and this side's certificate and key. */
+export interface TlsFiles {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+/**
+ * `[global:server]` of an instance's configuration: `pgbackrest server` listening on every
+ * address of the pod, answering only clients whose certificate the Database's CA signed with the
+ * backup host's common name, and only for this stanza.
+ */
+export function tlsServerSection(tls: TlsFiles): string {
+  return `${section("global:server", [
+    ["tls-server-address", "*"],
+    ["tls-server-port", String(PGBACKREST_TLS_PORT)],
+    ["tls-server-ca-file", tls.ca],
+    ["tls-server-cert-file", tls.cert],
+    ["tls-server-key-file", tls.key],
+    ["tls-server-auth", `${BACKUP_CLIENT_CN}=${STANZA}`],
+  ])}\n`;
+}
+
+export interface BackupHost {
+  /** DNS names of the instances to back up, the primary first; a standby second to copy from it. */
+  hosts: string[];
+  /** Copy the data files from the standby (pgBackRest's backup-standby); needs two hosts. */
+  fromStandby: boolean;
+  /** Full backups kept (pgBackRest expires older ones, and their WAL, after each backup). */
+  retentionFull?: number;
+  tls: TlsFiles;
+}
+
+/**
+ * The backup host's configuration (a Job): this Database's repository, every instance through
+ * its TLS server. pgBackRest finds which host is the primary itself, so a failover between the
+ * Job's creation and its start cannot make it copy from the wrong one; a failover during the
+ * backup fails it.
+ */
+export function backupHostConf(store: ObjectStore, repository: string, job: BackupHost): string {
+  const global: Options = [
+    ...repositoryOptions(store, repository),
+    [
+      "repo1-retention-full",
+      job.retentionFull === undefined ? undefined : String(job.retentionFull),
+    ],
+    ["start-fast", "y"],
+    ["backup-standby", job.fromStandby && job.hosts.length > 1 ? "y" : undefined],
     ["log-level-file", "off"],
-    ["log-level-console", "warn"],
-    ["log-level-stderr", "warn"],
+    ["log-level-console", "info"],
+    ["log-level-stderr", "off"],
   ];
-  const stanza: [string, string][] = [
-    ["pg1-path", PGDATA],
-    ["pg1-port", String(POSTGRES_PORT)],
-    ["pg1-socket-path", RUN_DIR],
-    ["pg1-user", SUPERUSER],
-  ];
-  const section = (name: string, options: [string, string | undefined][]): string =>
-    [`[${name}]`, ...options.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`)].join(
-      "\n",
-    );
-  return `${section("global", global)}\n\n${section(STANZA, stanza)}\n`;
+  const instances: Options = job.hosts.flatMap((host, i): Options => {
+    const n = i + 1;
+    return [
+      [`pg${n}-host`, host],
+      [`pg${n}-host-type`, "tls"],
+      [`pg${n}-host-port`, String(PGBACKREST_TLS_PORT)],
+      [`pg${n}-host-ca-file`, job.tls.ca],
+      [`pg${n}-host-cert-file`, job.tls.cert],
+      [`pg${n}-host-key-file`, job.tls.key],
+      [`pg${n}-path`, PGDATA],
+      [`pg${n}-port`, String(POSTGRES_PORT)],
+      [`pg${n}-socket-path`, RUN_DIR],
+      [`pg${n}-user`, SUPERUSER],
+    ];
+  });
+  return `${section("global", global)}\n\n${section(STANZA, instances)}\n`;
 }

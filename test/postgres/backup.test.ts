@@ -1,0 +1,176 @@
+/**
+ * Base backups as the backup host will take them: pgBackRest on a host with no data of its own
+ * reaches the primary and a standby through their pgBackRest TLS servers (certificates from the
+ * operator's own CA, lib/x509.ts), copies the data files from the standby, and stores the backup
+ * in a real S3-compatible store, where `pgbackrest verify` checks it. The configurations are the operator's, with the pod's paths and ports replaced by the
+ * test servers'.
+ */
+import { ChildProcess, spawn } from "node:child_process";
+import { X509Certificate } from "node:crypto";
+import path from "node:path";
+import {
+  backupHostConf,
+  BACKUP_CLIENT_CN,
+  pgbackrestConf,
+  PGBACKREST_TLS_PORT,
+  tlsServerSection,
+} from "../../capabilities/database/specs/pgbackrest";
+import { PGDATA, POSTGRES_PORT, RUN_DIR } from "../../capabilities/database/specs/layout";
+import { certificate, newKeyPair } from "../../capabilities/database/lib/x509";
+import { archivingPrimary, pgbackrest, Repository, storeSettings } from "./harness/archiving";
+import { Cluster } from "./harness/cluster";
+import { ObjectStore } from "./harness/object-store";
+import { freePort } from "./harness/os";
+import { PgServer } from "./harness/server";
+
+jest.setTimeout(600_000);
+
+let cluster: Cluster;
+let store: ObjectStore;
+const servers: ChildProcess[] = [];
+beforeEach(async () => {
+  cluster = new Cluster();
+  store = await ObjectStore.start();
+});
+afterEach(async () => {
+  for (const s of servers.splice(0)) s.kill("SIGTERM");
+  await cluster.destroy();
+  await store.destroy();
+});
+
+const DB: Repository = { namespace: "prod", name: "orders", uid: "uid-1" };
+const DAY = 24 * 3600 * 1000;
+
+/** The Database's CA, a server certificate per instance address, and the backup host's. */
+function pki(dir: string, hosts: string[]) {
+  const now = new Date();
+  const ca = newKeyPair();
+  const caCert = certificate({
+    commonName: "pgkeeper orders",
+    isCA: true,
+    notBefore: now,
+    notAfter: new Date(now.getTime() + DAY),
+    publicKeyDer: ca.publicKeyDer,
+    selfKey: ca.key,
+  });
+  const issue = (commonName: string, dnsNames: string[]) => {
+    const pair = newKeyPair();
+    const cert = certificate({
+      commonName,
+      dnsNames,
+      isCA: false,
+      notBefore: now,
+      notAfter: new Date(now.getTime() + DAY),
+      publicKeyDer: pair.publicKeyDer,
+      issuer: { commonName: "pgkeeper orders", key: ca.key },
+    });
+    return { cert, key: pair.key };
+  };
+  const write = (name: string, text: string) => {
+    const file = path.join(dir, name);
+    cluster.writeOwned(file, text);
+    return file;
+  };
+  const server = issue("orders instances", hosts);
+  const client = issue(BACKUP_CLIENT_CN, []);
+  expect(new X509Certificate(server.cert).checkIssued(new X509Certificate(caCert))).toBe(true);
+  return {
+    server: {
+      ca: write("ca.crt", caCert),
+      cert: write("server.crt", server.cert),
+      key: write("server.key", server.key),
+    },
+    client: {
+      ca: write("ca.crt", caCert),
+      cert: write("client.crt", client.cert),
+      key: write("client.key", client.key),
+    },
+  };
+}
+
+/** The pod's paths and port in a rendered configuration, replaced by a test server's. */
+const forServer = (conf: string, server: PgServer, n = 1) =>
+  conf
+    .replaceAll(`pg${n}-path=${PGDATA}`, `pg${n}-path=${server.dataDir}`)
+    .replaceAll(`pg${n}-socket-path=${RUN_DIR}`, `pg${n}-socket-path=${server.socketDir}`)
+    .replaceAll(`pg${n}-port=${POSTGRES_PORT}`, `pg${n}-port=${server.port}`);
+
+/** `pgbackrest server` for one instance, as its sidecar runs it. */
+async function tlsServer(
+  server: PgServer,
+  address: string,
+  tls: { ca: string; cert: string; key: string },
+) {
+  const port = await freePort();
+  const conf = path.join(cluster.ownedDir(`${server.name}-tls-server`), "pgbackrest.conf");
+  const rendered =
+    forServer(pgbackrestConf(storeSettings(store), "/unused"), server) +
+    "\n" +
+    tlsServerSection(tls)
+      .replace("tls-server-address=*", `tls-server-address=${address}`)
+      .replace(`tls-server-port=${PGBACKREST_TLS_PORT}`, `tls-server-port=${port}`);
+  cluster.writeOwned(conf, rendered);
+  const proc = spawn("pgbackrest", [`--config=${conf}`, "server"], {
+    ...cluster.account,
+    stdio: "ignore",
+    env: {
+      PATH: process.env.PATH,
+      PGBACKREST_LOCK_PATH: cluster.ownedDir(`${server.name}-tls-lock`),
+    },
+  });
+  servers.push(proc);
+  return port;
+}
+
+describe("base backups through pgBackRest's TLS servers", () => {
+  it("copies the data files from a standby with the operator's certificates, and pgBackRest verifies the backup", async () => {
+    const source = await archivingPrimary(cluster, store, "orders-0", DB);
+    source.server.sql("CREATE TABLE t AS SELECT g FROM generate_series(1, 50000) g");
+    source.server.sql("SELECT pg_switch_wal()");
+    await source.server.waitFor("SELECT archived_count > 0 FROM pg_stat_archiver", "t", 120_000);
+    const standby = await cluster.standby(source.server, "orders-1");
+    // Two loopback addresses stand for two pods; the certificate names them.
+    const tls = pki(cluster.ownedDir("pki"), ["127.0.0.1", "127.0.0.2"]);
+    const primaryPort = await tlsServer(source.server, "127.0.0.1", tls.server);
+    const standbyPort = await tlsServer(standby, "127.0.0.2", tls.server);
+
+    const conf = forServer(
+      forServer(
+        backupHostConf(storeSettings(store), source.repository, {
+          hosts: ["127.0.0.1", "127.0.0.2"],
+          fromStandby: true,
+          retentionFull: 2,
+          tls: tls.client,
+        }),
+        source.server,
+        1,
+      ),
+      standby,
+      2,
+    )
+      .replace(`pg1-host-port=${PGBACKREST_TLS_PORT}`, `pg1-host-port=${primaryPort}`)
+      .replace(`pg2-host-port=${PGBACKREST_TLS_PORT}`, `pg2-host-port=${standbyPort}`);
+    const hostConf = path.join(cluster.ownedDir("backup-host"), "pgbackrest.conf");
+    cluster.writeOwned(hostConf, conf);
+    const env = { ...store.credentialsEnv, PGBACKREST_LOCK_PATH: cluster.ownedDir("backup-lock") };
+    // The servers may take a moment to listen; pgBackRest retries nothing, so poll `check`.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        pgbackrest(cluster, env, hostConf, "check");
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise(resolve => setTimeout(resolve, 500));
+      }
+    }
+    const output = pgbackrest(cluster, env, hostConf, "backup", "--type=full");
+    expect(output).toMatch(/wait for replay on the standby to reach/);
+    const info = JSON.parse(pgbackrest(cluster, env, hostConf, "info", "--output=json"));
+    const backup = info[0].backup.at(-1);
+    expect(backup.type).toBe("full");
+    expect(backup.error).toBe(false);
+    expect(backup.info.size).toBeGreaterThan(1_000_000);
+    pgbackrest(cluster, env, hostConf, "verify");
+  });
+});
