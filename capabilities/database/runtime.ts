@@ -12,6 +12,7 @@ import { isManaged, startInformers } from "./cache/informers";
 import { ObjectCache } from "./cache/object-cache";
 import { apiCluster } from "./cluster/api-cluster";
 import { Controller, createController } from "./controller/controller";
+import { archivingCondition, pendingBytes } from "./ha/archiving";
 import { HaDeps } from "./ha/ha-step";
 import * as instanceSql from "./ha/instance-sql";
 import { HaMemory } from "./ha/memory";
@@ -72,6 +73,15 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     failureThreshold: config.probeFailureThreshold,
     memory: new HaMemory(),
     onFailover: (namespace, name, seconds) => m.recordFailover(namespace, name, seconds),
+    onArchiving: (namespace, name, archiver) =>
+      m.setArchiving(
+        namespace,
+        name,
+        archiver && {
+          pendingBytes: pendingBytes(archiver),
+          failing: archivingCondition(archiver)?.status === "False",
+        },
+      ),
   };
   const ctl = createController(
     {

@@ -2,7 +2,8 @@
  * Continuous WAL archiving into the local cluster's object store (versitygw, TLS with the cluster
  * CA): a 2-instance Database with spec.backup.objectStore archives through pgBackRest into
  * `<bucket>/<namespace>/<name>/<uid>`, says so in ContinuousArchiving, and after a failover the
- * promoted instance archives its new timeline into the same repository.
+ * promoted instance archives its new timeline into the same repository. A Database restored from
+ * a backup taken before the failover replays across the timeline switch to the end.
  */
 import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
@@ -90,6 +91,12 @@ describe("continuous WAL archiving into the local object store", () => {
     expect(before.some(k => /\/000000010000000000000001-[0-9a-f]+\.gz$/.test(k))).toBe(true);
 
     const primary = status().currentPrimary!;
+    // A base backup before the failover, for the restore below (Backup objects come later).
+    kubectlOk([
+      ...["exec", "-n", ns, primary, "-c", "postgres", "--"],
+      ...["pgbackrest", "--config=/config/pgbackrest.conf", "--stanza=db", "backup"],
+      ...["--type=full", "--start-fast"],
+    ]);
     kubectlOk(["delete", "pod", primary, "-n", ns, "--wait=false"]);
     const promoted = await waitFor(
       "a new primary",
@@ -124,5 +131,48 @@ describe("continuous WAL archiving into the local object store", () => {
       { timeoutMs: 120_000, intervalMs: 2000 },
     );
     expect(archiving()?.status).toBe("True");
-  }, 600_000);
+
+    // Restored from the backup taken on timeline 1 to the end of the archive: recovery follows
+    // the switch to timeline 2 and holds what was written after the failover.
+    const repositoryPath = (
+      get("database", ns, DB)!.status as { backup: { repositoryPath: string } }
+    ).backup.repositoryPath;
+    create(
+      database(ns, "after", {
+        instances: 1,
+        bootstrap: {
+          recovery: { source: { objectStore: localObjectStore(), repositoryPath } },
+        },
+      }),
+    );
+    await diagnosed(
+      waitFor(
+        "the restored Database Ready",
+        () => get("database", ns, "after")?.status?.phase === "Ready",
+        {
+          timeoutMs: 420_000,
+          intervalMs: 2000,
+        },
+      ),
+      ns,
+      "after",
+      operator.logFile,
+    );
+    const restored = superuserAt(ns, "after", get("pod", ns, "after-0")!);
+    await waitFor(
+      "SQL on the restored primary",
+      () => {
+        try {
+          return psql(restored, "select 1") === "1";
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(psql(restored, "select count(*) from after_failover")).toBe("1");
+    expect(
+      Number(psql(restored, "select timeline_id from pg_control_checkpoint()")),
+    ).toBeGreaterThan(2);
+  }, 1_200_000);
 });

@@ -1,4 +1,4 @@
-import { archivingCondition } from "./archiving";
+import { archivingCondition, backlogPastHalf } from "./archiving";
 import type { ArchiverState } from "./probe-types";
 
 const state = (over: Partial<ArchiverState>): ArchiverState => ({
@@ -40,5 +40,19 @@ describe("archivingCondition", () => {
     const condition = archivingCondition(archiver);
     expect(condition?.status).toBe(status);
     if (message) expect(condition?.message).toContain(message);
+  });
+});
+
+describe("backlogPastHalf", () => {
+  it.each<[string, number | undefined, number, boolean]>([
+    ["no probe", undefined, 1024 ** 3, false],
+    ["nothing waits", 0, 1024 ** 3, false],
+    ["just under half of 1 GiB", 31, 1024 ** 3, false],
+    ["half of 1 GiB", 32, 1024 ** 3, true],
+    ["more", 60, 1024 ** 3, true],
+    ["unknown volume size", 60, 0, false],
+  ])("%s", (_, waiting, volume, expected) => {
+    const archiver = waiting === undefined ? undefined : state({ waiting });
+    expect(backlogPastHalf(archiver, volume)).toBe(expected);
   });
 });

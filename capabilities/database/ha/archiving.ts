@@ -7,6 +7,19 @@ import type { ConditionInput } from "../api/conditions";
 import type { ArchiverState } from "./probe-types";
 
 const SEGMENT_MIB = 16;
+export const SEGMENT_BYTES = SEGMENT_MIB * 1024 * 1024;
+
+/** WAL kept in pg_wal until archived, in bytes (PostgreSQL's default 16 MiB segments). */
+export const pendingBytes = (archiver: ArchiverState): number => archiver.waiting * SEGMENT_BYTES;
+
+/**
+ * Whether the WAL waiting to be archived fills half of the data volume or more: past that, a
+ * store that stays down fills the volume and stops the primary (PostgreSQL cannot write WAL), so
+ * someone must act (fix the store, grow the volume) well before.
+ */
+export function backlogPastHalf(archiver: ArchiverState | undefined, volumeBytes: number): boolean {
+  return archiver !== undefined && volumeBytes > 0 && pendingBytes(archiver) * 2 >= volumeBytes;
+}
 
 /** The condition, or undefined when there is nothing new to say (no probe of a primary yet). */
 export function archivingCondition(

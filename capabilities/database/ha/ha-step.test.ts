@@ -534,6 +534,34 @@ describe("continuous archiving", () => {
     expect(condition(t)).toMatchObject({ status: "True", reason: "Archiving" });
   });
 
+  it("warns once when the WAL waiting to be archived reaches half of the data volume", async () => {
+    const t = setup(STORE); // a 1Gi volume: 32 segments of 16 MiB are half of it
+    const exported: (number | undefined)[] = [];
+    t.deps.ha!.onArchiving = (_ns, _name, archiver) => exported.push(archiver?.waiting);
+    const backlog = (waiting: number) =>
+      primaryWith({
+        archivedCount: 1,
+        lastArchivedWal: "000000010000000000000001",
+        lastArchivedAt: "2026-11-29T09:00:00.000Z",
+        failedCount: 9,
+        lastFailedWal: "000000010000000000000002",
+        lastFailedAt: "2026-11-29T09:59:00.000Z",
+        waiting,
+      });
+    const backlogWarnings = () => t.cluster.events.filter(e => e.reason === "ArchiveBacklog");
+    t.probe(0, { probe: backlog(31) });
+    await t.run();
+    expect(backlogWarnings()).toHaveLength(0);
+    for (const waiting of [32, 40]) {
+      t.probe(0, { probe: backlog(waiting) });
+      await t.run();
+    }
+    expect(backlogWarnings()).toHaveLength(1);
+    expect(backlogWarnings()[0]).toMatchObject({ type: "Warning" });
+    expect(backlogWarnings()[0].message).toContain("half of orders-0's 1Gi volume");
+    expect(exported.slice(-3)).toEqual([31, 32, 40]);
+  });
+
   it("has no such condition without an object store", async () => {
     const t = setup();
     t.probe(0, { probe: primaryWith({ archivedCount: 0, failedCount: 0, waiting: 0 }) });

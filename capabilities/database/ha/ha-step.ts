@@ -16,7 +16,7 @@ import { DatabaseMemory, PendingAfterReload } from "./memory";
 import { ProbeRecord } from "./monitor";
 import type { ConditionInput } from "../api/conditions";
 import { instanceName } from "../api/names";
-import { archivingCondition } from "./archiving";
+import { archivingCondition, backlogPastHalf } from "./archiving";
 import { recoveryCondition, recoveryStateOf } from "./recovery";
 import type { ArchiverState } from "./probe-types";
 import { OperationContext, runOperation, startOperation } from "./operation";
@@ -165,18 +165,13 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
     rest: Omit<HaResult, "status" | "primary" | "notServing">,
   ): HaResult => {
     const notServing = readServing(step, instanceViews, primary);
-    const archivingConfigured = step.input.spec.backup?.objectStore !== undefined;
-    const archiver = archivingConfigured
-      ? instanceViews.find(v => v.name === primary)?.sql?.probe?.archiver
-      : undefined;
     const recovery = recoveryOf(step);
     return {
       ...rest,
       status: instanceStatus(instanceViews, primary, db, step.updateRevision, notServing),
       primary,
       notServing,
-      ...(archivingConfigured ? { archivingConfigured } : {}),
-      ...(archiver ? { archiver } : {}),
+      ...archivingOf(step, instanceViews, primary),
       ...(recovery ? { recovery } : {}),
     };
   };
@@ -223,6 +218,15 @@ async function announceArchiveFailure(
 ): Promise<void> {
   if (!step.input.spec.backup?.objectStore) return;
   const archiver = views.find(v => v.name === step.primary)?.sql?.probe?.archiver;
+  const volume = parseQuantity(step.input.spec.storage.size);
+  if (archiver && backlogPastHalf(archiver, volume))
+    await announceOnce(
+      memory,
+      step,
+      "Warning",
+      "ArchiveBacklog",
+      `WAL waiting to be archived fills half of ${step.primary}'s ${step.input.spec.storage.size} volume or more (ContinuousArchiving has the count). If the store stays unreachable the volume fills and the primary stops writing: fix the store or grow spec.storage.size`,
+    );
   if (archivingCondition(archiver)?.status !== "False") return;
   await announceOnce(
     memory,
@@ -231,6 +235,24 @@ async function announceArchiveFailure(
     "ArchiveFailing",
     `Archiving ${archiver?.lastFailedWal ?? "WAL"} from ${step.primary} to the object store fails; PostgreSQL keeps it in pg_wal and retries (status.conditions ContinuousArchiving)`,
   );
+}
+
+/** With an object store: the primary's archiving as last probed, also handed to the metrics. */
+function archivingOf(
+  step: HaStepInput,
+  views: InstanceView[],
+  primary: string,
+): Pick<HaResult, "archivingConfigured" | "archiver"> {
+  const configured = step.input.spec.backup?.objectStore !== undefined;
+  const archiver = configured
+    ? views.find(v => v.name === primary)?.sql?.probe?.archiver
+    : undefined;
+  const { namespace = "", name = "" } = step.db.metadata ?? {};
+  step.ha.onArchiving?.(namespace, name, archiver);
+  return {
+    ...(configured ? { archivingConfigured: true } : {}),
+    ...(archiver ? { archiver } : {}),
+  };
 }
 
 /** bootstrap.recovery: the Recovered condition, from the first pod (which alone restores). */

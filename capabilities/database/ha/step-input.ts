@@ -2,6 +2,7 @@
  * What the HA step works from: its dependencies, one pass's input, the decision input built from
  * them, and the one-Event-per-message rule its parts share.
  */
+import type { ArchiverState } from "./probe-types";
 import { Database } from "../api/database";
 import { ANNOTATION_SWITCHOVER } from "../api/names";
 import { Cluster, KubeObject } from "../cluster/cluster";
@@ -30,6 +31,8 @@ export interface HaDeps {
   /** Pause between the two probe rounds after a fence (SETTLE_MS); tests set 0. */
   settleMs?: number;
   onFailover?: (namespace: string, name: string, seconds: number) => void;
+  /** The primary's archiving as its last probe saw it (undefined: none, or no object store). */
+  onArchiving?: (namespace: string, name: string, archiver: ArchiverState | undefined) => void;
   /** The controller's memory across reconciles. */
   memory: HaMemory;
 }

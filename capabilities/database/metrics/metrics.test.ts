@@ -148,3 +148,19 @@ describe("serveMetrics", () => {
     }
   });
 });
+
+describe("archiving gauges", () => {
+  it("exports the primary's pending WAL and failing state, and removes them with the store", async () => {
+    const registry = new Registry();
+    const m = new OperatorMetrics(registry);
+    m.setArchiving("prod", "orders", { pendingBytes: 3 * 16 * 1024 * 1024, failing: true });
+    let text = await registry.metrics();
+    expect(text).toContain(
+      'pgkeeper_wal_archive_pending_bytes{namespace="prod",database="orders"} 50331648',
+    );
+    expect(text).toContain('pgkeeper_wal_archive_failing{namespace="prod",database="orders"} 1');
+    m.setArchiving("prod", "orders", undefined);
+    text = await registry.metrics();
+    expect(text).not.toContain('database="orders"} ');
+  });
+});

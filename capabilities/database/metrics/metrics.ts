@@ -47,6 +47,8 @@ export class OperatorMetrics {
   private readonly instanceRole: Gauge<"namespace" | "database" | "instance" | "role">;
   private readonly instanceReady: Gauge<"namespace" | "database" | "instance">;
   private readonly instanceLag: Gauge<"namespace" | "database" | "instance">;
+  private readonly archivePending: Gauge<"namespace" | "database">;
+  private readonly archiveFailing: Gauge<"namespace" | "database">;
   /** Label sets currently exported per Database, to remove exactly those later. */
   private readonly series = new Map<string, { roles: RoleLabels[]; instances: InstanceLabels[] }>();
   private cacheSource: () => CacheStats = () => ({ objects: {}, synced: [], reads: {} });
@@ -154,6 +156,18 @@ export class OperatorMetrics {
       labelNames: ["namespace", "database", "instance"],
       registers,
     });
+    this.archivePending = new Gauge({
+      name: "pgkeeper_wal_archive_pending_bytes",
+      help: "WAL the primary keeps in pg_wal until it is archived (.ready segments × 16 MiB). Grows while the object store fails; alert well before the data volume fills.",
+      labelNames: ["namespace", "database"],
+      registers,
+    });
+    this.archiveFailing = new Gauge({
+      name: "pgkeeper_wal_archive_failing",
+      help: "1 while the primary's last archive attempt failed (pg_stat_archiver), else 0.",
+      labelNames: ["namespace", "database"],
+      registers,
+    });
     this.instanceLag = new Gauge({
       name: "pgkeeper_instance_replication_lag_bytes",
       help: "WAL bytes a replica has received but not replayed, or is behind the primary.",
@@ -208,9 +222,26 @@ export class OperatorMetrics {
     this.series.set(databaseKey(namespace, database), { roles, instances: seen });
   }
 
+  /** The primary's archiving; undefined (no object store, no probe yet) removes the series. */
+  setArchiving(
+    namespace: string,
+    database: string,
+    archiving: { pendingBytes: number; failing: boolean } | undefined,
+  ): void {
+    const labels = { namespace, database };
+    if (!archiving) {
+      this.archivePending.remove(labels);
+      this.archiveFailing.remove(labels);
+      return;
+    }
+    this.archivePending.set(labels, archiving.pendingBytes);
+    this.archiveFailing.set(labels, archiving.failing ? 1 : 0);
+  }
+
   /** Removes every series of a Database that is gone. */
   forgetDatabase(namespace: string, database: string): void {
     this.removeInstances(namespace, database);
+    this.setArchiving(namespace, database, undefined);
     this.series.delete(databaseKey(namespace, database));
     this.failovers.remove({ namespace, database });
   }
