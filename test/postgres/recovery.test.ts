@@ -91,10 +91,10 @@ function recovery(target?: ResolvedRecovery["target"], repositoryPath?: string):
 }
 
 /** The new Database's first pod, started by the entrypoint with bootstrap.recovery. */
-async function restoredPod(spec: ResolvedRecovery) {
-  const server = await cluster.unstarted("restored-0");
-  const config = cluster.ownedDir("restored-0-config");
-  const run = cluster.ownedDir("restored-0-run");
+async function restoredPod(spec: ResolvedRecovery, name = "restored-0") {
+  const server = await cluster.unstarted(name);
+  const config = cluster.ownedDir(`${name}-config`);
+  const run = cluster.ownedDir(`${name}-run`);
   const own = archiveConfig(cluster, store, config, RESTORED);
   const env = {
     ...pgbackrestEnv(cluster, store, server, config, run),
@@ -181,6 +181,29 @@ describe("entrypoint.sh: a Database created from a backup (bootstrap.recovery)",
     expect(pgbackrest(cluster, source.env, source.conf, "info", "--output=json")).toBe(
       sourceArchive,
     );
+  });
+
+  it("recovers to a named restore point and to an LSN, each exactly", async () => {
+    const source = await sourceWithBackup();
+    insert(source.server, 1, 3);
+    source.server.sql("SELECT pg_create_restore_point('before migration')");
+    insert(source.server, 4, 6);
+    // The LSN after row 6's commit record, before row 7's.
+    const lsn = source.server.sql("SELECT pg_current_wal_insert_lsn()");
+    insert(source.server, 7, 9);
+    await allArchived(source.server);
+
+    const rows = async (target: ResolvedRecovery["target"], name: string) => {
+      const { server, launch } = await restoredPod(recovery(target), name);
+      await server.start(600_000, launch);
+      await waitForLog(server, "Restored the database cluster from the backup", 600_000);
+      await answering(server);
+      const ids = server.sql("SELECT string_agg(id::text, ',' ORDER BY id) FROM acks");
+      await server.stop("fast");
+      return ids;
+    };
+    expect(await rows({ name: "before migration" }, "at-name-0")).toBe("1,2,3");
+    expect(await rows({ lsn }, "at-lsn-0")).toBe("1,2,3,4,5,6");
   });
 
   it("refuses a target beyond the archive with PostgreSQL's reason, and never starts empty", async () => {

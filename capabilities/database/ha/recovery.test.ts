@@ -47,6 +47,28 @@ describe("recoveryStateOf", () => {
       { failedAttempts: 0 },
     ],
     [
+      "the container cannot start: the source's Secret is missing",
+      pod({
+        restartCount: 0,
+        state: {
+          waiting: { reason: "CreateContainerConfigError", message: 'secret "s3" not found' },
+        },
+      }),
+      {
+        failure: 'the container cannot start (CreateContainerConfigError): secret "s3" not found',
+        failedAttempts: 1,
+      },
+    ],
+    [
+      "waiting to restart after a failure (CrashLoopBackOff) keeps the failure's reason",
+      pod({
+        restartCount: 4,
+        state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s" } },
+        lastState: { terminated: { exitCode: 1, message: MESSAGE } },
+      }),
+      { failure: MESSAGE, failedAttempts: 4 },
+    ],
+    [
       "exit code 0 with a message is no failure",
       pod({ restartCount: 1, lastState: { terminated: { exitCode: 0, message: "done" } } }),
       { failedAttempts: 0 },

@@ -27,9 +27,15 @@ interface Terminated {
 interface ContainerStatus {
   name?: string;
   restartCount?: number;
-  state?: { terminated?: Terminated };
+  state?: { terminated?: Terminated; waiting?: { reason?: string; message?: string } };
   lastState?: { terminated?: Terminated };
 }
+
+/**
+ * The kubelet cannot even start the container: the source's credentials Secret (or a key of it)
+ * is missing, and the restore never begins. It says so in the waiting state.
+ */
+const CONFIG_ERRORS = new Set(["CreateContainerConfigError", "CreateContainerError"]);
 
 const failed = (t: Terminated | undefined): t is Terminated & { message: string } =>
   t !== undefined && t.exitCode !== 0 && typeof t.message === "string" && t.message !== "";
@@ -40,6 +46,12 @@ export function recoveryStateOf(pod: KubeObject | undefined): RecoveryState | un
     ?.containerStatuses;
   const container = statuses?.find(c => c.name === POSTGRES_CONTAINER);
   if (!container) return undefined;
+  const waiting = container.state?.waiting;
+  if (waiting?.reason && CONFIG_ERRORS.has(waiting.reason))
+    return {
+      failure: `the container cannot start (${waiting.reason}): ${waiting.message ?? "no details"}`,
+      failedAttempts: 1,
+    };
   const last = [container.state?.terminated, container.lastState?.terminated].find(failed);
   if (!last) return { failedAttempts: 0 };
   const at = last.finishedAt;
