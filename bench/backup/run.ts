@@ -1,0 +1,194 @@
+/**
+ * bench/backup (run.sh says how to run it). Prints figures; asserts nothing about speed.
+ */
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import type { ResolvedRecovery } from "../../capabilities/database/api/defaults";
+import { recoveryFiles } from "../../capabilities/database/specs/recovery";
+import {
+  archiveConfig,
+  archivingPrimary,
+  pgbackrest,
+  pgbackrestEnv,
+  storeSettings,
+} from "../../test/postgres/harness/archiving";
+import { Cluster } from "../../test/postgres/harness/cluster";
+import { recoveryEntrypointFor, waitForLog } from "../../test/postgres/harness/entrypoint";
+import { ObjectStore } from "../../test/postgres/harness/object-store";
+import { bin } from "../../test/postgres/harness/os";
+import { PgServer } from "../../test/postgres/harness/server";
+
+const MB = Number(process.env.BACKUP_BENCH_MB ?? 512);
+const RPO_SECONDS = Number(process.env.BACKUP_BENCH_RPO_SECONDS ?? 60);
+const ARCHIVE_TIMEOUT = 5;
+const SOURCE = { namespace: "bench", name: "orders", uid: "uid-source" };
+const RESTORED = { namespace: "bench", name: "restored", uid: "uid-restored" };
+
+const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+const mib = (bytes: number) => bytes / 2 ** 20;
+const fixed = (n: number, digits = 1) => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const cluster = new Cluster();
+  const store = await ObjectStore.start();
+  try {
+    const source = await archivingPrimary(cluster, store, "orders-0", SOURCE);
+    const server = source.server;
+    // ~140 bytes per row on disk (tuple + md5 text + header), so MB * 7,500 rows.
+    console.log(`loading ~${MB} MB ...`);
+    server.sql(
+      `CREATE TABLE big AS SELECT g, md5(g::text) || md5((g + 1)::text) AS v FROM generate_series(1, ${MB * 7500}) g`,
+      3_600_000,
+    );
+    server.sql("CHECKPOINT", 600_000);
+    await allArchived(server);
+    const dbBytes = Number(server.sql("SELECT sum(pg_database_size(oid)) FROM pg_database"));
+    console.log(`data: ${fixed(mib(dbBytes))} MiB (all databases)`);
+
+    // Baseline: pg_basebackup of the same server to a local directory.
+    const baseDir = path.join(cluster.ownedDir("basebackup"), "data");
+    let start = process.hrtime.bigint();
+    execFileSync(
+      bin("pg_basebackup"),
+      ["-h", server.socketDir, "-p", String(server.port), "-U", "postgres", "-D", baseDir],
+      { ...cluster.account, stdio: "ignore", env: { PATH: process.env.PATH } },
+    );
+    const baseSeconds = seconds(start);
+
+    const runs: [string, string[]][] = [
+      ["pgBackRest full, gz (default), 1 process", []],
+      ["pgBackRest full, gz, process-max 2", ["--process-max=2"]],
+      ["pgBackRest full, lz4, process-max 2", ["--process-max=2", "--compress-type=lz4"]],
+    ];
+    const results: { name: string; seconds: number; repoBytes: number }[] = [];
+    for (const [name, args] of runs) {
+      start = process.hrtime.bigint();
+      pgbackrest(
+        cluster,
+        source.env,
+        source.conf,
+        "backup",
+        "--type=full",
+        "--start-fast",
+        ...args,
+      );
+      const took = seconds(start);
+      const info = JSON.parse(
+        pgbackrest(cluster, source.env, source.conf, "info", "--output=json"),
+      );
+      const last = info[0].backup.at(-1);
+      results.push({ name, seconds: took, repoBytes: last.info.repository.delta });
+    }
+
+    console.log("\nbase backup throughput (same data, same machine)");
+    console.log(
+      `  ${"pg_basebackup to a local directory (baseline)".padEnd(48)} ${fixed(baseSeconds)} s  ${fixed(mib(dbBytes) / baseSeconds)} MiB/s  ratio 1.00`,
+    );
+    for (const r of results)
+      console.log(
+        `  ${r.name.padEnd(48)} ${fixed(r.seconds)} s  ${fixed(mib(dbBytes) / r.seconds)} MiB/s  ratio ${fixed(baseSeconds / r.seconds, 2)}  (stored ${fixed(mib(r.repoBytes))} MiB)`,
+      );
+
+    // Restore: the newest backup (lz4) through the instance entrypoint, to the end of the archive.
+    const restored = await cluster.unstarted("restored-0");
+    const config = cluster.ownedDir("restored-0-config");
+    const run = cluster.ownedDir("restored-0-run");
+    const own = archiveConfig(cluster, store, config, RESTORED);
+    const recovery: ResolvedRecovery = {
+      source: {
+        objectStore: {
+          ...storeSettings(store),
+          credentials: { secretName: "s3", accessKeyIdKey: "a", secretAccessKeyKey: "s" },
+        },
+        repositoryPath: source.repository,
+      },
+    };
+    const launch = recoveryEntrypointFor(cluster, restored, recoveryFiles(recovery), {
+      archiveScript: own.script,
+      configDir: config,
+      env: {
+        ...pgbackrestEnv(cluster, store, restored, config, run),
+        PGKEEPER_SOURCE_S3_KEY: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY,
+        PGKEEPER_SOURCE_S3_KEY_SECRET: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY_SECRET,
+        PGBACKREST_REPO1_STORAGE_CA_FILE: store.caFile,
+      },
+    });
+    start = process.hrtime.bigint();
+    await restored.start(3_600_000, launch);
+    await waitForLog(restored, "Restored the database cluster from the backup", 3_600_000);
+    const restoreSeconds = seconds(start);
+    console.log(
+      `\nrestore (bootstrap.recovery, end of archive): ${fixed(restoreSeconds)} s, ${fixed(mib(dbBytes) / restoreSeconds)} MiB/s`,
+    );
+    await restored.stop("fast");
+
+    await rpo(server);
+  } finally {
+    await cluster.destroy();
+    await store.destroy();
+  }
+}
+
+async function allArchived(server: PgServer): Promise<void> {
+  const wal = server.sql("SELECT pg_walfile_name(pg_current_wal_lsn())");
+  server.sql("SELECT pg_switch_wal()");
+  await server.waitFor(`SELECT last_archived_wal >= '${wal}' FROM pg_stat_archiver`, "t", 600_000);
+}
+
+/**
+ * The RPO without synchronous standbys: one row committed every 100 ms for RPO_SECONDS, with
+ * archive_timeout = ARCHIVE_TIMEOUT; for each commit, the time until the segment holding it was
+ * in the archive (what a restore could get back had the primary's volume been lost then).
+ */
+async function rpo(server: PgServer): Promise<void> {
+  server.sql(`ALTER SYSTEM SET archive_timeout = '${ARCHIVE_TIMEOUT}s'`);
+  server.sql("SELECT pg_reload_conf()");
+  server.sql(
+    "CREATE TABLE ticks (id serial PRIMARY KEY, at timestamptz DEFAULT clock_timestamp())",
+  );
+  const commits: { at: number; wal: string }[] = [];
+  const archived: { at: number; wal: string }[] = [];
+  const end = Date.now() + RPO_SECONDS * 1000;
+  let lastPoll = 0;
+  while (Date.now() < end) {
+    const wal = server.sql(
+      "INSERT INTO ticks DEFAULT VALUES; SELECT pg_walfile_name(pg_current_wal_insert_lsn())",
+    );
+    commits.push({ at: Date.now(), wal: wal.split("\n").at(-1)! });
+    if (Date.now() - lastPoll >= 100) {
+      archived.push({
+        at: Date.now(),
+        wal: server.sql("SELECT coalesce(last_archived_wal, '') FROM pg_stat_archiver"),
+      });
+      lastPoll = Date.now();
+    }
+    await sleep(100);
+  }
+  const settle = Date.now() + (ARCHIVE_TIMEOUT + 30) * 1000;
+  while (Date.now() < settle) {
+    archived.push({
+      at: Date.now(),
+      wal: server.sql("SELECT coalesce(last_archived_wal, '') FROM pg_stat_archiver"),
+    });
+    if (archived.at(-1)!.wal >= commits.at(-1)!.wal) break;
+    await sleep(100);
+  }
+  const delays = commits
+    .map(c => (archived.find(a => a.at >= c.at && a.wal >= c.wal)?.at ?? NaN) - c.at)
+    .filter(d => !isNaN(d))
+    .sort((a, b) => a - b);
+  const pct = (p: number) =>
+    delays[Math.min(delays.length - 1, Math.floor((p / 100) * delays.length))];
+  console.log(
+    `\nRPO with archive_timeout = ${ARCHIVE_TIMEOUT} s, no synchronous standby (${commits.length} commits over ${RPO_SECONDS} s, ${delays.length} seen archived):`,
+  );
+  console.log(
+    `  commit → in the archive: p50 ${fixed(pct(50) / 1000, 2)} s, p95 ${fixed(pct(95) / 1000, 2)} s, max ${fixed(delays.at(-1)! / 1000, 2)} s`,
+  );
+}
+
+main().catch(error => {
+  console.error(error);
+  process.exit(1);
+});
