@@ -46,14 +46,21 @@ export function recoveryStateOf(pod: KubeObject | undefined): RecoveryState | un
     ?.containerStatuses;
   const container = statuses?.find(c => c.name === POSTGRES_CONTAINER);
   if (!container) return undefined;
+  return cannotStart(container) ?? lastFailure(container) ?? { failedAttempts: 0 };
+}
+
+function cannotStart(container: ContainerStatus): RecoveryState | undefined {
   const waiting = container.state?.waiting;
-  if (waiting?.reason && CONFIG_ERRORS.has(waiting.reason))
-    return {
-      failure: `the container cannot start (${waiting.reason}): ${waiting.message ?? "no details"}`,
-      failedAttempts: 1,
-    };
+  if (!waiting?.reason || !CONFIG_ERRORS.has(waiting.reason)) return undefined;
+  return {
+    failure: `the container cannot start (${waiting.reason}): ${waiting.message ?? "no details"}`,
+    failedAttempts: 1,
+  };
+}
+
+function lastFailure(container: ContainerStatus): RecoveryState | undefined {
   const last = [container.state?.terminated, container.lastState?.terminated].find(failed);
-  if (!last) return { failedAttempts: 0 };
+  if (!last) return undefined;
   const at = last.finishedAt;
   return {
     failure: last.message.trim(),
