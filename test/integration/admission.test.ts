@@ -18,6 +18,18 @@ function updateAfterCreate(name: string, change: object) {
   return kubectl(["patch", "database", name, "-n", ns, "--type", "merge", "-p", patch]);
 }
 
+/** A well-formed bootstrap.recovery source (nothing is restored: these specs are refused). */
+const RECOVERY = {
+  source: {
+    objectStore: {
+      endpoint: "s3.example.internal",
+      bucket: "pgbackups",
+      credentials: { secretName: "s3" },
+    },
+    repositoryPath: "/prod/orders/1b2c",
+  },
+};
+
 describe("with the webhooks", () => {
   it("fills defaults on create, and only defaults", () => {
     const r = create(database(ns, "defaults", { postgresql: { parameters: { work_mem: "8MB" } } }));
@@ -130,9 +142,28 @@ describe("with the webhooks gone (operator not installed)", () => {
       "must not exceed",
     ],
     [
-      "a restore (not available yet: the Database would start empty)",
+      "a restore by Database name (replaced by recovery: it would start empty)",
       { bootstrap: { restore: { source: "cel-other" } } },
-      "spec.bootstrap.restore is not available yet",
+      "spec.bootstrap.restore is replaced by spec.bootstrap.recovery",
+    ],
+    [
+      "a recovery with two targets",
+      { bootstrap: { recovery: { ...RECOVERY, target: { xid: 1234, immediate: true } } } },
+      "takes exactly one of time, lsn, xid, name, immediate",
+    ],
+    [
+      "a recovery path that climbs out of its prefix",
+      {
+        bootstrap: {
+          recovery: { ...RECOVERY, source: { ...RECOVERY.source, repositoryPath: "/a/../b" } },
+        },
+      },
+      "must not climb out of its prefix",
+    ],
+    [
+      "a recovery to a time that is no time",
+      { bootstrap: { recovery: { ...RECOVERY, target: { time: "yesterday" } } } },
+      "spec.bootstrap.recovery.target.time",
     ],
   ])("CEL/schema refuses %s", (_name, spec, message) => {
     const r = create(database(ns, "cel-self", spec));

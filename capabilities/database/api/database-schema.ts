@@ -205,7 +205,18 @@ const recovery = object(
         objectStore: objectStore,
         repositoryPath: string(
           "The source's repository in the bucket: its status.backup.repositoryPath (<path>/<namespace>/<name>/<uid>). The source Database need not exist any more.",
-          { minLength: 2, maxLength: 1024, pattern: "^/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$" },
+          {
+            minLength: 2,
+            maxLength: 1024,
+            pattern: "^/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$",
+            "x-kubernetes-validations": [
+              {
+                rule: "!self.contains('/../') && !self.endsWith('/..')",
+                message:
+                  "bootstrap.recovery.source.repositoryPath must not climb out of its prefix (..)",
+              },
+            ],
+          },
         ),
       },
       "The pgBackRest repository to restore from.",
