@@ -12,6 +12,31 @@ import { BASE_CONF, Cluster, confLines } from "./cluster";
 import { PG_BIN } from "./os";
 import { PgServer } from "./server";
 
+/**
+ * The ConfigMap's postgresql.conf (including the per-instance file the entrypoint writes into
+ * `run`) and entrypoint.sh in `config`; returns the script.
+ */
+function writeInstanceConfig(
+  cluster: Cluster,
+  server: PgServer,
+  dirs: { config: string; run: string },
+  conf: Record<string, string> = {},
+): string {
+  const runConf = path.join(dirs.run, path.basename(INSTANCE_CONF));
+  cluster.writeOwned(
+    path.join(dirs.config, "postgresql.conf"),
+    confLines({
+      ...BASE_CONF,
+      port: String(server.port),
+      unix_socket_directories: server.socketDir,
+      ...conf,
+    }) + `include_if_exists = '${runConf}'\n`,
+  );
+  const script = path.join(dirs.config, "entrypoint.sh");
+  writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
+  return script;
+}
+
 /** How `server`'s pod `podName` would start, following `primary`. */
 export function entrypointFor(
   cluster: Cluster,
@@ -22,18 +47,8 @@ export function entrypointFor(
   const config = cluster.ownedDir(`${podName}-config`);
   const run = cluster.ownedDir(`${podName}-run`);
   const topology = cluster.ownedDir(`${podName}-topology`);
-  const runConf = path.join(run, path.basename(INSTANCE_CONF));
-  cluster.writeOwned(
-    path.join(config, "postgresql.conf"),
-    confLines({
-      ...BASE_CONF,
-      port: String(server.port),
-      unix_socket_directories: server.socketDir,
-    }) + `include_if_exists = '${runConf}'\n`,
-  );
+  const script = writeInstanceConfig(cluster, server, { config, run });
   cluster.writeOwned(path.join(topology, "primary"), primary.name);
-  const script = path.join(config, "entrypoint.sh");
-  writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
   return {
     topologyPrimaryFile: path.join(topology, "primary"),
     command: "/bin/sh",
@@ -81,22 +96,18 @@ export function recoveryEntrypointFor(
   const config = extra.configDir;
   const run = extra.env.PGKEEPER_RUN_DIR;
   const topology = cluster.ownedDir(`${server.name}-topology`);
-  const runConf = path.join(run, path.basename(INSTANCE_CONF));
-  cluster.writeOwned(
-    path.join(config, "postgresql.conf"),
-    confLines({
-      ...BASE_CONF,
-      port: String(server.port),
-      unix_socket_directories: server.socketDir,
+  const script = writeInstanceConfig(
+    cluster,
+    server,
+    { config, run },
+    {
       archive_mode: "on",
       archive_command: `/bin/sh ${extra.archiveScript} "%p"`,
-    }) + `include_if_exists = '${runConf}'\n`,
+    },
   );
   cluster.writeOwned(path.join(config, "managed.conf"), "# managed parameters\n");
   for (const [name, text] of Object.entries(files))
     cluster.writeOwned(path.join(config, name), text, 0o644);
-  const script = path.join(config, "entrypoint.sh");
-  writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
   const terminationLog = path.join(run, "termination-log");
   cluster.writeOwned(terminationLog, "");
   const env: Record<string, string> = {
