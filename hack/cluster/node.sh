@@ -295,13 +295,15 @@ node_reconcile_apiserver() {
 
 # The object store for tools and tests: where pods reach it, where the host does (pgBackRest
 # verifies the certificate's DNS names: `localhost` here), the bucket, the CA, and the file with the
-# root credentials (ROOT_ACCESS_KEY, ROOT_SECRET_KEY), which stay out of the environment.
+# root credentials (ROOT_ACCESS_KEY, ROOT_SECRET_KEY), which stay out of the environment; and its
+# PID file ("PID BINARY"), for tests that make the store stall.
 node_print_env() {
   printf 'export PGKEEPER_S3_ENDPOINT=%q\n' "${OBJECTSTORE_SERVICE_HOST}"
   printf 'export PGKEEPER_S3_HOST_ENDPOINT=%q\n' "localhost:${OBJECTSTORE_PORT}"
   printf 'export PGKEEPER_S3_BUCKET=%q\n' "${OBJECTSTORE_BUCKET}"
   printf 'export PGKEEPER_S3_CA=%q\n' "${PKI_DIR}/ca.crt"
   printf 'export PGKEEPER_S3_CREDENTIALS=%q\n' "${OBJECTSTORE_CREDENTIALS}"
+  printf 'export PGKEEPER_S3_PID_FILE=%q\n' "$(pid_file objectstore)"
 }
 
 # Starts the node after the control plane is up. Idempotent like the rest of `up`.

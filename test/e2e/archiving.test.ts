@@ -10,11 +10,11 @@ import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { database, operatorSuite } from "../integration/harness/fixtures";
-import { create, get, kubectlOk } from "../integration/harness/kubectl";
+import { create, get, kubectlOk, list } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { diagnosed } from "./diagnosis";
-import { createStoreSecrets, localObjectStore, rootKeys, S3 } from "./object-store";
+import { createStoreSecrets, freezeStore, localObjectStore, rootKeys, S3 } from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
 
 const operator = new Operator("e2e-archive", {
@@ -48,7 +48,7 @@ function listKeys(prefix: string): string[] {
 type Status = {
   phase?: string;
   currentPrimary?: string;
-  conditions?: { type: string; status: string; message: string }[];
+  conditions?: { type: string; status: string; reason: string; message: string }[];
 };
 const status = (): Status => (get("database", ns, DB)?.status ?? {}) as Status;
 const archiving = () => status().conditions?.find(c => c.type === "ContinuousArchiving");
@@ -175,4 +175,92 @@ describe("continuous WAL archiving into the local object store", () => {
       Number(psql(restored, "select timeline_id from pg_control_checkpoint()")),
     ).toBeGreaterThan(2);
   }, 1_200_000);
+
+  it("says when the store stops answering, keeps every segment, and archives them all once it is back", async () => {
+    create(
+      database(ns, "outage", {
+        instances: 1,
+        backup: { objectStore: localObjectStore(), archiveTimeoutSeconds: 5 },
+      }),
+    );
+    const statusOf = () => (get("database", ns, "outage")?.status ?? {}) as Status;
+    const condition = () => statusOf().conditions?.find(c => c.type === "ContinuousArchiving");
+    await diagnosed(
+      waitFor("outage Ready", () => statusOf().phase === "Ready", {
+        timeoutMs: 300_000,
+        intervalMs: 2000,
+      }),
+      ns,
+      "outage",
+      operator.logFile,
+    );
+    const superuser = superuserAt(ns, "outage", get("pod", ns, "outage-0")!);
+    const sql = (query: string) => psql(superuser, query);
+    await waitFor(
+      "SQL on the primary",
+      () => {
+        try {
+          return sql("select 1") === "1";
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 60_000 },
+    );
+    sql("create table t (g int)");
+    await waitFor("ContinuousArchiving True", () => condition()?.status === "True", {
+      timeoutMs: 120_000,
+      intervalMs: 1000,
+    });
+
+    freezeStore(true);
+    let last = "";
+    try {
+      for (let i = 0; i < 3; i++) {
+        sql(`insert into t select generate_series(1, 1000); select pg_switch_wal()`);
+      }
+      last = sql("select pg_walfile_name(pg_current_wal_lsn() - 1)");
+      await diagnosed(
+        waitFor("ContinuousArchiving False", () => condition()?.status === "False", {
+          timeoutMs: 240_000,
+          intervalMs: 2000,
+        }),
+        ns,
+        "outage",
+        operator.logFile,
+      );
+      expect(condition()?.reason).toBe("ArchiveFailing");
+      expect(condition()?.message).toMatch(
+        /segment\(s\) \(\d+ MiB\) wait in pg_wal, kept until archived/,
+      );
+      await waitFor(
+        "an ArchiveFailing Warning",
+        () => list("event", ns).some(e => (e as { reason?: string }).reason === "ArchiveFailing"),
+        { timeoutMs: 60_000 },
+      );
+      // PostgreSQL keeps them: nothing is lost while the store is away.
+      expect(
+        Number(sql("select count(*) from pg_ls_archive_statusdir() where name like '%.ready'")),
+      ).toBeGreaterThan(0);
+    } finally {
+      freezeStore(false);
+    }
+    await waitFor(
+      "every segment written during the outage archived",
+      () => sql(`select last_archived_wal >= '${last}' from pg_stat_archiver`) === "t",
+      { timeoutMs: 240_000, intervalMs: 2000 },
+    );
+    await waitFor("ContinuousArchiving True again", () => condition()?.status === "True", {
+      timeoutMs: 120_000,
+      intervalMs: 1000,
+    });
+    // pgBackRest's own checks: archiving works end to end, and the archive has no gap.
+    const pgbackrest = (...args: string[]) =>
+      kubectlOk([
+        ...["exec", "-n", ns, "outage-0", "-c", "postgres", "--"],
+        ...["pgbackrest", "--config=/config/pgbackrest.conf", "--stanza=db", ...args],
+      ]);
+    pgbackrest("check");
+    pgbackrest("verify");
+  }, 900_000);
 });

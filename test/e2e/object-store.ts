@@ -11,7 +11,19 @@ export const S3 = {
   bucket: process.env.PGKEEPER_S3_BUCKET ?? "",
   ca: process.env.PGKEEPER_S3_CA ?? "",
   credentials: process.env.PGKEEPER_S3_CREDENTIALS ?? "",
+  pidFile: process.env.PGKEEPER_S3_PID_FILE ?? "",
 };
+
+/**
+ * Stops the store's process (SIGSTOP: connections hang, as with a store that stopped answering)
+ * or lets it go on (SIGCONT). The PID comes from the cluster's PID file, checked to be versitygw.
+ */
+export function freezeStore(frozen: boolean): void {
+  const [pid, binary] = readFileSync(S3.pidFile, "utf8").trim().split(/\s+/);
+  if (!binary?.endsWith("versitygw"))
+    throw new Error(`${S3.pidFile} names ${binary}, not versitygw`);
+  process.kill(Number(pid), frozen ? "SIGSTOP" : "SIGCONT");
+}
 
 /** ROOT_ACCESS_KEY / ROOT_SECRET_KEY from the cluster's credentials file. */
 export function rootKeys(): { id: string; secret: string } {
