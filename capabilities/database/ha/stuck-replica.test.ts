@@ -2,6 +2,7 @@ import type { InstanceView } from "./decide";
 import { InstanceProbe } from "./probe-types";
 import {
   REPAIR_AGAIN_AFTER_MS,
+  REPAIR_SPACING_MS,
   STUCK_CONFIRM_MS,
   StuckMemory,
   replicasToRepair,
@@ -101,6 +102,13 @@ const CASES: [string, InstanceView[], [number, string] | undefined, number | und
       false,
     ],
     [
+      "the primary's pod not Ready (-rw does not route to it yet)",
+      [view("db-0", { inRecovery: false }, { ready: false }), view("db-1", STUCK)],
+      [STUCK_CONFIRM_MS, "0/3000000"],
+      undefined,
+      false,
+    ],
+    [
       "repaired long ago",
       [PRIMARY, view("db-1", STUCK)],
       [STUCK_CONFIRM_MS, "0/3000000"],
@@ -121,6 +129,31 @@ describe("replicasToRepair", () => {
     if (repairedAgo !== undefined) memory.repairedAt.set("db-1", NOW - repairedAgo);
     const { repair } = replicasToRepair(views, "db-0", memory, NOW);
     expect(repair.map(v => v.name)).toEqual(repaired ? ["db-1"] : []);
+  });
+
+  it("repairs one replica at a time, the next one REPAIR_SPACING_MS later", () => {
+    const memory: StuckMemory = { notFollowingSince: new Map(), repairedAt: new Map() };
+    const views = [PRIMARY, view("db-1", STUCK), view("db-2", STUCK)];
+    replicasToRepair(views, "db-0", memory, 0);
+    const first = replicasToRepair(views, "db-0", memory, STUCK_CONFIRM_MS);
+    expect(first.repair.map(v => v.name)).toEqual(["db-1"]);
+    memory.repairedAt.set("db-1", STUCK_CONFIRM_MS); // what repair-replica.ts records
+    memory.notFollowingSince.delete("uid-db-1");
+    const soon = replicasToRepair(
+      [PRIMARY, view("db-2", STUCK)],
+      "db-0",
+      memory,
+      STUCK_CONFIRM_MS + 1,
+    );
+    expect(soon.repair).toEqual([]);
+    expect(soon.lookAgainMs).toBe(REPAIR_SPACING_MS - 1);
+    const later = replicasToRepair(
+      [PRIMARY, view("db-2", STUCK)],
+      "db-0",
+      memory,
+      STUCK_CONFIRM_MS + REPAIR_SPACING_MS,
+    );
+    expect(later.repair.map(v => v.name)).toEqual(["db-2"]);
   });
 
   it("forgets a replica once it follows again, so a later stall starts a new count", () => {

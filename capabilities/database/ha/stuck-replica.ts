@@ -12,12 +12,20 @@
  * not repeated for the same instance within REPAIR_AGAIN_AFTER_MS, so a cause that a repair
  * cannot remove (a primary it cannot reach) costs a restart every few minutes, not a loop.
  *
+ * The clock runs only while the primary is writable and its pod Ready: standbys reach it through
+ * `<db>-rw`, which routes to it only once it is Ready. After a primary restarts (a rolling
+ * restart puts it first when a limit is lowered), every standby is disconnected until the
+ * Service follows; the e2e tier saw two standbys "repaired" at once that way. And one repair at
+ * a time across the Database (REPAIR_SPACING_MS apart): a repair restarts a pod, and in quorum
+ * mode two standbys down at once stop every write.
+ *
  * Pure, over what the caller remembers; table-tested.
  */
 import { answering, type InstanceView } from "./decide";
 
 export const STUCK_CONFIRM_MS = 30_000;
 export const REPAIR_AGAIN_AFTER_MS = 300_000;
+export const REPAIR_SPACING_MS = 60_000;
 
 /** Since when (ms) a replica has been seen not following, and where its replay stood then. */
 export interface NotFollowingSince {
@@ -33,7 +41,7 @@ export interface StuckMemory {
 }
 
 const writablePrimary = (v: InstanceView | undefined): boolean =>
-  answering(v) && v.sql?.probe?.inRecovery === false;
+  answering(v) && v.sql?.probe?.inRecovery === false && v.pod?.ready === true;
 
 /** Replicas whose server answers in recovery while their WAL receiver is not streaming. */
 function notFollowing(views: InstanceView[], primary: string): InstanceView[] {
@@ -62,7 +70,9 @@ function dueAt(view: InstanceView, memory: StuckMemory, now: number): number {
   memory.notFollowingSince.set(uid, entry);
   const last = memory.repairedAt.get(view.name);
   const again = last === undefined ? 0 : last + REPAIR_AGAIN_AFTER_MS;
-  return Math.max(entry.since + STUCK_CONFIRM_MS, again);
+  const anyLast = Math.max(0, ...memory.repairedAt.values());
+  const spaced = anyLast === 0 ? 0 : anyLast + REPAIR_SPACING_MS;
+  return Math.max(entry.since + STUCK_CONFIRM_MS, again, spaced);
 }
 
 /**
@@ -85,8 +95,9 @@ export function replicasToRepair(
   let lookAgainMs: number | undefined;
   for (const view of seen) {
     const due = dueAt(view, memory, now);
-    if (due <= now) repair.push(view);
-    else lookAgainMs = Math.min(lookAgainMs ?? Infinity, due - now);
+    // One at a time: the others wait for the spacing after this one.
+    if (due <= now && repair.length === 0) repair.push(view);
+    else lookAgainMs = Math.min(lookAgainMs ?? Infinity, due > now ? due - now : REPAIR_SPACING_MS);
   }
   return { repair, lookAgainMs };
 }
