@@ -160,12 +160,13 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   const records = ha.monitor.view(key);
   const instanceViews = views(step.pods, records, step.primary, memory);
   const ctx = operationContext(step, instanceViews, memory);
+  // bootstrap.recovery: the Recovered condition, once per pass (status and Warning share it).
+  const recovery = recoveryOf(step);
   const result = (
     primary: string,
     rest: Omit<HaResult, "status" | "primary" | "notServing">,
   ): HaResult => {
     const notServing = readServing(step, instanceViews, primary);
-    const recovery = recoveryOf(step);
     return {
       ...rest,
       status: instanceStatus(instanceViews, primary, db, step.updateRevision, notServing),
@@ -194,7 +195,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   const config = await applyParameters(step, step.primary, instanceViews, records, memory);
   await syncPassfiles(step, records, memory);
   await announceArchiveFailure(step, instanceViews, memory);
-  await announceRecoveryFailure(step, memory);
+  await announceRecoveryFailure(step, recovery, memory);
   return result(step.primary, {
     requeueAfterMs: soonest(
       acted.requeueAfterMs,
@@ -271,8 +272,11 @@ function recoveryOf(step: HaStepInput): ConditionInput | undefined {
 }
 
 /** One Warning per distinct reason a restore failed (the kubelet's retries do not repeat it). */
-async function announceRecoveryFailure(step: HaStepInput, memory: DatabaseMemory): Promise<void> {
-  const condition = recoveryOf(step);
+async function announceRecoveryFailure(
+  step: HaStepInput,
+  condition: ConditionInput | undefined,
+  memory: DatabaseMemory,
+): Promise<void> {
   if (condition?.status !== "False") return;
   const reason = condition.message.replace(/ \(attempt [^)]*\)/, "");
   await announceOnce(memory, step, "Warning", "RecoveryFailed", reason);

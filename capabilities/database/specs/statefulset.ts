@@ -18,7 +18,7 @@ import type {
   V1StatefulSet,
   V1Volume,
 } from "@kubernetes/client-node";
-import type { ResolvedSpec } from "../api/defaults";
+import type { ResolvedObjectStore, ResolvedSpec } from "../api/defaults";
 import { ANNOTATION_CONFIG_HASH, commonLabels, selectorLabels } from "../api/names";
 import {
   CONFIG_DIR,
@@ -121,36 +121,33 @@ function env(input: BuildInput): V1EnvVar[] {
     { name: "PGHOST", value: RUN_DIR },
     { name: "PGPORT", value: String(POSTGRES_PORT) },
     { name: "PGUSER", value: SUPERUSER },
-    ...objectStoreEnv(input),
-    ...sourceStoreEnv(input),
+    ...storeKeysEnv(input.spec.backup?.objectStore?.credentials, {
+      id: "PGBACKREST_REPO1_S3_KEY",
+      secret: "PGBACKREST_REPO1_S3_KEY_SECRET",
+    }),
+    ...storeKeysEnv(input.spec.bootstrap?.recovery?.source.objectStore.credentials, {
+      id: ENV.sourceS3Key,
+      secret: ENV.sourceS3KeySecret,
+    }),
   ];
 }
 
-/** bootstrap.recovery: the source store's keys, apart from this Database's own. */
-function sourceStoreEnv(input: BuildInput): V1EnvVar[] {
-  const credentials = input.spec.bootstrap?.recovery?.source.objectStore.credentials;
+/**
+ * A store's keys, from the user's Secret, as environment variables (never in a file): this
+ * Database's own as pgBackRest reads them, a recovery source's apart from them.
+ */
+function storeKeysEnv(
+  credentials: ResolvedObjectStore["credentials"] | undefined,
+  names: { id: string; secret: string },
+): V1EnvVar[] {
   if (!credentials) return [];
   const fromSecret = (name: string, key: string): V1EnvVar => ({
     name,
     valueFrom: { secretKeyRef: { name: credentials.secretName, key } },
   });
   return [
-    fromSecret(ENV.sourceS3Key, credentials.accessKeyIdKey),
-    fromSecret(ENV.sourceS3KeySecret, credentials.secretAccessKeyKey),
-  ];
-}
-
-/** The object store's keys, from the user's Secret, as pgBackRest reads them (never in a file). */
-function objectStoreEnv(input: BuildInput): V1EnvVar[] {
-  const credentials = input.spec.backup?.objectStore?.credentials;
-  if (!credentials) return [];
-  const fromSecret = (name: string, key: string): V1EnvVar => ({
-    name,
-    valueFrom: { secretKeyRef: { name: credentials.secretName, key } },
-  });
-  return [
-    fromSecret("PGBACKREST_REPO1_S3_KEY", credentials.accessKeyIdKey),
-    fromSecret("PGBACKREST_REPO1_S3_KEY_SECRET", credentials.secretAccessKeyKey),
+    fromSecret(names.id, credentials.accessKeyIdKey),
+    fromSecret(names.secret, credentials.secretAccessKeyKey),
   ];
 }
 
