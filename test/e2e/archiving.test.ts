@@ -14,7 +14,14 @@ import { create, get, kubectlOk, list } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { diagnosed } from "./diagnosis";
-import { createStoreSecrets, freezeStore, localObjectStore, rootKeys, S3 } from "./object-store";
+import {
+  createStoreSecrets,
+  freezeStore,
+  localObjectStore,
+  pgbackrestIn,
+  rootKeys,
+  S3,
+} from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
 
 const operator = new Operator("e2e-archive", {
@@ -92,11 +99,7 @@ describe("continuous WAL archiving into the local object store", () => {
 
     const primary = status().currentPrimary!;
     // A base backup before the failover, for the restore below (Backup objects come later).
-    kubectlOk([
-      ...["exec", "-n", ns, primary, "-c", "postgres", "--"],
-      ...["pgbackrest", "--config=/config/pgbackrest.conf", "--stanza=db", "backup"],
-      ...["--type=full", "--start-fast"],
-    ]);
+    pgbackrestIn(ns, primary, "backup", "--type=full", "--start-fast");
     kubectlOk(["delete", "pod", primary, "-n", ns, "--wait=false"]);
     const promoted = await waitFor(
       "a new primary",
@@ -255,12 +258,7 @@ describe("continuous WAL archiving into the local object store", () => {
       intervalMs: 1000,
     });
     // pgBackRest's own checks: archiving works end to end, and the archive has no gap.
-    const pgbackrest = (...args: string[]) =>
-      kubectlOk([
-        ...["exec", "-n", ns, "outage-0", "-c", "postgres", "--"],
-        ...["pgbackrest", "--config=/config/pgbackrest.conf", "--stanza=db", ...args],
-      ]);
-    pgbackrest("check");
-    pgbackrest("verify");
+    pgbackrestIn(ns, "outage-0", "check");
+    pgbackrestIn(ns, "outage-0", "verify");
   }, 900_000);
 });

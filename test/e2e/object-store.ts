@@ -3,7 +3,7 @@
  * host, its bucket, and Secrets holding its keys and CA in a test namespace.
  */
 import { readFileSync } from "node:fs";
-import { create } from "../integration/harness/kubectl";
+import { create, kubectlOk } from "../integration/harness/kubectl";
 
 export const S3 = {
   endpoint: process.env.PGKEEPER_S3_ENDPOINT ?? "",
@@ -60,3 +60,10 @@ export const localObjectStore = () => ({
   credentials: { secretName: "s3" },
   ca: { secretName: "s3-ca" },
 });
+
+/** pgbackrest in an instance's container, with the configuration and keys the operator gave it. */
+export const pgbackrestIn = (namespace: string, pod: string, ...args: string[]): string =>
+  kubectlOk([
+    ...["exec", "-n", namespace, pod, "-c", "postgres", "--"],
+    ...["pgbackrest", "--config=/config/pgbackrest.conf", "--stanza=db", ...args],
+  ]);

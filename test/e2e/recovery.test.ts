@@ -8,11 +8,11 @@
  * it empty.
  */
 import { database, operatorSuite } from "../integration/harness/fixtures";
-import { create, del, get, kubectlOk, list } from "../integration/harness/kubectl";
+import { create, del, get, list } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { diagnosed } from "./diagnosis";
-import { createStoreSecrets, localObjectStore, S3 } from "./object-store";
+import { createStoreSecrets, localObjectStore, pgbackrestIn, S3 } from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
 
 const operator = new Operator("e2e-recovery", {
@@ -37,12 +37,7 @@ const ready = (db: string, timeoutMs = 420_000) =>
     operator.logFile,
   );
 
-/** pgbackrest in the instance's container, with its configuration and keys. */
-const pgbackrest = (pod: string, ...args: string[]): string =>
-  kubectlOk([
-    ...["exec", "-n", ns, pod, "-c", "postgres", "--"],
-    ...["pgbackrest", "--config=/config/pgbackrest.conf", "--stanza=db", ...args],
-  ]);
+const pgbackrest = (pod: string, ...args: string[]): string => pgbackrestIn(ns, pod, ...args);
 
 const recoveryOf = (repositoryPath: string, target?: Record<string, unknown>) => ({
   recovery: {
