@@ -161,6 +161,21 @@ describe("with the webhooks gone (operator not installed)", () => {
       "must not climb out of its prefix",
     ],
     [
+      "a recovery source with a store prefix (ignored otherwise)",
+      {
+        bootstrap: {
+          recovery: {
+            ...RECOVERY,
+            source: {
+              ...RECOVERY.source,
+              objectStore: { ...RECOVERY.source.objectStore, path: "/x" },
+            },
+          },
+        },
+      },
+      "objectStore.path does not apply",
+    ],
+    [
       "a recovery to a time that is no time",
       { bootstrap: { recovery: { ...RECOVERY, target: { time: "yesterday" } } } },
       "spec.bootstrap.recovery.target.time",

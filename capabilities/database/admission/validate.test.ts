@@ -638,6 +638,28 @@ const CASES: Case[] = [
     ],
   ],
   [
+    "recovery with a store prefix (the repository path is already whole)",
+    db({
+      bootstrap: {
+        recovery: {
+          source: {
+            objectStore: {
+              endpoint: "s3.example.internal",
+              bucket: "pg",
+              path: "/x",
+              credentials: { secretName: "s3" },
+            },
+            repositoryPath: "/x/prod/orders/1b2c",
+          },
+        },
+      },
+    }),
+    undefined,
+    [
+      "spec.bootstrap.recovery.source.objectStore.path: does not apply: repositoryPath is the repository's full path",
+    ],
+  ],
+  [
     "recovery without a source store",
     db({ bootstrap: { recovery: { source: { repositoryPath: "/a/b" } } } }),
     undefined,

@@ -156,6 +156,10 @@ const cronPattern = "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(
 export const RESTORE_REPLACED =
   "spec.bootstrap.restore is replaced by spec.bootstrap.recovery (a repository in an object store, which outlives its Database); nothing was restored";
 
+/** objectStore.path is a prefix for this Database's own repository; a source names its whole path. */
+export const RECOVERY_PATH_IGNORED =
+  "bootstrap.recovery.source.objectStore.path does not apply: repositoryPath is the repository's full path in the bucket";
+
 /** pgBackRest backup labels: a full backup, or a differential/incremental one after it. */
 const BACKUP_SET_PATTERN = "^[0-9]{8}-[0-9]{6}F(_[0-9]{8}-[0-9]{6}[DI])?$";
 /** PostgreSQL's LSN syntax (hex/hex). */
@@ -220,7 +224,16 @@ const recovery = object(
         ),
       },
       "The pgBackRest repository to restore from.",
-      { required: ["objectStore", "repositoryPath"] },
+      {
+        required: ["objectStore", "repositoryPath"],
+        "x-kubernetes-validations": [
+          {
+            rule: "!has(self.objectStore.path)",
+            message: RECOVERY_PATH_IGNORED,
+            fieldPath: ".objectStore.path",
+          },
+        ],
+      },
     ),
     backupSet: string(
       "The base backup to start from (a pgBackRest label, e.g. 20261202-030000F). Default: the newest one that ends before the target.",

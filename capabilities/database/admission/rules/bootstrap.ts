@@ -1,4 +1,4 @@
-import { RESTORE_REPLACED } from "../../api/database-schema";
+import { RECOVERY_PATH_IGNORED, RESTORE_REPLACED } from "../../api/database-schema";
 import { CheckedDatabase, Denial, deny, Rule } from "./types";
 import { deepEqual, isRecord } from "./util";
 
@@ -107,7 +107,16 @@ export const bootstrapRecoveryRule: Rule = {
   check: ({ db }) => {
     const recovery = db.spec.bootstrap?.recovery;
     if (recovery === undefined) return [];
+    const prefixGiven = recovery.source.objectStore.path !== undefined;
     return [
+      ...(prefixGiven
+        ? [
+            deny(
+              "spec.bootstrap.recovery.source.objectStore.path",
+              RECOVERY_PATH_IGNORED.replace(/^\S+ /, ""),
+            ),
+          ]
+        : []),
       ...repositoryPathDenials(recovery.source.repositoryPath),
       ...targetDenials(recovery.target),
     ];
