@@ -7,7 +7,7 @@ import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { env } from "../integration/harness/env";
 import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
-import { create, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
+import { create, tryCreate, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
 
 const IMAGE = "localhost/pgkeeper/controller:dev";
@@ -111,7 +111,7 @@ it("the in-cluster watcher reconciles a Database", async () => {
 }, 240_000);
 
 it("the in-cluster admission webhook denies an invalid Database", () => {
-  const r = create(database(ns, "tiny", { resources: { requests: { memory: "1Mi" } } }));
+  const r = tryCreate(database(ns, "tiny", { resources: { requests: { memory: "1Mi" } } }));
   expect(r.code).not.toBe(0);
   expect(r.stderr).toContain("denied the request");
   expect(r.stderr).toContain("spec.resources.requests.memory");

@@ -3,7 +3,7 @@
  * the CRD's own schema and CEL rules, which must hold even when the webhooks are gone.
  */
 import { Operator, removeWebhooks } from "./harness/operator";
-import { create, get, kubectl } from "./harness/kubectl";
+import { create, tryCreate, get, kubectl } from "./harness/kubectl";
 import { database, operatorSuite } from "./harness/fixtures";
 
 const operator = new Operator("admission");
@@ -13,7 +13,7 @@ operatorSuite(operator, "adm", created => (ns = created));
 
 /** Creates a 2Gi Database (if absent) and merge-patches its spec with `change`. */
 function updateAfterCreate(name: string, change: object) {
-  create(database(ns, name, { storage: { size: "2Gi" } }));
+  tryCreate(database(ns, name, { storage: { size: "2Gi" } }));
   const patch = JSON.stringify({ spec: change });
   return kubectl(["patch", "database", name, "-n", ns, "--type", "merge", "-p", patch]);
 }
@@ -32,7 +32,9 @@ const RECOVERY = {
 
 describe("with the webhooks", () => {
   it("fills defaults on create, and only defaults", () => {
-    const r = create(database(ns, "defaults", { postgresql: { parameters: { work_mem: "8MB" } } }));
+    const r = tryCreate(
+      database(ns, "defaults", { postgresql: { parameters: { work_mem: "8MB" } } }),
+    );
     expect(r.stderr).toBe("");
     const db = get("database", ns, "defaults")!;
     expect(db.spec).toMatchObject({
@@ -83,7 +85,7 @@ describe("with the webhooks", () => {
     ],
     ["an image with whitespace", { image: "postgres: 15" }, "spec.image"],
   ])("refuses %s", (_name, spec, field) => {
-    const r = create(database(ns, "refused", spec));
+    const r = tryCreate(database(ns, "refused", spec));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("denied the request");
     expect(r.stderr).toContain(field);
@@ -107,7 +109,7 @@ describe("with the webhooks gone (operator not installed)", () => {
   }, 60_000);
 
   it("still admits a valid Database (nothing is refused wholesale)", () => {
-    const r = create(database(ns, "no-webhook-ok"));
+    const r = tryCreate(database(ns, "no-webhook-ok"));
     expect(r.stderr).toBe("");
     expect(get("database", ns, "no-webhook-ok")?.spec).not.toHaveProperty("instances"); // no defaulting without the webhook
   });
@@ -181,13 +183,13 @@ describe("with the webhooks gone (operator not installed)", () => {
       "spec.bootstrap.recovery.target.time",
     ],
   ])("CEL/schema refuses %s", (_name, spec, message) => {
-    const r = create(database(ns, "cel-self", spec));
+    const r = tryCreate(database(ns, "cel-self", spec));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(message);
   });
 
   it("CEL refuses a name too long for child objects", () => {
-    const r = create(database(ns, "a".repeat(51)));
+    const r = tryCreate(database(ns, "a".repeat(51)));
     expect(r.stderr).toContain("at most 50 characters");
   });
 

@@ -53,8 +53,11 @@ export type Obj = {
   [k: string]: unknown;
 };
 
-export const apply = (obj: object): Result => kubectl(["apply", "-f", "-"], dump(obj));
-export const create = (obj: object): Result => kubectl(["create", "-f", "-"], dump(obj));
+/** Creates an object; the result says whether the apiserver (and admission) took it. */
+export const tryCreate = (obj: object): Result => kubectl(["create", "-f", "-"], dump(obj));
+
+/** Creates an object that must be admitted: a refusal throws with its reason, never passes silently. */
+export const create = (obj: object): string => kubectlOk(["create", "-f", "-"], dump(obj));
 
 export function get(kind: string, namespace: string, name: string): Obj | undefined {
   const r = kubectl(["get", kind, "-n", namespace, name, "-o", "json"]);
