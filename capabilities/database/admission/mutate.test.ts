@@ -1,7 +1,9 @@
 import type { PeprMutateRequest } from "pepr";
 import type { Database } from "../api/database";
 import { DEFAULT_CONFIG } from "../lib/config";
+import { mergeDeepRight } from "ramda";
 import { applyDefaults } from "./mutate";
+import { validateDatabase } from "./validate";
 
 interface FakeInput {
   operation: string;
@@ -66,5 +68,24 @@ describe("applyDefaults", () => {
       throw new Error("boom");
     };
     expect(() => applyDefaults(req, DEFAULT_CONFIG)).not.toThrow();
+  });
+
+  // What the webhook writes in is then checked by the CRD's rules and the Validate webhook: a
+  // default they refuse makes the Database impossible to create (a recovery source once got
+  // objectStore.path "/", which its own rule refuses).
+  const store = { endpoint: "s3.internal:9000", bucket: "pg", credentials: { secretName: "s3" } };
+  it.each<[string, Record<string, unknown>]>([
+    ["plain", {}],
+    ["archiving", { backup: { objectStore: store } }],
+    [
+      "restored from a repository",
+      { bootstrap: { recovery: { source: { objectStore: store, repositoryPath: "/ns/a/1b2c" } } } },
+    ],
+  ])("its defaults pass validation: %s", (_title, extra) => {
+    const object = { metadata: { name: "orders" }, spec: { ...spec, ...extra } };
+    const { req, merged } = request({ operation: "CREATE", object });
+    applyDefaults(req, DEFAULT_CONFIG);
+    const defaulted = mergeDeepRight(object, merged[0] as object);
+    expect(validateDatabase(defaulted)).toEqual([]);
   });
 });

@@ -12,14 +12,19 @@ const DEFAULT_BACKUP_RETENTION = 7;
 /** A replica further behind than this leaves `<db>-ro`. */
 const DEFAULT_MAX_READ_LAG = "64Mi";
 
-export interface ResolvedObjectStore {
+/** A store with its defaults; a recovery source's has no `path` (its repositoryPath is whole). */
+export interface ResolvedStoreAccess {
   endpoint: string;
   bucket: string;
-  path: string;
   region: string;
   uriStyle: "path" | "host";
   credentials: { secretName: string; accessKeyIdKey: string; secretAccessKeyKey: string };
   ca?: { secretName: string; key: string };
+}
+
+/** This Database's own store: `path` prefixes its repository. */
+export interface ResolvedObjectStore extends ResolvedStoreAccess {
+  path: string;
 }
 
 export const DEFAULT_ARCHIVE_TIMEOUT_SECONDS = 60;
@@ -28,7 +33,7 @@ type Recovery = NonNullable<NonNullable<DatabaseSpec["bootstrap"]>["recovery"]>;
 
 /** bootstrap.recovery with its store's defaults filled (the source's store, not this Database's). */
 export interface ResolvedRecovery {
-  source: { objectStore: ResolvedObjectStore; repositoryPath: string };
+  source: { objectStore: ResolvedStoreAccess; repositoryPath: string };
   backupSet?: string;
   target?: NonNullable<Recovery["target"]>;
 }
@@ -106,7 +111,7 @@ function backupDefaults(
     retention: backup.retention ?? DEFAULT_BACKUP_RETENTION,
     ...(objectStore
       ? {
-          objectStore: objectStoreDefaults(objectStore),
+          objectStore: { ...storeAccessDefaults(objectStore), path: objectStore.path ?? "/" },
           archiveTimeoutSeconds: backup.archiveTimeoutSeconds ?? DEFAULT_ARCHIVE_TIMEOUT_SECONDS,
         }
       : {}),
@@ -122,18 +127,21 @@ function bootstrapDefaults(
     ...rest,
     recovery: {
       ...recovery,
-      source: { ...recovery.source, objectStore: objectStoreDefaults(recovery.source.objectStore) },
+      source: { ...recovery.source, objectStore: storeAccessDefaults(recovery.source.objectStore) },
     },
   };
 }
 
-function objectStoreDefaults(
+/**
+ * A store's defaults, `path` aside: the Mutate webhook writes these into the object, and a path
+ * written into a recovery source would be refused there (it does not apply).
+ */
+function storeAccessDefaults(
   store: NonNullable<NonNullable<DatabaseSpec["backup"]>["objectStore"]>,
-): ResolvedObjectStore {
-  const { ca, ...rest } = store;
+): ResolvedStoreAccess {
+  const { ca, path: _path, ...rest } = store;
   return {
     ...rest,
-    path: store.path ?? "/",
     region: store.region ?? "us-east-1",
     uriStyle: store.uriStyle ?? "path",
     credentials: {

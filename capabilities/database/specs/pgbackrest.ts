@@ -24,6 +24,9 @@ export interface ObjectStore {
   caFile?: string;
 }
 
+/** What reaching a repository takes: the store without the prefix (the repository path is whole). */
+export type StoreAccess = Omit<ObjectStore, "path">;
+
 export interface RepositoryOf {
   namespace: string;
   name: string;
@@ -52,7 +55,7 @@ function endpointParts(endpoint: string): { host: string; port?: string } {
  * WAL). No log file: the read-only root has no /var/log/pgbackrest, and stderr reaches the pod's
  * log.
  */
-export function pgbackrestConf(store: ObjectStore, repository: string): string {
+export function pgbackrestConf(store: StoreAccess, repository: string): string {
   return `${section("global", [
     ...repositoryOptions(store, repository),
     ...LOGGING,
@@ -66,7 +69,7 @@ const section = (name: string, options: Options): string =>
     "\n",
   );
 
-function repositoryOptions(store: ObjectStore, repository: string): Options {
+function repositoryOptions(store: StoreAccess, repository: string): Options {
   const { host, port } = endpointParts(store.endpoint);
   return [
     ["repo1-type", "s3"],
@@ -143,7 +146,7 @@ export interface BackupHost {
  * Job's creation and its start cannot make it copy from the wrong one; a failover during the
  * backup fails it.
  */
-export function backupHostConf(store: ObjectStore, repository: string, job: BackupHost): string {
+export function backupHostConf(store: StoreAccess, repository: string, job: BackupHost): string {
   const global: Options = [
     ...repositoryOptions(store, repository),
     [

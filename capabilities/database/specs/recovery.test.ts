@@ -5,7 +5,6 @@ const SOURCE: ResolvedRecovery["source"] = {
   objectStore: {
     endpoint: "s3.example.internal:9000",
     bucket: "pg",
-    path: "/",
     region: "eu-west-1",
     uriStyle: "path",
     credentials: { secretName: "s3", accessKeyIdKey: "id", secretAccessKeyKey: "secret" },
