@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { load } from "js-yaml";
-import { celRules, databaseCrd } from "../capabilities/database/api/crd";
+import { loadAll } from "js-yaml";
+import { allCrds, backupCrd, celRules, databaseCrd } from "../capabilities/database/api/crd";
 import { renderCrdYaml } from "./crd-yaml";
 
 describe("deploy/crd.yaml", () => {
@@ -11,8 +11,8 @@ describe("deploy/crd.yaml", () => {
     expect(shipped).toEqual(renderCrdYaml());
   });
 
-  it("parses back to the same object", () => {
-    expect(load(shipped)).toEqual(databaseCrd());
+  it("parses back to the same objects", () => {
+    expect(loadAll(shipped)).toEqual(allCrds());
   });
 });
 
@@ -54,5 +54,15 @@ describe("the Database CRD", () => {
         ".spec.resources",
       ]),
     );
+  });
+});
+
+describe("the Backup CRD", () => {
+  const crd = backupCrd() as {
+    spec: { versions: { schema: { openAPIV3Schema: Schema } }[] };
+  };
+
+  it("documents every field, so `kubectl explain` is useful", () => {
+    expect(undocumented(crd.spec.versions[0].schema.openAPIV3Schema, "")).toEqual([]);
   });
 });

@@ -6,7 +6,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ARCHIVE_SH } from "../capabilities/database/specs/scripts/archive";
 import { BACKUP_SH } from "../capabilities/database/specs/scripts/backup";
+import { BACKUP_JOB_SH } from "../capabilities/database/specs/scripts/backup-job";
 import { ENTRYPOINT_SH } from "../capabilities/database/specs/scripts/entrypoint";
+import { PGBACKREST_SERVER_SH } from "../capabilities/database/specs/scripts/pgbackrest-server";
 import { PROBE_SH } from "../capabilities/database/specs/scripts/probe";
 import { RESTORE_WAL_SH } from "../capabilities/database/specs/scripts/restore-wal";
 
@@ -16,7 +18,9 @@ const scripts = {
   "entrypoint.sh": ENTRYPOINT_SH,
   "probe.sh": PROBE_SH,
   "backup.sh": BACKUP_SH,
+  "pgbackrest-backup-job.sh": BACKUP_JOB_SH,
   "pgbackrest-archive.sh": ARCHIVE_SH,
   "pgbackrest-restore-wal.sh": RESTORE_WAL_SH,
+  "pgbackrest-server.sh": PGBACKREST_SERVER_SH,
 };
 for (const [name, text] of Object.entries(scripts)) writeFileSync(join(dir, name), text);

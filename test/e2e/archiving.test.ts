@@ -13,6 +13,8 @@ import { database, operatorSuite } from "../integration/harness/fixtures";
 import { create, get, kubectlOk, list } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
+import type { BackupStatus } from "../../capabilities/database/api/backup-schema";
+import { backUp } from "./backups";
 import { diagnosed } from "./diagnosis";
 import {
   createStoreSecrets,
@@ -98,8 +100,42 @@ describe("continuous WAL archiving into the local object store", () => {
     expect(before.some(k => /\/000000010000000000000001-[0-9a-f]+\.gz$/.test(k))).toBe(true);
 
     const primary = status().currentPrimary!;
-    // A base backup before the failover, for the restore below (Backup objects come later).
-    pgbackrestIn(ns, primary, "backup", "--type=full", "--start-fast");
+    const standby = [0, 1].map(i => `${DB}-${i}`).find(p => p !== primary)!;
+    // A base backup before the failover, for the restore below: a Backup object, taken by a Job
+    // copying from the standby through the sidecars' TLS servers, then verified.
+    const taken = await backUp(ns, DB, "before-failover", { verify: true });
+    expect(taken).toMatchObject({
+      phase: "Completed",
+      type: "full",
+      instance: standby,
+      verified: true,
+      repositoryPath: `/${ns}/${DB}/${uid}`,
+      label: expect.stringMatching(/^\d{8}-\d{6}F$/),
+      beginLSN: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/),
+      endWAL: expect.stringMatching(/^0{7}1[0-9A-F]{16}$/),
+    });
+    expect(taken.sizeBytes).toBeGreaterThan(0);
+    expect(taken.firstRecoverabilityPoint).toBe(taken.stoppedAt); // the only backup
+    await waitFor(
+      "the Database's status to name the backup",
+      () => {
+        const s = status() as Status & {
+          lastSuccessfulBackup?: { name: string; label: string };
+          firstRecoverabilityPoint?: string;
+        };
+        const ok = s.conditions?.find(c => c.type === "BackupSucceeded")?.status === "True";
+        return (
+          ok &&
+          s.lastSuccessfulBackup?.label === taken.label &&
+          s.firstRecoverabilityPoint === taken.stoppedAt
+        );
+      },
+      { timeoutMs: 30_000 },
+    );
+    const info = JSON.parse(pgbackrestIn(ns, primary, "info", "--output=json")) as {
+      backup: { label: string }[];
+    }[];
+    expect(info[0].backup.map(b => b.label)).toEqual([taken.label]);
     kubectlOk(["delete", "pod", primary, "-n", ns, "--wait=false"]);
     const promoted = await waitFor(
       "a new primary",
@@ -261,4 +297,65 @@ describe("continuous WAL archiving into the local object store", () => {
     pgbackrestIn(ns, "outage-0", "check");
     pgbackrestIn(ns, "outage-0", "verify");
   }, 900_000);
+
+  it("backs up on schedule into Backup objects, keeps exactly the retained number, and outlives its Database", async () => {
+    const name = "sched";
+    create(
+      database(ns, name, {
+        instances: 1,
+        backup: { objectStore: localObjectStore(), schedule: "* * * * *", retention: 2 },
+      }),
+    );
+    type Backup = { metadata: { name: string }; spec: { database: string }; status?: BackupStatus };
+    const backups = () =>
+      (list("backup", ns) as unknown as Backup[]).filter(b => b.spec.database === name);
+    const completed = () => backups().filter(b => b.status?.phase === "Completed");
+    await diagnosed(
+      waitFor("three scheduled backups Completed", () => completed().length >= 3, {
+        timeoutMs: 480_000,
+        intervalMs: 5000,
+      }),
+      ns,
+      name,
+      operator.logFile,
+    );
+    // Stop the schedule and let what it queued finish, so the count below is final.
+    kubectlOk([
+      ...["patch", "database", name, "-n", ns, "--type", "json"],
+      ...["-p", '[{"op":"remove","path":"/spec/backup/schedule"}]'],
+    ]);
+    await waitFor(
+      "every Backup finished",
+      () => backups().every(b => ["Completed", "Failed"].includes(b.status?.phase ?? "")),
+      { timeoutMs: 300_000, intervalMs: 5000 },
+    );
+    expect(backups().filter(b => b.status?.phase === "Failed")).toEqual([]);
+    for (const b of backups()) {
+      expect(b.metadata.name).toMatch(new RegExp(`^${name}-\\d{12}$`));
+    }
+    // pgBackRest expired all but the newest two full backups, and their WAL.
+    const info = JSON.parse(pgbackrestIn(ns, `${name}-0`, "info", "--output=json")) as {
+      backup: { label: string; type: string }[];
+    }[];
+    const newest = completed()
+      .map(b => b.status!)
+      .sort((a, b) => (a.stoppedAt ?? "").localeCompare(b.stoppedAt ?? ""))
+      .slice(-2)
+      .map(s => s.label);
+    expect(info[0].backup.map(b => b.label)).toEqual(newest);
+    expect(info[0].backup.every(b => b.type === "full")).toBe(true);
+    const db = get("database", ns, name)!.status as { firstRecoverabilityPoint?: string };
+    const oldestKept = completed().find(b => b.status?.label === newest[0])!.status!.stoppedAt;
+    expect(db.firstRecoverabilityPoint).toBe(oldestKept);
+
+    // Deleting the Database leaves its Backups and its repository.
+    const uid = get("database", ns, name)!.metadata.uid!;
+    const count = backups().length;
+    kubectlOk(["delete", "database", name, "-n", ns, "--wait=true", "--timeout=120s"]);
+    expect(backups().length).toBe(count);
+    // (Listed by the file's own prefix: a listing stops at 1,000 keys, and the backups' files sort first.)
+    expect(listKeys(`${ns}/${name}/${uid}/backup/db/backup.info`)).toContain(
+      `${ns}/${name}/${uid}/backup/db/backup.info`,
+    );
+  }, 1_200_000);
 });

@@ -136,7 +136,7 @@ describe("with the webhooks gone (operator not installed)", () => {
     [
       "a backup schedule without a volume",
       { backup: { schedule: "@daily" } },
-      "backup.volume is required",
+      "backup.objectStore (or backup.volume) is required",
     ],
     [
       "requests above limits",
@@ -200,5 +200,36 @@ describe("with the webhooks gone (operator not installed)", () => {
     const r = updateAfterCreate("cel-update", change);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(message);
+  });
+});
+
+describe("the Backup CRD", () => {
+  const backup = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: "pgkeeper.dev/v1alpha1",
+    kind: "Backup",
+    metadata: { name, namespace: ns },
+    spec,
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ["no database", { type: "full" }, "spec.database: Required value"],
+    ["an unknown type", { database: "orders", type: "weekly" }, "spec.type: Unsupported value"],
+    [
+      "an unknown target",
+      { database: "orders", target: "replica" },
+      "spec.target: Unsupported value",
+    ],
+  ])("refuses %s", (_title, spec, message) => {
+    const r = tryCreate(backup("refused", spec));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(message);
+  });
+
+  it("refuses a change of spec: a Backup is one backup", () => {
+    tryCreate(backup("once", { database: "orders" }));
+    const patch = JSON.stringify({ spec: { type: "incr" } });
+    const r = kubectl(["patch", "backup", "once", "-n", ns, "--type", "merge", "-p", patch]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("a Backup's spec is immutable");
   });
 });

@@ -28,6 +28,7 @@ type Verb =
   | "patchLabels"
   | "resizeClaim"
   | "patchStatus"
+  | "patchObjectStatus"
   | "removeFinalizer"
   | "removeAnnotation"
   | "event";
@@ -53,6 +54,7 @@ export class FakeCluster implements Cluster {
     patchLabels: 0,
     resizeClaim: 0,
     patchStatus: 0,
+    patchObjectStatus: 0,
     removeFinalizer: 0,
     removeAnnotation: 0,
     event: 0,
@@ -93,6 +95,7 @@ export class FakeCluster implements Cluster {
       c.patchLabels +
       c.resizeClaim +
       c.patchStatus +
+      c.patchObjectStatus +
       c.removeFinalizer +
       c.removeAnnotation
     );
@@ -193,6 +196,16 @@ export class FakeCluster implements Cluster {
     const resized = mergeDeepRight(obj, { spec: { resources: { requests: { storage: size } } } });
     this.objects.set(keyOf(ref), resized as KubeObject);
     return frozen(resized as KubeObject);
+  }
+
+  async patchObjectStatus(ref: ObjectRef, status: Record<string, unknown>): Promise<KubeObject> {
+    this.count("patchObjectStatus");
+    const obj = this.objects.get(keyOf(ref));
+    if (!obj) throw { status: 404, data: { message: "not found" } };
+    const next = mergeDeepRight(obj, { status }) as KubeObject;
+    next.metadata = { ...next.metadata, resourceVersion: String(this.version++) };
+    this.objects.set(keyOf(ref), next);
+    return frozen(next);
   }
 
   async patchStatus(db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database> {

@@ -505,7 +505,9 @@ const CASES: Case[] = [
     "backup schedule without volume",
     db(backup({ schedule: "@daily" })),
     undefined,
-    ["spec.backup.volume: is required when spec.backup.schedule is set"],
+    [
+      "spec.backup.objectStore: (or spec.backup.volume) is required when spec.backup.schedule is set: the backups need somewhere to go",
+    ],
   ],
   [
     "archive timeout with an object store",

@@ -10,7 +10,8 @@ export type ConditionType =
   | "ParametersApplied"
   | "ReplicasServing"
   | "ContinuousArchiving"
-  | "Recovered";
+  | "Recovered"
+  | "BackupSucceeded";
 
 export interface ConditionInput {
   type: ConditionType;

@@ -1,12 +1,12 @@
 /**
- * The CustomResourceDefinition of `Database`, built from the schema source. deploy/crd.yaml is
+ * The CustomResourceDefinitions of `Database` and `Backup`, built from the schema source. deploy/crd.yaml is
  * this object serialised by hack/generate-crd.ts; crd.test.ts fails when the two drift.
  */
 import { GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from "./identity";
 import { databaseRootRules, databaseSpecSchema, databaseStatusSchema } from "./database-schema";
 import { JsonSchema } from "./schema";
-
-const CRD_NAME = `${PLURAL}.${GROUP}`;
+import { backupSpecSchema, backupStatusSchema } from "./backup-schema";
+import { BACKUP_KIND, BACKUP_PLURAL, BACKUP_SHORT_NAMES, BACKUP_SINGULAR } from "./backup-identity";
 
 const printerColumns = [
   { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Summary of the state" },
@@ -56,35 +56,108 @@ const rootSchema: JsonSchema = {
   "x-kubernetes-validations": databaseRootRules,
 };
 
-/** Builds the CRD manifest. */
-export function databaseCrd(): Record<string, unknown> {
+interface KindNames {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+}
+
+/** A namespaced CRD of our group with one served version and a status subresource. */
+function customResourceDefinition(
+  names: KindNames,
+  columns: Record<string, unknown>[],
+  schema: JsonSchema,
+): Record<string, unknown> {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
-    metadata: { name: CRD_NAME, labels: { "app.kubernetes.io/part-of": "pgkeeper" } },
+    metadata: {
+      name: `${names.plural}.${GROUP}`,
+      labels: { "app.kubernetes.io/part-of": "pgkeeper" },
+    },
     spec: {
       group: GROUP,
       scope: "Namespaced",
-      names: {
-        kind: KIND,
-        plural: PLURAL,
-        singular: SINGULAR,
-        shortNames: SHORT_NAMES,
-        categories: ["pgkeeper"],
-      },
+      names: { ...names, categories: ["pgkeeper"] },
       versions: [
         {
           name: VERSION,
           served: true,
           storage: true,
           subresources: { status: {} },
-          additionalPrinterColumns: printerColumns,
-          schema: { openAPIV3Schema: rootSchema },
+          additionalPrinterColumns: columns,
+          schema: { openAPIV3Schema: schema },
         },
       ],
     },
   };
 }
+
+/** The Database CRD. */
+export const databaseCrd = (): Record<string, unknown> =>
+  customResourceDefinition(
+    { kind: KIND, plural: PLURAL, singular: SINGULAR, shortNames: SHORT_NAMES },
+    printerColumns,
+    rootSchema,
+  );
+
+const backupColumns = [
+  {
+    name: "Database",
+    type: "string",
+    jsonPath: ".spec.database",
+    description: "What is backed up",
+  },
+  {
+    name: "Phase",
+    type: "string",
+    jsonPath: ".status.phase",
+    description: "Pending, Running, Completed or Failed",
+  },
+  {
+    name: "Type",
+    type: "string",
+    jsonPath: ".status.type",
+    description: "full, diff or incr, as taken",
+  },
+  { name: "Label", type: "string", jsonPath: ".status.label", description: "pgBackRest's label" },
+  { name: "Stopped", type: "date", jsonPath: ".status.stoppedAt", description: "Restorable from" },
+  { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+];
+
+const backupRootSchema: JsonSchema = {
+  type: "object",
+  description:
+    "One base backup of a Database into its object store repository, on demand or scheduled. Deleting it leaves the backup in the repository (retention removes backups there).",
+  required: ["spec"],
+  properties: {
+    apiVersion: {
+      type: "string",
+      description: "APIVersion of this object (pgkeeper.dev/v1alpha1).",
+    },
+    kind: { type: "string", description: "Kind of this object (Backup)." },
+    metadata: { type: "object" },
+    spec: backupSpecSchema.json,
+    status: backupStatusSchema.json,
+  },
+};
+
+/** The Backup CRD. */
+export const backupCrd = (): Record<string, unknown> =>
+  customResourceDefinition(
+    {
+      kind: BACKUP_KIND,
+      plural: BACKUP_PLURAL,
+      singular: BACKUP_SINGULAR,
+      shortNames: BACKUP_SHORT_NAMES,
+    },
+    backupColumns,
+    backupRootSchema,
+  );
+
+/** Every CRD of the module, in the order deploy/crd.yaml holds them. */
+export const allCrds = (): Record<string, unknown>[] => [databaseCrd(), backupCrd()];
 
 /** Walks a schema and collects every CEL rule (for counts and tests). */
 export function celRules(

@@ -399,16 +399,19 @@ export const databaseSpecSchema = object(
           { minimum: 1, maximum: 3600 },
         ),
         schedule: string(
-          "Cron schedule (5 fields, or @daily etc.) of base backups. No schedule, no backup CronJob.",
+          "Cron schedule (5 fields, or @daily etc., UTC) of base backups. With objectStore: a full Backup object <name>-<yyyymmddhhmm> at each time (a time missed by more than an hour, operator down, is skipped); with only volume: a CronJob writing to the volume.",
           {
             maxLength: 100,
             pattern: cronPattern,
           },
         ),
-        retention: integer("How many successful base backups to keep. Default 7.", {
-          minimum: 1,
-          maximum: 365,
-        }),
+        retention: integer(
+          "How many full base backups to keep (with objectStore pgBackRest expires older ones, and the WAL only they need, after each backup). Default 7.",
+          {
+            minimum: 1,
+            maximum: 365,
+          },
+        ),
         volume: object(
           {
             size: string("Size of the backup volume.", { pattern: QUANTITY_STRING_PATTERN }),
@@ -422,9 +425,10 @@ export const databaseSpecSchema = object(
       {
         "x-kubernetes-validations": [
           {
-            rule: "!has(self.schedule) || has(self.volume)",
-            message: "backup.volume is required when backup.schedule is set",
-            fieldPath: ".volume",
+            rule: "!has(self.schedule) || has(self.volume) || has(self.objectStore)",
+            message:
+              "backup.objectStore (or backup.volume) is required when backup.schedule is set: the backups need somewhere to go",
+            fieldPath: ".objectStore",
           },
           {
             rule: "!has(self.archiveTimeoutSeconds) || has(self.objectStore)",
@@ -469,7 +473,7 @@ export const databaseSpecSchema = object(
 const condition = object(
   {
     type: string(
-      "Condition type (Ready, Reconciled, PrimaryAvailable, ReplicasStreaming, BackupSucceeded).",
+      "Condition type (Ready, Reconciled, PrimaryAvailable, ReplicasStreaming, ContinuousArchiving, Recovered, BackupSucceeded).",
     ),
     status: stringEnum(["True", "False", "Unknown"], "Status of the condition."),
     reason: string("UpperCamelCase reason for the last transition."),
@@ -598,13 +602,17 @@ export const databaseStatusSchema = object(
       },
       "Where this Database's WAL archive is (with spec.backup.objectStore).",
     ),
-    lastBackup: object(
+    lastSuccessfulBackup: object(
       {
-        name: string("Backup name."),
-        time: string("When it finished.", { format: "date-time" }),
-        succeeded: boolean("Whether it succeeded."),
+        name: string("The Backup object."),
+        label: string("pgBackRest's label (bootstrap.recovery.backupSet)."),
+        time: string("When the backup stopped.", { format: "date-time" }),
       },
-      "The last backup.",
+      "The newest Completed Backup of this Database.",
+    ),
+    firstRecoverabilityPoint: string(
+      "The earliest time a restore from the repository can reach: the end of its oldest backup, as the newest Completed Backup saw it.",
+      { format: "date-time" },
     ),
     retry: object(
       {

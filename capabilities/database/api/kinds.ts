@@ -14,6 +14,7 @@ export const CHILD_KINDS = [
   { apiVersion: "apps/v1", kind: "StatefulSet" },
   { apiVersion: "policy/v1", kind: "PodDisruptionBudget" },
   { apiVersion: "batch/v1", kind: "CronJob" },
+  { apiVersion: "batch/v1", kind: "Job" },
 ] as const;
 
 export type ChildKind = (typeof CHILD_KINDS)[number]["kind"];
@@ -26,8 +27,13 @@ export const kindKeyOf = (obj: { apiVersion?: string; kind?: string }): KindKey 
 
 export const DATABASE_KIND: KindKey = kindKeyOf({ apiVersion: API_VERSION, kind: KIND });
 
+/** Backups: not children (never owned by a Database), read and status-written by reconcile. */
+export const BACKUP_REF = { apiVersion: API_VERSION, kind: "Backup" } as const;
+export const BACKUP_KIND_KEY: KindKey = kindKeyOf(BACKUP_REF);
+
 /** Kinds pgkeeper may read or write through the API (children and Database). */
 export const MANAGED_KINDS: ReadonlySet<KindKey> = new Set([
   ...CHILD_KINDS.map(kindKeyOf),
   DATABASE_KIND,
+  BACKUP_KIND_KEY,
 ]);

@@ -34,6 +34,7 @@ export const childNames = (db: string) =>
     statefulSet: db,
     superuserSecret: `${db}-superuser`,
     appSecret: `${db}-app`,
+    backupTlsSecret: `${db}-backup-tls`,
     configMap: `${db}-config`,
     topologyConfigMap: `${db}-topology`,
     rwService: `${db}-rw`,

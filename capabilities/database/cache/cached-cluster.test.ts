@@ -4,7 +4,7 @@ import { DEFAULT_CONFIG } from "../lib/config";
 import { KubeObject } from "../cluster/cluster";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
 import { FakeCluster } from "../../../test/unit/fake-cluster";
-import { CHILD_KINDS, DATABASE_KIND, kindKeyOf } from "../api/kinds";
+import { CHILD_KINDS, DATABASE_KIND, kindKeyOf, BACKUP_KIND_KEY } from "../api/kinds";
 import { CachedCluster } from "./cached-cluster";
 import { ObjectCache } from "./object-cache";
 
@@ -35,6 +35,7 @@ function setup(spec: Record<string, unknown> = {}) {
     for (const obj of api.objects.values())
       if (ours(obj)) cache.upsert(kindKeyOf(obj), structuredClone(obj));
     for (const kind of CHILD_KINDS) cache.markSynced(kindKeyOf(kind));
+    cache.markSynced(BACKUP_KIND_KEY);
   };
   const reads = () => ({ get: api.calls.get, list: api.calls.list });
   return { api, cache, cluster, deps, syncInformers, reads, run: () => reconcile(deps, NS, NAME) };

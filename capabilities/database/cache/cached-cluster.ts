@@ -97,6 +97,8 @@ export class CachedCluster implements Cluster {
     this.keep(ref, this.api.patchLabels(ref, labels));
   resizeClaim = (ref: ObjectRef, size: string): Promise<KubeObject> =>
     this.keep(ref, this.api.resizeClaim(ref, size));
+  patchObjectStatus = (ref: ObjectRef, status: Record<string, unknown>): Promise<KubeObject> =>
+    this.keep(ref, this.api.patchObjectStatus(ref, status));
   patchStatus = (db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database> =>
     this.keep(DATABASE_REF, this.api.patchStatus(db, status));
   removeAnnotation = (db: DatabaseVersion, key: string): Promise<Database> =>

@@ -7,7 +7,8 @@
  */
 import { K8s, Log, kind } from "pepr";
 import { GenericClass, WatchEvent } from "kubernetes-fluent-client";
-import { CHILD_KINDS, ChildKind, kindKeyOf } from "../api/kinds";
+import { Backup } from "../api/backup";
+import { BACKUP_REF, CHILD_KINDS, ChildKind, kindKeyOf } from "../api/kinds";
 import { LABEL_MANAGED_BY, MANAGER } from "../api/names";
 import { KubeObject } from "../cluster/cluster";
 import { errorMessage } from "../lib/errors";
@@ -25,6 +26,7 @@ const MODELS: Record<ChildKind, GenericClass> = {
   StatefulSet: kind.StatefulSet,
   PodDisruptionBudget: kind.PodDisruptionBudget,
   CronJob: kind.CronJob,
+  Job: kind.Job,
 };
 
 /** The informers' selector: what the cache may hold. */
@@ -79,13 +81,21 @@ export function applyEvent(
 /** Starts the informers; returns a function that stops them. */
 export function startInformers(cache: ObjectCache, onEvent: InformerEvent): () => void {
   const log = Log.child({ component: "informers" });
-  const watchers = CHILD_KINDS.map(({ apiVersion, kind: kindName }) => {
-    const watcher = K8s(MODELS[kindName])
-      .WithLabel(LABEL_MANAGED_BY, MANAGER)
-      .Watch((obj, phase) => {
-        const event = applyEvent(cache, apiVersion, kindName, obj as KubeObject, phase as Phase);
-        onEvent(phase as Phase, obj as KubeObject, event.outcome, event.previous);
-      }, watchCfg());
+  // Children carry our label; Backups are the user's objects (or made from a schedule) and
+  // carry none, so they are watched whole.
+  const sources = [
+    ...CHILD_KINDS.map(({ apiVersion, kind: kindName }) => ({
+      apiVersion,
+      kindName: kindName as string,
+      model: K8s(MODELS[kindName]).WithLabel(LABEL_MANAGED_BY, MANAGER),
+    })),
+    { apiVersion: BACKUP_REF.apiVersion, kindName: BACKUP_REF.kind as string, model: K8s(Backup) },
+  ];
+  const watchers = sources.map(({ apiVersion, kindName, model }) => {
+    const watcher = model.Watch((obj, phase) => {
+      const event = applyEvent(cache, apiVersion, kindName, obj as KubeObject, phase as Phase);
+      onEvent(phase as Phase, obj as KubeObject, event.outcome, event.previous);
+    }, watchCfg());
     const key = kindKeyOf({ apiVersion, kind: kindName });
     // CONNECT follows the complete initial LIST: from then on a miss means "does not exist".
     watcher.events.on(WatchEvent.CONNECT, () => {

@@ -183,6 +183,13 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
       });
     },
 
+    patchObjectStatus(ref, status) {
+      return api<KubeObject>("PATCH", `${objectPath(ref)}/status`, {
+        body: { status },
+        contentType: "application/merge-patch+json",
+      });
+    },
+
     patchStatus(db, status) {
       // A resourceVersion in the patch is a precondition: the apiserver answers 409 Conflict when
       // the stored object is newer than the view this status was computed from.

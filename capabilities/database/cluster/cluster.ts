@@ -62,6 +62,8 @@ export interface Cluster {
    * 409 Conflict when the Database changed since: a stale view never overwrites a newer one.
    */
   patchStatus(db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database>;
+  /** Merge-patches the status of another kind of ours (a Backup). */
+  patchObjectStatus(ref: ObjectRef, status: Record<string, unknown>): Promise<KubeObject>;
   removeFinalizer(db: Database, finalizer: string): Promise<void>;
   /** Best effort: never throws (Events are optional; a failure is logged, the step goes on). */
   recordEvent(db: Database, event: EventInput): Promise<void>;
@@ -84,6 +86,7 @@ export const CLUSTER_METHODS = {
   patchLabels: "write",
   resizeClaim: "write",
   patchStatus: "write",
+  patchObjectStatus: "write",
   removeFinalizer: "write",
   recordEvent: "write",
 } as const satisfies Record<keyof Cluster, "read" | "write">;

@@ -7,7 +7,7 @@
  */
 import { Log } from "pepr";
 import { API_VERSION, KIND } from "../api/database";
-import { DATABASE_KIND } from "../api/kinds";
+import { BACKUP_REF, DATABASE_KIND } from "../api/kinds";
 import { LABEL_DATABASE, databaseKey, splitDatabaseKey } from "../api/names";
 import { warrantsReconcile } from "../cache/changes";
 import { Phase, applyEvent } from "../cache/informers";
@@ -60,10 +60,15 @@ const keyOf = (db: Keyed): string | undefined =>
     ? databaseKey(db.metadata.namespace, db.metadata.name)
     : undefined;
 
-/** The owning Database's key of a child, from our label (no API call). */
+/** The Database's key of a child (from our label) or of a Backup (its spec), with no API call. */
 const ownerKeyOf = (obj: KubeObject): string | undefined =>
   keyOf({
-    metadata: { namespace: obj.metadata?.namespace, name: obj.metadata?.labels?.[LABEL_DATABASE] },
+    metadata: {
+      namespace: obj.metadata?.namespace,
+      name:
+        obj.metadata?.labels?.[LABEL_DATABASE] ??
+        (obj.kind === BACKUP_REF.kind ? (obj.spec as { database?: string })?.database : undefined),
+    },
   });
 
 /**

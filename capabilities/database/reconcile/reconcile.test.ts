@@ -10,6 +10,7 @@ import {
 import { DEFAULT_CONFIG } from "../lib/config";
 import { KubeObject } from "../cluster/cluster";
 import { ANNOTATION_APPLIED_HASH } from "./diff";
+import { RENEW_BEFORE_DAYS, TLS_LIFETIME_DAYS } from "./backup-tls";
 import { ReconcileError } from "./errors";
 import { recordFailure } from "./failure";
 import { LEGACY_FINALIZER, ReconcileDeps, reconcile } from "./reconcile";
@@ -107,6 +108,72 @@ describe("reconcile: creating children", () => {
     expect(again.writes).toBe(0);
     expect(cluster.mutatingCalls).toBe(before);
     expect([...cluster.objects.values()].map(o => o.metadata?.resourceVersion)).toEqual(versions);
+  });
+
+  it("issues the backup certificates once, keeps them, and renews them before they end", async () => {
+    const objectStore = {
+      endpoint: "s3.internal",
+      bucket: "pg",
+      credentials: { secretName: "s3" },
+    };
+    const { cluster, run, advance } = setup({ instances: 2, backup: { objectStore } });
+    await run();
+    const tls = () =>
+      cluster.find("Secret", NS, "orders-backup-tls")?.data as Record<string, string>;
+    const first = tls();
+    expect(Object.keys(first).sort()).toEqual([
+      "ca.crt",
+      "client.crt",
+      "client.key",
+      "server.crt",
+      "server.key",
+    ]);
+    expect((await run()).writes).toBe(0);
+    expect(tls()).toEqual(first);
+    advance((TLS_LIFETIME_DAYS - RENEW_BEFORE_DAYS + 1) * 24 * 3600 * 1000);
+    await run();
+    expect(tls()["server.crt"]).not.toBe(first["server.crt"]);
+    expect((await run()).writes).toBe(0);
+  });
+
+  it("fails a Backup of a Database with no object store, and leaves other Databases' Backups alone", async () => {
+    const { cluster, run } = setup();
+    const backupOf = (name: string, database: string) =>
+      cluster.put({
+        apiVersion: "pgkeeper.dev/v1alpha1",
+        kind: "Backup",
+        metadata: { name, namespace: NS },
+        spec: { database },
+      });
+    backupOf("mine", NAME);
+    backupOf("theirs", "other");
+    await run();
+    expect(cluster.find("Backup", NS, "mine")?.status).toMatchObject({
+      phase: "Failed",
+      message: expect.stringMatching(/has no spec.backup.objectStore/),
+    });
+    expect(cluster.find("Backup", NS, "theirs")?.status).toBeUndefined();
+    expect((await run()).writes).toBe(0);
+  });
+
+  it("makes one Backup per scheduled time with an object store, and comes back at the next", async () => {
+    const objectStore = {
+      endpoint: "s3.internal",
+      bucket: "pg",
+      credentials: { secretName: "s3" },
+    };
+    const { cluster, run, advance } = setup({ backup: { objectStore, schedule: "*/5 * * * *" } });
+    const backups = () =>
+      [...cluster.objects.values()].filter(o => o.kind === "Backup").map(o => o.metadata?.name);
+    const first = await run(); // 10:00:00, a fire time
+    expect(backups()).toEqual(["orders-202611291000"]);
+    expect(first.requeueAfterMs).toBeLessThanOrEqual(5 * 60_000);
+    await run();
+    expect(backups()).toEqual(["orders-202611291000"]);
+    advance(5 * 60_000);
+    await run();
+    expect(backups()).toEqual(["orders-202611291000", "orders-202611291005"]);
+    expect(cluster.find("CronJob", NS, "orders-backup")).toBeUndefined();
   });
 
   it("generates passwords once and never again, even when the spec changes", async () => {

@@ -20,7 +20,11 @@ import { countWrites } from "../cluster/write-wrappers";
 import { HaDeps, HaResult, haStep } from "../ha/ha-step";
 import { withHaStatus } from "../ha/ha-status";
 import { OperatorConfig, defaultImageFor } from "../lib/config";
-import { BuildInput, Passwords, desiredChildren, obsoleteChildren } from "../specs";
+import { BuildInput, Passwords, desiredChildren, obsoleteChildren, serverDnsNames } from "../specs";
+import { ensureBackupTls } from "./backup-tls";
+import { summarizeBackups } from "./backup-summary";
+import { BackupInstances, reconcileBackups } from "./backups";
+import { untilNextFireMs } from "./scheduled-backups";
 import { repositoryPath } from "../specs/pgbackrest";
 import { buildInput } from "./build-input";
 import { ChildResult, convergeChild, pruneChild } from "./children";
@@ -133,8 +137,26 @@ async function converge(
       : await runHa({ deps, db, writer }, input, pods, found.superuser);
   const primary = ha?.primary ?? primaryOf(db);
   if (!ha?.busy) await labelRoles(cluster, pods, primary, ha?.notServing);
+  const backups = await runBackups(cluster, db, input, backupInstances(pods, ha), deps.now());
   if ("error" in children) throw children.error;
-  return finish({ deps, db, writer }, spec, pods, primary, ha);
+  if ("error" in backups) throw backups.error;
+  const outcome = await finish({ deps, db, writer }, spec, { pods, primary, ha, backups });
+  return withScheduleRequeue(outcome, spec, deps.now());
+}
+
+/** The Backups step; its failure is reported after the status, like the children's. */
+const runBackups = (...args: Parameters<typeof reconcileBackups>) =>
+  reconcileBackups(...args).then(
+    (backups: KubeObject[]) => backups,
+    (error: unknown) => ({ error }),
+  );
+
+/** Back at the next time spec.backup.schedule fires, whatever else happens meanwhile. */
+function withScheduleRequeue(outcome: Outcome, spec: ResolvedSpec, now: Date): Outcome {
+  const schedule = spec.backup?.objectStore ? spec.backup.schedule : undefined;
+  if (!schedule) return outcome;
+  const untilBackup = untilNextFireMs(schedule, now);
+  return { ...outcome, requeueAfterMs: Math.min(outcome.requeueAfterMs ?? Infinity, untilBackup) };
 }
 
 /**
@@ -188,6 +210,22 @@ async function announceRestored(
 }
 
 /** A step's outcome, kept to be reported later. */
+/**
+ * Where a backup may copy from: the primary only when HA is idle and it is ready (a backup
+ * started mid-failover would fail), standbys that are ready and serve reads (they stream).
+ */
+function backupInstances(pods: KubeObject[], ha: HaResult | undefined): BackupInstances {
+  if (!ha || ha.busy) return { standbys: [] };
+  const ready = observePods(pods).filter(p => p.ready);
+  return {
+    primary: ready.some(p => p.name === ha.primary) ? ha.primary : undefined,
+    standbys: ready
+      .map(p => p.name)
+      .filter(name => name !== ha.primary && ha.notServing[name] === undefined)
+      .sort(),
+  };
+}
+
 const settled = (step: Promise<void>): Promise<{ error: unknown } | { ok: true }> =>
   step.then(
     () => ({ ok: true as const }),
@@ -195,12 +233,18 @@ const settled = (step: Promise<void>): Promise<{ error: unknown } | { ok: true }
   );
 
 /** Status from what this pass saw, and when to look again. */
+/** What a pass found, for the status. */
+interface Found {
+  pods: KubeObject[];
+  primary: string;
+  ha: HaResult | undefined;
+  backups: KubeObject[];
+}
+
 async function finish(
   pass: Pass,
   spec: ResolvedSpec,
-  pods: KubeObject[],
-  primary: string,
-  ha: HaResult | undefined,
+  { pods, primary, ha, backups }: Found,
 ): Promise<Outcome> {
   const { deps, db, writer } = pass;
   const observation = {
@@ -209,6 +253,7 @@ async function finish(
     primary,
     pods: observePods(pods),
     ...repositoryOf(db, spec),
+    backups: summarizeBackups(backups),
   };
   // After an operation's own writes, the stored status is the writer's, not the one read.
   const converged = convergedStatus(writer.status, observation, deps.now());
@@ -269,7 +314,10 @@ async function convergeChildren(
   passwords: Passwords,
 ): Promise<void> {
   const results: ChildResult[] = [];
-  for (const child of desiredChildren(input, passwords)) {
+  const backupTls = input.spec.backup?.objectStore
+    ? (await ensureBackupTls(deps.cluster, db, serverDnsNames(input), deps.now())).tls
+    : undefined;
+  for (const child of desiredChildren(input, passwords, backupTls)) {
     results.push(await convergeChild(deps.cluster, db, withAppliedHash(child)));
   }
   for (const ref of obsoleteChildren(input)) {

@@ -2,7 +2,8 @@
  * Status as a pure function of what reconcile observed and the previous status. The pass's
  * DatabaseWriter writes the result only when it differs from what is stored.
  */
-import { isTrue, setCondition, setConditions } from "../api/conditions";
+import { ConditionInput, isTrue, setCondition, setConditions } from "../api/conditions";
+import type { BackupSummary } from "./backup-summary";
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
 
 export interface ObservedPod {
@@ -18,6 +19,8 @@ export interface Observation {
   pods: ObservedPod[];
   /** With an object store: this Database's pgBackRest repository in the bucket. */
   repositoryPath?: string;
+  /** What its Backups say (nothing when none finished). */
+  backups?: BackupSummary;
 }
 
 type Phase = NonNullable<DatabaseStatus["phase"]>;
@@ -51,6 +54,22 @@ const initialized = (
 };
 
 /** Status after a reconcile that applied every child. */
+const backupCondition = (obs: Observation): ConditionInput[] =>
+  obs.backups?.condition ? [{ type: "BackupSucceeded", ...obs.backups.condition }] : [];
+
+/**
+ * status.backup, and what the Backups say. The last success is kept when the Backup objects are
+ * deleted: the backups stay in the repository.
+ */
+function backupFields(obs: Observation): Partial<DatabaseStatus> {
+  const { lastSuccessfulBackup, firstRecoverabilityPoint } = obs.backups ?? {};
+  return {
+    ...(obs.repositoryPath ? { backup: { repositoryPath: obs.repositoryPath } } : {}),
+    ...(lastSuccessfulBackup ? { lastSuccessfulBackup } : {}),
+    ...(firstRecoverabilityPoint ? { firstRecoverabilityPoint } : {}),
+  };
+}
+
 export function convergedStatus(
   prev: DatabaseStatus | undefined,
   obs: Observation,
@@ -86,6 +105,7 @@ export function convergedStatus(
             reason: "PrimaryNotReady",
             message: `${obs.primary} is not ready`,
           },
+      ...backupCondition(obs),
     ],
     now,
     obs.generation,
@@ -93,7 +113,7 @@ export function convergedStatus(
   const { retry: _retry, backup: _backup, ...rest } = prev ?? {};
   return {
     ...rest,
-    ...(obs.repositoryPath ? { backup: { repositoryPath: obs.repositoryPath } } : {}),
+    ...backupFields(obs),
     phase,
     observedGeneration: obs.generation,
     conditions,

@@ -44,10 +44,13 @@ function backupEnv(input: BuildInput): V1EnvVar[] {
   ];
 }
 
-/** The backup CronJob, or `undefined` when no schedule is set. */
+/**
+ * The backup CronJob, or `undefined` when no schedule is set, or when the Database backs up to
+ * an object store (its schedule makes Backup objects instead: reconcile/scheduled-backups.ts).
+ */
 export function buildBackupCronJob(input: BuildInput): Child<V1CronJob> | undefined {
   const schedule = input.spec.backup?.schedule;
-  if (!schedule) return undefined;
+  if (!schedule || input.spec.backup?.objectStore) return undefined;
   const names = namesOf(input);
   const labels = { ...commonLabels(identity(input.db).name), [LABEL_COMPONENT]: BACKUP_COMPONENT };
   return {

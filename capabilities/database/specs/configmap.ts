@@ -10,6 +10,7 @@ import {
   FILE_ARCHIVE,
   FILE_ENTRYPOINT,
   FILE_PGBACKREST_CONF,
+  FILE_PGBACKREST_SERVER,
   PGBACKREST_CA_FILE,
   FILE_MANAGED_CONF,
   FILE_PG_HBA,
@@ -18,10 +19,12 @@ import {
 } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { renderManagedConf, renderPgHba, renderPostgresqlConf } from "./postgresql-conf";
-import { pgbackrestConf, repositoryPath } from "./pgbackrest";
+import { SERVER_TLS_FILES } from "./backup-tls";
+import { pgbackrestConf, repositoryPath, tlsServerSection } from "./pgbackrest";
 import { recoveryFiles } from "./recovery";
 import { ARCHIVE_SH } from "./scripts/archive";
 import { ENTRYPOINT_SH } from "./scripts/entrypoint";
+import { PGBACKREST_SERVER_SH } from "./scripts/pgbackrest-server";
 import { PROBE_SH } from "./scripts/probe";
 
 export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
@@ -39,15 +42,19 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
       [FILE_PROBE]: PROBE_SH,
       ...(store
         ? {
-            [FILE_PGBACKREST_CONF]: pgbackrestConf(
-              { ...store, ...(store.ca ? { caFile: PGBACKREST_CA_FILE } : {}) },
-              repositoryPath(store, {
-                namespace: id.namespace,
-                name: id.name,
-                uid: input.db.metadata?.uid ?? "",
-              }),
-            ),
+            [FILE_PGBACKREST_CONF]:
+              pgbackrestConf(
+                { ...store, ...(store.ca ? { caFile: PGBACKREST_CA_FILE } : {}) },
+                repositoryPath(store, {
+                  namespace: id.namespace,
+                  name: id.name,
+                  uid: input.db.metadata?.uid ?? "",
+                }),
+              ) +
+              "\n" +
+              tlsServerSection(SERVER_TLS_FILES),
             [FILE_ARCHIVE]: ARCHIVE_SH,
+            [FILE_PGBACKREST_SERVER]: PGBACKREST_SERVER_SH,
           }
         : {}),
       ...recoveryFiles(input.spec.bootstrap?.recovery),

@@ -97,17 +97,20 @@ describe("obsoleteChildren", () => {
     name: `${DB_NAME}-replicas`,
   };
   const cron = { apiVersion: "batch/v1", kind: "CronJob", name: `${DB_NAME}-backup` };
+  const tls = { apiVersion: "v1", kind: "Secret", name: `${DB_NAME}-backup-tls` };
+  const store = { endpoint: "s3.internal", bucket: "pg", credentials: { secretName: "s3" } };
 
   it.each<[string, Partial<DatabaseSpec>, object[]]>([
-    ["1 instance, no backup", {}, [pdbPrimary, pdbReplicas, cron]],
-    ["2 instances", { instances: 2 }, [pdbReplicas, cron]],
-    ["3 instances", { instances: 3 }, [cron]],
-    ["3 instances with a schedule", { instances: 3, backup }, []],
+    ["1 instance, no backup", {}, [pdbPrimary, pdbReplicas, cron, tls]],
+    ["2 instances", { instances: 2 }, [pdbReplicas, cron, tls]],
+    ["3 instances", { instances: 3 }, [cron, tls]],
+    ["3 instances with a schedule", { instances: 3, backup }, [tls]],
     [
       "schedule removed, volume kept",
       { instances: 3, backup: { volume: { size: "5Gi" } } },
-      [cron],
+      [cron, tls],
     ],
+    ["3 instances archiving", { instances: 3, backup: { objectStore: store } }, [cron]],
   ])("%s", (_, spec, expected) => {
     expect(obsoleteChildren(input(spec))).toEqual(expected);
   });

@@ -16,6 +16,7 @@ import type {
 } from "@kubernetes/client-node";
 import type { ChildKind } from "../api/kinds";
 import { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
+import { BackupTls, buildBackupTlsSecret } from "./backup-tls";
 import { buildConfigMap, configHash } from "./configmap";
 import { BuildInput, Child, namesOf } from "./meta";
 import { buildPodDisruptionBudgets } from "./pdb";
@@ -25,6 +26,8 @@ import { buildStatefulSet } from "./statefulset";
 import { buildTopologyConfigMap } from "./topology";
 
 export { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
+export { buildBackupTlsSecret, serverDnsNames } from "./backup-tls";
+export type { BackupTls } from "./backup-tls";
 export { buildConfigMap, configHash } from "./configmap";
 export { ownerReference } from "./meta";
 export type { BuildInput, Child, ChildMeta } from "./meta";
@@ -56,13 +59,22 @@ export interface Passwords {
   app: string;
 }
 
-/** Every object that must exist for this Database, in apply order. Pure. */
-export function desiredChildren(input: BuildInput, passwords: Passwords): ChildObject[] {
+/**
+ * Every object that must exist for this Database, in apply order. Pure. `backupTls` is the
+ * material of `<db>-backup-tls` (reconcile issues it when the Database backs up to a store).
+ */
+export function desiredChildren(
+  input: BuildInput,
+  passwords: Passwords,
+  backupTls?: BackupTls,
+): ChildObject[] {
   const configMap = buildConfigMap(input);
   const optional = [buildBackupVolumeClaim(input), buildBackupCronJob(input)];
+  const tlsSecret = buildBackupTlsSecret(input, backupTls);
   return [
     buildSuperuserSecret(input, passwords.superuser),
     buildAppSecret(input, passwords.app),
+    ...(tlsSecret ? [tlsSecret] : []),
     configMap,
     buildTopologyConfigMap(input),
     ...buildServices(input),
@@ -84,9 +96,14 @@ export function obsoleteChildren(input: BuildInput): ChildRef[] {
     { apiVersion: "policy/v1", kind: "PodDisruptionBudget", name: names.pdbPrimary },
     { apiVersion: "policy/v1", kind: "PodDisruptionBudget", name: names.pdbReplicas },
     { apiVersion: "batch/v1", kind: "CronJob", name: names.backupCronJob },
+    { apiVersion: "v1", kind: "Secret", name: names.backupTlsSecret },
   ];
-  const present = [...buildPodDisruptionBudgets(input), buildBackupCronJob(input)].flatMap(o =>
-    o ? [`${o.kind}/${o.metadata.name}`] : [],
-  );
+  const present = [
+    ...buildPodDisruptionBudgets(input),
+    buildBackupCronJob(input),
+    input.spec.backup?.objectStore
+      ? { kind: "Secret", metadata: { name: names.backupTlsSecret } }
+      : undefined,
+  ].flatMap(o => (o ? [`${o.kind}/${o.metadata.name}`] : []));
   return optional.filter(c => !present.includes(`${c.kind}/${c.name}`));
 }

@@ -45,6 +45,13 @@ export const PGBACKREST_CA_FILE = `${PGBACKREST_CA_DIR}/ca.crt`;
 export const PGBACKREST_CA_VOLUME = "pgbackrest-ca";
 /** Its name contains "pgbackrest": `pgbackrest check` and `backup` refuse an archive_command without it. */
 export const FILE_ARCHIVE = "pgbackrest-archive.sh";
+/** Runs `pgbackrest server` in the sidecar, restarting it when its certificate is renewed. */
+export const FILE_PGBACKREST_SERVER = "pgbackrest-server.sh";
+/** The Secret `<db>-backup-tls`, mounted in the sidecar (and the backup Jobs). */
+export const BACKUP_TLS_DIR = "/pgbackrest-tls";
+export const BACKUP_TLS_VOLUME = "pgbackrest-tls";
+/** The sidecar serving pgBackRest's TLS protocol for backups taken by a Job. */
+export const PGBACKREST_CONTAINER = "pgbackrest";
 /**
  * bootstrap.recovery (specs/recovery.ts): pgBackRest's configuration for the source repository,
  * the restore options (one per line), and restore_command's wrapper. Present only in a Database

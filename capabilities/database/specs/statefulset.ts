@@ -27,6 +27,10 @@ import {
   DATA_VOLUME,
   ENV,
   FILE_ENTRYPOINT,
+  FILE_PGBACKREST_SERVER,
+  BACKUP_TLS_DIR,
+  BACKUP_TLS_VOLUME,
+  PGBACKREST_CONTAINER,
   FILE_PROBE,
   PGBACKREST_CA_DIR,
   PGBACKREST_CA_FILE,
@@ -46,6 +50,7 @@ import {
   TOPOLOGY_VOLUME,
 } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
+import { PGBACKREST_TLS_PORT } from "./pgbackrest";
 import { podScheduling } from "./scheduling";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
@@ -194,6 +199,37 @@ function postgresContainer(input: BuildInput): V1Container {
   };
 }
 
+/**
+ * The `pgbackrest` sidecar of a Database that backs up to an object store: `pgbackrest server`
+ * (TLS, only the backup host's certificate) for the backup Jobs, which copy the data directory
+ * and reach PostgreSQL through its socket from here. Small requests: it idles but for backups.
+ */
+function pgbackrestContainer(input: BuildInput): V1Container[] {
+  if (!input.spec.backup?.objectStore) return [];
+  return [
+    {
+      name: PGBACKREST_CONTAINER,
+      image: input.spec.image,
+      imagePullPolicy: "IfNotPresent",
+      command: ["/bin/sh", `${CONFIG_DIR}/${FILE_PGBACKREST_SERVER}`],
+      env: [
+        { name: "PGDATA", value: PGDATA },
+        { name: ENV.pgMajor, value: input.spec.version },
+      ],
+      ports: [{ name: "pgbackrest", containerPort: PGBACKREST_TLS_PORT, protocol: "TCP" }],
+      resources: { requests: { cpu: "10m", memory: "32Mi" } },
+      securityContext: containerSecurityContext(),
+      volumeMounts: [
+        { name: DATA_VOLUME, mountPath: DATA_MOUNT },
+        { name: CONFIG_VOLUME, mountPath: CONFIG_DIR, readOnly: true },
+        { name: RUN_VOLUME, mountPath: RUN_DIR },
+        { name: TMP_VOLUME, mountPath: "/tmp" },
+        { name: BACKUP_TLS_VOLUME, mountPath: BACKUP_TLS_DIR, readOnly: true },
+      ],
+    },
+  ];
+}
+
 function volumes(input: BuildInput): V1Volume[] {
   return [
     { name: CONFIG_VOLUME, configMap: { name: namesOf(input).configMap } },
@@ -201,6 +237,16 @@ function volumes(input: BuildInput): V1Volume[] {
     { name: TMP_VOLUME, emptyDir: {} },
     { name: TOPOLOGY_VOLUME, configMap: { name: namesOf(input).topologyConfigMap } },
     ...caVolume(input),
+    ...(input.spec.backup?.objectStore
+      ? [
+          {
+            name: BACKUP_TLS_VOLUME,
+            // 0400 owner-only is too strict for the postgres user of another image; 0440 with
+            // the pod's fsGroup keeps the keys from everyone else.
+            secret: { secretName: namesOf(input).backupTlsSecret, defaultMode: 0o440 },
+          },
+        ]
+      : []),
   ];
 }
 
@@ -266,7 +312,7 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
           annotations: { [ANNOTATION_CONFIG_HASH]: configHash },
         },
         spec: {
-          containers: [postgresContainer(input)],
+          containers: [postgresContainer(input), ...pgbackrestContainer(input)],
           volumes: volumes(input),
           securityContext: podSecurityContext(),
           terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,

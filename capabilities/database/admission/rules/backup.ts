@@ -17,11 +17,13 @@ export const backupScheduleRule: Rule = {
 export const backupVolumeRequiredRule: Rule = {
   name: "backup-volume-required",
   check: ({ db }) =>
-    db.spec.backup?.schedule !== undefined && db.spec.backup.volume === undefined
+    db.spec.backup?.schedule !== undefined &&
+    db.spec.backup.volume === undefined &&
+    db.spec.backup.objectStore === undefined
       ? [
           deny(
-            "spec.backup.volume",
-            "is required when spec.backup.schedule is set (the backups need a volume)",
+            "spec.backup.objectStore",
+            "(or spec.backup.volume) is required when spec.backup.schedule is set: the backups need somewhere to go",
           ),
         ]
       : [],

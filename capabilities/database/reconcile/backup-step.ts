@@ -1,0 +1,157 @@
+/**
+ * What to do for one Backup of a Database, decided from what is observed: the Backup, its Job,
+ * the Job's pod and the Database's instances. Pure. One backup runs at a time per Database (two
+ * would compete for the same I/O and pgBackRest's repository lock); the others wait, Pending,
+ * in creation order.
+ */
+import { createHash } from "node:crypto";
+import type { BackupStatus } from "../api/backup-schema";
+import type { KubeObject } from "../cluster/cluster";
+import { BackupFacts, jobOutcome } from "./backup-result";
+
+export type BackupDecision =
+  | { action: "none" }
+  | { action: "status"; status: BackupStatus }
+  | { action: "start"; job: string; instances: string[]; status: BackupStatus };
+
+export interface BackupScene {
+  backup: KubeObject;
+  /** The Backup's Job and its pod, when they exist. */
+  job?: KubeObject;
+  jobPod?: KubeObject;
+  /** The Database backs up to an object store (spec.backup.objectStore). */
+  archiving: boolean;
+  repositoryPath?: string;
+  /** The primary when it is ready and no failover or switchover is under way. */
+  primary?: string;
+  /** Standbys that stream and serve reads, in order. */
+  standbys: string[];
+  /** Another Backup of this Database whose Job runs (or is about to). */
+  busyWith?: string;
+  now: Date;
+}
+
+const TERMINAL = new Set(["Completed", "Failed"]);
+const JOB_NAME_MAX = 63;
+
+/** The Job's name: the Backup's, shortened with a hash when longer than a label value allows. */
+export function jobNameFor(backup: string): string {
+  if (backup.length <= JOB_NAME_MAX) return backup;
+  const hash = createHash("sha256").update(backup).digest("hex").slice(0, 8);
+  return `${backup.slice(0, JOB_NAME_MAX - 9).replace(/-+$/, "")}-${hash}`;
+}
+
+const statusOf = (backup: KubeObject): BackupStatus => (backup.status ?? {}) as BackupStatus;
+
+export const isFinished = (backup: KubeObject): boolean =>
+  TERMINAL.has(statusOf(backup).phase ?? "");
+
+function terminationMessage(pod: KubeObject | undefined): string | undefined {
+  const statuses = (
+    pod?.status as { containerStatuses?: { state?: { terminated?: { message?: string } } }[] }
+  )?.containerStatuses;
+  return statuses?.[0]?.state?.terminated?.message;
+}
+
+function jobEnded(job: KubeObject): "succeeded" | "failed" | undefined {
+  const status = job.status as
+    | { succeeded?: number; failed?: number; conditions?: { type: string; status: string }[] }
+    | undefined;
+  if ((status?.succeeded ?? 0) > 0) return "succeeded";
+  const failedCondition = status?.conditions?.some(c => c.type === "Failed" && c.status === "True");
+  if ((status?.failed ?? 0) > 0 || failedCondition) return "failed";
+  return undefined;
+}
+
+/** The status to write when it differs from the stored one, else nothing. */
+function write(backup: KubeObject, next: BackupStatus): BackupDecision {
+  const current = statusOf(backup);
+  const changed = (Object.keys(next) as (keyof BackupStatus)[]).some(k => current[k] !== next[k]);
+  return changed ? { action: "status", status: next } : { action: "none" };
+}
+
+const specOf = (backup: KubeObject) =>
+  (backup.spec ?? {}) as { database?: string; target?: string; verify?: boolean };
+
+export function decideBackup(scene: BackupScene): BackupDecision {
+  const { backup, job } = scene;
+  if (isFinished(backup)) return { action: "none" };
+  const completedAt = scene.now.toISOString();
+  if (!scene.archiving) {
+    return write(backup, {
+      phase: "Failed",
+      message: `Database ${specOf(backup).database} has no spec.backup.objectStore: there is no repository to back up into`,
+      completedAt,
+    });
+  }
+  if (job) return fromJob(scene, job, completedAt);
+  if (statusOf(backup).phase === "Running") {
+    return write(backup, {
+      phase: "Failed",
+      message: `its Job ${statusOf(backup).job} was deleted before it finished`,
+      completedAt,
+    });
+  }
+  return waitOrStart(scene);
+}
+
+/** No Job yet: wait for the other backup or a ready primary, else start one. */
+function waitOrStart(scene: BackupScene): BackupDecision {
+  const { backup, primary } = scene;
+  if (scene.busyWith) {
+    return write(backup, { phase: "Pending", message: `waits for Backup ${scene.busyWith}` });
+  }
+  if (!primary) {
+    return write(backup, {
+      phase: "Pending",
+      message: "waits for a ready primary (none, or a failover or switchover is under way)",
+    });
+  }
+  const fromStandby = (specOf(backup).target ?? "prefer-standby") === "prefer-standby";
+  const copyFrom = (fromStandby ? scene.standbys[0] : undefined) ?? primary;
+  const job = jobNameFor(backup.metadata?.name ?? "");
+  return {
+    action: "start",
+    job,
+    instances: copyFrom === primary ? [primary] : [primary, copyFrom],
+    status: {
+      phase: "Running",
+      message: `pgBackRest copies the files of ${copyFrom}`,
+      job,
+      instance: copyFrom,
+      ...(scene.repositoryPath ? { repositoryPath: scene.repositoryPath } : {}),
+    },
+  };
+}
+
+function fromJob(scene: BackupScene, job: KubeObject, completedAt: string): BackupDecision {
+  const { backup } = scene;
+  const ended = jobEnded(job);
+  if (ended === undefined) {
+    return statusOf(backup).phase === "Running"
+      ? { action: "none" }
+      : write(backup, { phase: "Running", job: job.metadata?.name });
+  }
+  const outcome = jobOutcome(terminationMessage(scene.jobPod));
+  if (ended === "failed" || "error" in outcome) {
+    const reason = "error" in outcome ? outcome.error : "the Job failed";
+    return write(backup, { phase: "Failed", message: reason, completedAt });
+  }
+  return write(backup, completedStatus(outcome.facts, specOf(backup).verify === true, completedAt));
+}
+
+function completedStatus(facts: BackupFacts, verified: boolean, completedAt: string): BackupStatus {
+  const { startedAt, stoppedAt } = facts;
+  const duration =
+    startedAt && stoppedAt
+      ? { durationSeconds: Math.round((Date.parse(stoppedAt) - Date.parse(startedAt)) / 1000) }
+      : {};
+  return {
+    phase: "Completed",
+    message: `backup ${facts.label} is in the repository${verified ? ", verified" : ""}`,
+    ...facts,
+    ...duration,
+    ...(verified ? { verified: true } : {}),
+    completedAt,
+  };
+}

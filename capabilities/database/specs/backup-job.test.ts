@@ -1,0 +1,76 @@
+import { input, NAMESPACE } from "../../../test/unit/builder-fixtures";
+import { buildBackupJob, BackupJobRequest } from "./backup-job";
+
+const STORE = {
+  endpoint: "s3.internal:9000",
+  bucket: "pg",
+  credentials: { secretName: "s3" },
+  ca: { secretName: "s3-ca" },
+};
+const OWNER = { apiVersion: "pgkeeper.dev/v1alpha1", kind: "Backup", name: "nightly", uid: "b-1" };
+const request = (over: Partial<BackupJobRequest> = {}): BackupJobRequest => ({
+  name: "nightly",
+  owner: OWNER,
+  type: "full",
+  instances: ["orders-0", "orders-1"],
+  verify: false,
+  ...over,
+});
+const job = (over: Partial<BackupJobRequest> = {}) =>
+  buildBackupJob(input({ backup: { objectStore: STORE, retention: 3 } }), request(over))!;
+const env = (j: ReturnType<typeof job>) =>
+  Object.fromEntries(
+    j.spec!.template.spec!.containers[0].env!.map(e => [e.name, e.value ?? e.valueFrom]),
+  );
+
+describe("buildBackupJob", () => {
+  it("is owned by the Backup, never the Database, and tries once", () => {
+    const j = job();
+    expect(j.metadata!.ownerReferences).toEqual([OWNER]);
+    expect(j.spec!.backoffLimit).toBe(0);
+    expect(j.metadata!.labels).toMatchObject({
+      "pgkeeper.dev/backup": "nightly",
+      "app.kubernetes.io/managed-by": "pgkeeper",
+    });
+  });
+
+  it("reaches the primary first, then the standby it copies from, by names the certificate covers", () => {
+    const conf = env(job()).PGKEEPER_PGBACKREST_CONF as string;
+    expect(conf).toContain(`pg1-host=orders-0.orders-hl.${NAMESPACE}.svc`);
+    expect(conf).toContain(`pg2-host=orders-1.orders-hl.${NAMESPACE}.svc`);
+    expect(conf).toContain("backup-standby=y");
+    expect(conf).toContain("pg1-host-cert-file=/pgbackrest-tls/client.crt");
+    expect(conf).toContain("repo1-retention-full=3");
+    expect(conf).toContain("repo1-storage-ca-file=/pgbackrest-ca/ca.crt");
+    expect(conf).not.toMatch(/s3-key/i); // keys come from the Secret, as environment variables
+  });
+
+  it("copies from the primary alone when given only the primary", () => {
+    const conf = env(job({ instances: ["orders-0"] })).PGKEEPER_PGBACKREST_CONF as string;
+    expect(conf).not.toContain("pg2-host");
+    expect(conf).not.toContain("backup-standby");
+  });
+
+  it("passes type, verify and the store's keys from the user's Secret", () => {
+    expect(env(job({ type: "incr", verify: true }))).toMatchObject({
+      PGKEEPER_BACKUP_TYPE: "incr",
+      PGKEEPER_BACKUP_VERIFY: "y",
+      PGBACKREST_REPO1_S3_KEY: { secretKeyRef: { name: "s3", key: "accessKeyId" } },
+      PGBACKREST_REPO1_S3_KEY_SECRET: { secretKeyRef: { name: "s3", key: "secretAccessKey" } },
+    });
+  });
+
+  it("mounts the client certificate and the store's CA, with no service account token", () => {
+    const spec = job().spec!.template.spec!;
+    expect(spec.automountServiceAccountToken).toBe(false);
+    expect(spec.volumes!.map(v => v.secret?.secretName).filter(Boolean)).toEqual([
+      "orders-backup-tls",
+      "s3-ca",
+    ]);
+    expect(spec.containers[0].terminationMessagePolicy).toBe("File");
+  });
+
+  it("builds nothing for a Database without an object store", () => {
+    expect(buildBackupJob(input(), request())).toBeUndefined();
+  });
+});

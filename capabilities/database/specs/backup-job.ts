@@ -1,0 +1,148 @@
+/**
+ * The Job of one Backup (ADR 0013): pgBackRest as the repository host, reaching the instances'
+ * TLS servers (`pgbackrest` sidecars) with the client certificate of `<db>-backup-tls`, and
+ * writing into the Database's repository with the user's store keys. Owned by the Backup, never
+ * by the Database: deleting the Database leaves its backups, their history and their Jobs.
+ *
+ * One attempt (backoffLimit 0): a failed backup is reported as failed with pgBackRest's words,
+ * and the next one (on demand or scheduled) starts from nothing; pgBackRest resumes nothing
+ * half-written in the repository it would not check first.
+ */
+import type { V1EnvVar, V1Job, V1OwnerReference } from "@kubernetes/client-node";
+import { commonLabels, LABEL_COMPONENT } from "../api/names";
+import { CLIENT_TLS_FILES } from "./backup-tls";
+import {
+  BACKUP_TLS_DIR,
+  BACKUP_TLS_VOLUME,
+  PGBACKREST_CA_DIR,
+  PGBACKREST_CA_FILE,
+  PGBACKREST_CA_VOLUME,
+  TMP_VOLUME,
+} from "./layout";
+import { BuildInput, identity, namesOf } from "./meta";
+import { backupHostConf, repositoryPath } from "./pgbackrest";
+import { podScheduling } from "./scheduling";
+import { BACKUP_JOB_SH } from "./scripts/backup-job";
+import { containerSecurityContext, podSecurityContext } from "./security";
+
+export const BACKUP_JOB_COMPONENT = "backup";
+/** On a backup Job and its pod: the Job's name (the Backup's, shortened to fit a label). */
+export const LABEL_BACKUP = "pgkeeper.dev/backup";
+export const BACKUP_JOB_CONTAINER = "pgbackrest";
+
+export type BackupType = "full" | "diff" | "incr";
+
+export interface BackupJobRequest {
+  /** The Job's name (the Backup's). */
+  name: string;
+  /** The Backup that owns the Job. */
+  owner: V1OwnerReference;
+  type: BackupType;
+  /** Instances (pod names) to back up, the primary first; a streaming standby second to copy from it. */
+  instances: string[];
+  /** pgBackRest `verify` of the new backup after it is taken. */
+  verify: boolean;
+}
+
+/** An instance's DNS name, which the servers' wildcard certificate covers. */
+const instanceHost = (input: BuildInput, pod: string): string =>
+  `${pod}.${namesOf(input).headlessService}.${identity(input.db).namespace}.svc`;
+
+function storeEnv(input: BuildInput): V1EnvVar[] {
+  const credentials = input.spec.backup?.objectStore?.credentials;
+  if (!credentials) return [];
+  const fromSecret = (name: string, key: string): V1EnvVar => ({
+    name,
+    valueFrom: { secretKeyRef: { name: credentials.secretName, key } },
+  });
+  return [
+    fromSecret("PGBACKREST_REPO1_S3_KEY", credentials.accessKeyIdKey),
+    fromSecret("PGBACKREST_REPO1_S3_KEY_SECRET", credentials.secretAccessKeyKey),
+  ];
+}
+
+/** The Job, or undefined for a Database that does not back up to an object store. */
+export function buildBackupJob(
+  input: BuildInput,
+  req: BackupJobRequest,
+): (V1Job & { apiVersion: string; kind: string }) | undefined {
+  const store = input.spec.backup?.objectStore;
+  if (!store) return undefined;
+  const id = identity(input.db);
+  const conf = backupHostConf(
+    { ...store, ...(store.ca ? { caFile: PGBACKREST_CA_FILE } : {}) },
+    repositoryPath(store, { namespace: id.namespace, name: id.name, uid: id.uid }),
+    {
+      hosts: req.instances.map(pod => instanceHost(input, pod)),
+      fromStandby: req.instances.length > 1,
+      retentionFull: input.spec.backup?.retention,
+      tls: CLIENT_TLS_FILES,
+    },
+  );
+  const labels = {
+    ...commonLabels(id.name),
+    [LABEL_COMPONENT]: BACKUP_JOB_COMPONENT,
+    [LABEL_BACKUP]: req.name,
+  };
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: req.name, namespace: id.namespace, labels, ownerReferences: [req.owner] },
+    spec: {
+      backoffLimit: 0,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: "Never",
+          enableServiceLinks: false,
+          automountServiceAccountToken: false,
+          securityContext: podSecurityContext(),
+          containers: [
+            {
+              name: BACKUP_JOB_CONTAINER,
+              image: input.spec.image,
+              imagePullPolicy: "IfNotPresent",
+              command: ["/bin/sh", "-c", BACKUP_JOB_SH],
+              env: [
+                { name: "PGKEEPER_PGBACKREST_CONF", value: conf },
+                { name: "PGKEEPER_BACKUP_TYPE", value: req.type },
+                { name: "PGKEEPER_BACKUP_VERIFY", value: req.verify ? "y" : "n" },
+                ...storeEnv(input),
+              ],
+              terminationMessagePolicy: "File",
+              securityContext: containerSecurityContext(),
+              volumeMounts: [
+                { name: TMP_VOLUME, mountPath: "/tmp" },
+                { name: BACKUP_TLS_VOLUME, mountPath: BACKUP_TLS_DIR, readOnly: true },
+                ...(store.ca
+                  ? [{ name: PGBACKREST_CA_VOLUME, mountPath: PGBACKREST_CA_DIR, readOnly: true }]
+                  : []),
+              ],
+            },
+          ],
+          volumes: [
+            { name: TMP_VOLUME, emptyDir: {} },
+            {
+              name: BACKUP_TLS_VOLUME,
+              secret: { secretName: namesOf(input).backupTlsSecret, defaultMode: 0o440 },
+            },
+            ...(store.ca
+              ? [
+                  {
+                    name: PGBACKREST_CA_VOLUME,
+                    secret: {
+                      secretName: store.ca.secretName,
+                      items: [{ key: store.ca.key, path: "ca.crt" }],
+                    },
+                  },
+                ]
+              : []),
+          ],
+          // The instances' nodes (nodeSelector, tolerations, user affinity), not their
+          // anti-affinity.
+          ...podScheduling(id.name, input.spec.scheduling, false),
+        },
+      },
+    },
+  };
+}
