@@ -8,7 +8,7 @@
  * and the next one (on demand or scheduled) starts from nothing; pgBackRest resumes nothing
  * half-written in the repository it would not check first.
  */
-import type { V1EnvVar, V1Job, V1OwnerReference } from "@kubernetes/client-node";
+import type { V1Job, V1OwnerReference } from "@kubernetes/client-node";
 import { commonLabels, LABEL_COMPONENT } from "../api/names";
 import { CLIENT_TLS_FILES } from "./backup-tls";
 import {
@@ -22,6 +22,7 @@ import {
 import { BuildInput, identity, namesOf } from "./meta";
 import { backupHostConf, repositoryPath } from "./pgbackrest";
 import { podScheduling } from "./scheduling";
+import { backupTlsVolume, caBundleVolume, REPO1_KEYS, storeKeysEnv } from "./store-access";
 import { BACKUP_JOB_SH } from "./scripts/backup-job";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
@@ -47,19 +48,6 @@ export interface BackupJobRequest {
 /** An instance's DNS name, which the servers' wildcard certificate covers. */
 const instanceHost = (input: BuildInput, pod: string): string =>
   `${pod}.${namesOf(input).headlessService}.${identity(input.db).namespace}.svc`;
-
-function storeEnv(input: BuildInput): V1EnvVar[] {
-  const credentials = input.spec.backup?.objectStore?.credentials;
-  if (!credentials) return [];
-  const fromSecret = (name: string, key: string): V1EnvVar => ({
-    name,
-    valueFrom: { secretKeyRef: { name: credentials.secretName, key } },
-  });
-  return [
-    fromSecret("PGBACKREST_REPO1_S3_KEY", credentials.accessKeyIdKey),
-    fromSecret("PGBACKREST_REPO1_S3_KEY_SECRET", credentials.secretAccessKeyKey),
-  ];
-}
 
 /** The Job, or undefined for a Database that does not back up to an object store. */
 export function buildBackupJob(
@@ -107,7 +95,7 @@ export function buildBackupJob(
                 { name: "PGKEEPER_PGBACKREST_CONF", value: conf },
                 { name: "PGKEEPER_BACKUP_TYPE", value: req.type },
                 { name: "PGKEEPER_BACKUP_VERIFY", value: req.verify ? "y" : "n" },
-                ...storeEnv(input),
+                ...storeKeysEnv(store.credentials, REPO1_KEYS),
               ],
               terminationMessagePolicy: "File",
               securityContext: containerSecurityContext(),
@@ -122,21 +110,8 @@ export function buildBackupJob(
           ],
           volumes: [
             { name: TMP_VOLUME, emptyDir: {} },
-            {
-              name: BACKUP_TLS_VOLUME,
-              secret: { secretName: namesOf(input).backupTlsSecret, defaultMode: 0o440 },
-            },
-            ...(store.ca
-              ? [
-                  {
-                    name: PGBACKREST_CA_VOLUME,
-                    secret: {
-                      secretName: store.ca.secretName,
-                      items: [{ key: store.ca.key, path: "ca.crt" }],
-                    },
-                  },
-                ]
-              : []),
+            backupTlsVolume(input),
+            ...caBundleVolume(PGBACKREST_CA_VOLUME, PGBACKREST_CA_FILE, store.ca),
           ],
           // The instances' nodes (nodeSelector, tolerations, user affinity), not their
           // anti-affinity.

@@ -18,7 +18,7 @@ import type {
   V1StatefulSet,
   V1Volume,
 } from "@kubernetes/client-node";
-import type { ResolvedObjectStore, ResolvedSpec } from "../api/defaults";
+import type { ResolvedSpec } from "../api/defaults";
 import { ANNOTATION_CONFIG_HASH, commonLabels, selectorLabels } from "../api/names";
 import {
   CONFIG_DIR,
@@ -52,6 +52,7 @@ import {
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { PGBACKREST_TLS_PORT } from "./pgbackrest";
 import { podScheduling } from "./scheduling";
+import { backupTlsVolume, caBundleVolume, REPO1_KEYS, storeKeysEnv } from "./store-access";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
 /**
@@ -126,33 +127,11 @@ function env(input: BuildInput): V1EnvVar[] {
     { name: "PGHOST", value: RUN_DIR },
     { name: "PGPORT", value: String(POSTGRES_PORT) },
     { name: "PGUSER", value: SUPERUSER },
-    ...storeKeysEnv(input.spec.backup?.objectStore?.credentials, {
-      id: "PGBACKREST_REPO1_S3_KEY",
-      secret: "PGBACKREST_REPO1_S3_KEY_SECRET",
-    }),
+    ...storeKeysEnv(input.spec.backup?.objectStore?.credentials, REPO1_KEYS),
     ...storeKeysEnv(input.spec.bootstrap?.recovery?.source.objectStore.credentials, {
       id: ENV.sourceS3Key,
       secret: ENV.sourceS3KeySecret,
     }),
-  ];
-}
-
-/**
- * A store's keys, from the user's Secret, as environment variables (never in a file): this
- * Database's own as pgBackRest reads them, a recovery source's apart from them.
- */
-function storeKeysEnv(
-  credentials: ResolvedObjectStore["credentials"] | undefined,
-  names: { id: string; secret: string },
-): V1EnvVar[] {
-  if (!credentials) return [];
-  const fromSecret = (name: string, key: string): V1EnvVar => ({
-    name,
-    valueFrom: { secretKeyRef: { name: credentials.secretName, key } },
-  });
-  return [
-    fromSecret(names.id, credentials.accessKeyIdKey),
-    fromSecret(names.secret, credentials.secretAccessKeyKey),
   ];
 }
 
@@ -166,6 +145,14 @@ export function resources(spec: ResolvedSpec): V1ResourceRequirements {
   const limits = clean(spec.resources.limits);
   return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
 }
+
+/** What both containers of an instance mount: its data, configuration, socket and /tmp. */
+const INSTANCE_MOUNTS = [
+  { name: DATA_VOLUME, mountPath: DATA_MOUNT },
+  { name: CONFIG_VOLUME, mountPath: CONFIG_DIR, readOnly: true },
+  { name: RUN_VOLUME, mountPath: RUN_DIR },
+  { name: TMP_VOLUME, mountPath: "/tmp" },
+];
 
 function postgresContainer(input: BuildInput): V1Container {
   return {
@@ -184,10 +171,7 @@ function postgresContainer(input: BuildInput): V1Container {
     resources: resources(input.spec),
     securityContext: containerSecurityContext(),
     volumeMounts: [
-      { name: DATA_VOLUME, mountPath: DATA_MOUNT },
-      { name: CONFIG_VOLUME, mountPath: CONFIG_DIR, readOnly: true },
-      { name: RUN_VOLUME, mountPath: RUN_DIR },
-      { name: TMP_VOLUME, mountPath: "/tmp" },
+      ...INSTANCE_MOUNTS,
       { name: TOPOLOGY_VOLUME, mountPath: TOPOLOGY_DIR, readOnly: true },
       ...(input.spec.backup?.objectStore?.ca
         ? [{ name: PGBACKREST_CA_VOLUME, mountPath: PGBACKREST_CA_DIR, readOnly: true }]
@@ -220,10 +204,7 @@ function pgbackrestContainer(input: BuildInput): V1Container[] {
       resources: { requests: { cpu: "10m", memory: "32Mi" } },
       securityContext: containerSecurityContext(),
       volumeMounts: [
-        { name: DATA_VOLUME, mountPath: DATA_MOUNT },
-        { name: CONFIG_VOLUME, mountPath: CONFIG_DIR, readOnly: true },
-        { name: RUN_VOLUME, mountPath: RUN_DIR },
-        { name: TMP_VOLUME, mountPath: "/tmp" },
+        ...INSTANCE_MOUNTS,
         { name: BACKUP_TLS_VOLUME, mountPath: BACKUP_TLS_DIR, readOnly: true },
       ],
     },
@@ -237,28 +218,8 @@ function volumes(input: BuildInput): V1Volume[] {
     { name: TMP_VOLUME, emptyDir: {} },
     { name: TOPOLOGY_VOLUME, configMap: { name: namesOf(input).topologyConfigMap } },
     ...caVolume(input),
-    ...(input.spec.backup?.objectStore
-      ? [
-          {
-            name: BACKUP_TLS_VOLUME,
-            // 0400 owner-only is too strict for the postgres user of another image; 0440 with
-            // the pod's fsGroup keeps the keys from everyone else.
-            secret: { secretName: namesOf(input).backupTlsSecret, defaultMode: 0o440 },
-          },
-        ]
-      : []),
+    ...(input.spec.backup?.objectStore ? [backupTlsVolume(input)] : []),
   ];
-}
-
-/** A CA bundle from the user's Secret, as `file` in the volume `name`. */
-function caBundleVolume(
-  name: string,
-  file: string,
-  ca: { secretName: string; key: string } | undefined,
-): V1Volume[] {
-  if (!ca) return [];
-  const path = file.slice(file.lastIndexOf("/") + 1);
-  return [{ name, secret: { secretName: ca.secretName, items: [{ key: ca.key, path }] } }];
 }
 
 /** The object store's CA bundle, and the recovery source's (each only when set). */
