@@ -10,13 +10,12 @@ import { X509Certificate } from "node:crypto";
 import path from "node:path";
 import {
   backupHostConf,
-  BACKUP_CLIENT_CN,
   pgbackrestConf,
   PGBACKREST_TLS_PORT,
   tlsServerSection,
 } from "../../capabilities/database/specs/pgbackrest";
 import { PGDATA, POSTGRES_PORT, RUN_DIR } from "../../capabilities/database/specs/layout";
-import { certificate, newKeyPair } from "../../capabilities/database/lib/x509";
+import { issueBackupTls } from "../../capabilities/database/reconcile/backup-tls";
 import { archivingPrimary, pgbackrest, Repository, storeSettings } from "./harness/archiving";
 import { Cluster } from "./harness/cluster";
 import { ObjectStore } from "./harness/object-store";
@@ -39,51 +38,26 @@ afterEach(async () => {
 });
 
 const DB: Repository = { namespace: "prod", name: "orders", uid: "uid-1" };
-const DAY = 24 * 3600 * 1000;
 
-/** The Database's CA, a server certificate per instance address, and the backup host's. */
+/** The Database's CA and certificates as the operator issues them, for these addresses. */
 function pki(dir: string, hosts: string[]) {
-  const now = new Date();
-  const ca = newKeyPair();
-  const caCert = certificate({
-    commonName: "pgkeeper orders",
-    isCA: true,
-    notBefore: now,
-    notAfter: new Date(now.getTime() + DAY),
-    publicKeyDer: ca.publicKeyDer,
-    selfKey: ca.key,
-  });
-  const issue = (commonName: string, dnsNames: string[]) => {
-    const pair = newKeyPair();
-    const cert = certificate({
-      commonName,
-      dnsNames,
-      isCA: false,
-      notBefore: now,
-      notAfter: new Date(now.getTime() + DAY),
-      publicKeyDer: pair.publicKeyDer,
-      issuer: { commonName: "pgkeeper orders", key: ca.key },
-    });
-    return { cert, key: pair.key };
-  };
+  const tls = issueBackupTls("orders", hosts, new Date());
   const write = (name: string, text: string) => {
     const file = path.join(dir, name);
     cluster.writeOwned(file, text);
     return file;
   };
-  const server = issue("orders instances", hosts);
-  const client = issue(BACKUP_CLIENT_CN, []);
-  expect(new X509Certificate(server.cert).checkIssued(new X509Certificate(caCert))).toBe(true);
+  expect(new X509Certificate(tls.serverCert).checkIssued(new X509Certificate(tls.ca))).toBe(true);
   return {
     server: {
-      ca: write("ca.crt", caCert),
-      cert: write("server.crt", server.cert),
-      key: write("server.key", server.key),
+      ca: write("ca.crt", tls.ca),
+      cert: write("server.crt", tls.serverCert),
+      key: write("server.key", tls.serverKey),
     },
     client: {
-      ca: write("ca.crt", caCert),
-      cert: write("client.crt", client.cert),
-      key: write("client.key", client.key),
+      ca: write("ca.crt", tls.ca),
+      cert: write("client.crt", tls.clientCert),
+      key: write("client.key", tls.clientKey),
     },
   };
 }
