@@ -64,12 +64,15 @@ describe("isMeaningfulChange", () => {
     expect(isMeaningfulChange(base(), edit(base(), change))).toBe(expected);
   });
 
-  it("a Pod's status matters (readiness is what reconcile observes)", () => {
-    const pod = base("Pod");
+  it.each([
+    ["a Pod's (readiness is what reconcile observes)", "Pod", { phase: "Running" }],
+    ["a Job's (its end finishes a Backup)", "Job", { succeeded: 1 }],
+  ])("%s status matters", (_title, kind, status) => {
+    const obj = base(kind);
     expect(
       isMeaningfulChange(
-        pod,
-        edit(pod, o => ({ ...o, status: { phase: "Running" } })),
+        obj,
+        edit(obj, o => ({ ...o, status })),
       ),
     ).toBe(true);
   });

@@ -11,8 +11,12 @@ import { equals, omit } from "ramda";
 import { KubeObject } from "../cluster/cluster";
 import { UpsertOutcome } from "./object-cache";
 
-/** Kinds whose status reconcile reads: a status-only change there matters. */
-const STATUS_MATTERS = new Set(["Pod"]);
+/**
+ * Kinds whose status reconcile reads: a status-only change there matters (a Pod's readiness, a
+ * backup Job's end: the job controller marks it succeeded after its pod completed, in a
+ * status-only update that must still wake the Backup's Database).
+ */
+const STATUS_MATTERS = new Set(["Pod", "Job"]);
 
 /** Parts the apiserver or controllers change without changing what we manage. */
 const withoutBookkeeping = (obj: KubeObject): unknown => ({
