@@ -35,7 +35,7 @@ fi
 
 say "Installing the Database CRD"
 kubectl apply --server-side --force-conflicts -f deploy/crd.yaml
-kubectl wait --for=condition=Established crd/databases.pgkeeper.dev --timeout=60s
+kubectl wait --for=condition=Established crd/databases.pgkeeper.dev crd/backups.pgkeeper.dev --timeout=60s
 
 OPERATOR_PID=""
 stop_operator() {
@@ -71,11 +71,32 @@ for attempt in 1 2 3; do
 done
 sleep 3 # let the watches list before the sample arrives
 
-say "Applying $SAMPLE"
-kubectl apply -f "$SAMPLE"
 NAME="$(kubectl create --dry-run=client -o jsonpath='{.metadata.name}' -f "$SAMPLE")"
 NS="$(kubectl create --dry-run=client -o jsonpath='{.metadata.namespace}' -f "$SAMPLE")"
 NS="${NS:-default}"
+ARCHIVING=0
+if [ "${PGKEEPER_EXTERNAL_CLUSTER:-0}" != 1 ] &&
+  [ -z "$(kubectl create --dry-run=client -o jsonpath='{.spec.backup}' -f "$SAMPLE")" ]; then
+  ARCHIVING=1
+fi
+
+if [ "$ARCHIVING" = 1 ]; then
+  say "Archiving $NAME's WAL into the local object store (https://$PGKEEPER_S3_ENDPOINT, bucket $PGKEEPER_S3_BUCKET)"
+  # The store's keys and CA as Secrets in the sample's namespace, as a user would create them.
+  store_key() { sed -n "s/^$1=//p" "$PGKEEPER_S3_CREDENTIALS"; }
+  kubectl create secret generic pgkeeper-s3 -n "$NS" --dry-run=client -o yaml \
+    --from-literal=accessKeyId="$(store_key ROOT_ACCESS_KEY)" \
+    --from-literal=secretAccessKey="$(store_key ROOT_SECRET_KEY)" | kubectl apply -f -
+  kubectl create secret generic pgkeeper-s3-ca -n "$NS" --dry-run=client -o yaml \
+    --from-file=ca.crt="$PGKEEPER_S3_CA" | kubectl apply -f -
+  STORE="{\"endpoint\":\"$PGKEEPER_S3_ENDPOINT\",\"bucket\":\"$PGKEEPER_S3_BUCKET\",\"credentials\":{\"secretName\":\"pgkeeper-s3\"},\"ca\":{\"secretName\":\"pgkeeper-s3-ca\"}}"
+  say "Applying $SAMPLE with spec.backup.objectStore: $STORE"
+  kubectl patch --local -f "$SAMPLE" --type merge -o yaml \
+    -p "{\"spec\":{\"backup\":{\"objectStore\":$STORE}}}" | kubectl apply -f -
+else
+  say "Applying $SAMPLE"
+  kubectl apply -f "$SAMPLE"
+fi
 
 say "Waiting until $NAME is reconciled"
 for _ in $(seq 1 120); do
@@ -102,6 +123,23 @@ if [ "${PGKEEPER_EXTERNAL_CLUSTER:-0}" != 1 ]; then
   done
   kubectl get pgdb "$NAME" -n "$NS"
   kubectl get pod -n "$NS" -l "pgkeeper.dev/database=$NAME" -o wide
+  if [ "$ARCHIVING" = 1 ]; then
+    say "A base backup of $NAME into the store: a Backup object (kubectl get backups)"
+    kubectl apply -f - <<YAML
+apiVersion: pgkeeper.dev/v1alpha1
+kind: Backup
+metadata: { name: $NAME-first, namespace: $NS }
+spec: { database: $NAME, verify: true }
+YAML
+    for _ in $(seq 1 90); do
+      phase="$(kubectl get backup "$NAME-first" -n "$NS" -o jsonpath='{.status.phase}')"
+      [ "$phase" = Completed ] || [ "$phase" = Failed ] && break
+      sleep 2
+    done
+    kubectl get backups -n "$NS"
+    kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{range .status.conditions[?(@.type=="ContinuousArchiving")]}{.type}={.status} ({.reason}): {.message}{"\n"}{end}'
+    echo "repository: $(kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{.status.backup.repositoryPath}')"
+  fi
   RW_IP="$(kubectl get service "$NAME-rw" -n "$NS" -o jsonpath='{.spec.clusterIP}')"
   say "Connect through the $NAME-rw Service with the app Secret"
   echo "  PGPASSWORD=\"\$(kubectl get secret $NAME-app -n $NS -o jsonpath='{.data.password}' | base64 -d)\" psql -h $RW_IP -U app -d app"
