@@ -51,7 +51,7 @@ const scheduling = (s: Spec): Spec => ({ scheduling: s });
 const restoreFrom = (source: string): Spec => ({ bootstrap: { restore: { source } } });
 const recoverFrom = (
   target?: Record<string, unknown>,
-  extra: { backupSet?: string; repositoryPath?: string } = {},
+  extra: { backupSet?: string; repositoryPath?: string; storePath?: string } = {},
 ): Spec => ({
   bootstrap: {
     recovery: {
@@ -59,6 +59,7 @@ const recoverFrom = (
         objectStore: {
           endpoint: "s3.example.internal",
           bucket: "pg",
+          ...(extra.storePath ? { path: extra.storePath } : {}),
           credentials: { secretName: "s3" },
         },
         repositoryPath: extra.repositoryPath ?? "/prod/orders/1b2c",
@@ -641,21 +642,7 @@ const CASES: Case[] = [
   ],
   [
     "recovery with a store prefix (the repository path is already whole)",
-    db({
-      bootstrap: {
-        recovery: {
-          source: {
-            objectStore: {
-              endpoint: "s3.example.internal",
-              bucket: "pg",
-              path: "/x",
-              credentials: { secretName: "s3" },
-            },
-            repositoryPath: "/x/prod/orders/1b2c",
-          },
-        },
-      },
-    }),
+    db(recoverFrom(undefined, { storePath: "/x", repositoryPath: "/x/prod/orders/1b2c" })),
     undefined,
     [
       "spec.bootstrap.recovery.source.objectStore.path: does not apply: repositoryPath is the repository's full path",

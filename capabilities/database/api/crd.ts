@@ -38,21 +38,35 @@ const printerColumns = [
   { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
 ];
 
-const rootSchema: JsonSchema = {
+/** A kind's whole schema: apiVersion, kind, metadata, the required spec and the status. */
+const rootOf = (
+  kindName: string,
+  description: string,
+  spec: JsonSchema,
+  status: JsonSchema,
+): JsonSchema => ({
   type: "object",
-  description:
-    "A PostgreSQL database cluster managed by pgkeeper: one primary and optional streaming replicas, with failover, backups and live configuration.",
+  description,
   required: ["spec"],
   properties: {
     apiVersion: {
       type: "string",
       description: "APIVersion of this object (pgkeeper.dev/v1alpha1).",
     },
-    kind: { type: "string", description: "Kind of this object (Database)." },
+    kind: { type: "string", description: `Kind of this object (${kindName}).` },
     metadata: { type: "object" },
-    spec: databaseSpecSchema.json,
-    status: databaseStatusSchema.json,
+    spec,
+    status,
   },
+});
+
+const rootSchema: JsonSchema = {
+  ...rootOf(
+    KIND,
+    "A PostgreSQL database cluster managed by pgkeeper: one primary and optional streaming replicas, with failover, backups and live configuration.",
+    databaseSpecSchema.json,
+    databaseStatusSchema.json,
+  ),
   "x-kubernetes-validations": databaseRootRules,
 };
 
@@ -126,22 +140,12 @@ const backupColumns = [
   { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
 ];
 
-const backupRootSchema: JsonSchema = {
-  type: "object",
-  description:
-    "One base backup of a Database into its object store repository, on demand or scheduled. Deleting it leaves the backup in the repository (retention removes backups there).",
-  required: ["spec"],
-  properties: {
-    apiVersion: {
-      type: "string",
-      description: "APIVersion of this object (pgkeeper.dev/v1alpha1).",
-    },
-    kind: { type: "string", description: "Kind of this object (Backup)." },
-    metadata: { type: "object" },
-    spec: backupSpecSchema.json,
-    status: backupStatusSchema.json,
-  },
-};
+const backupRootSchema = rootOf(
+  BACKUP_KIND,
+  "One base backup of a Database into its object store repository, on demand or scheduled. Deleting it leaves the backup in the repository (retention removes backups there).",
+  backupSpecSchema.json,
+  backupStatusSchema.json,
+);
 
 /** The Backup CRD. */
 export const backupCrd = (): Record<string, unknown> =>

@@ -69,33 +69,66 @@ export function backupTlsOf(secret: KubeObject | undefined): BackupTls | undefin
   return Object.fromEntries(parts) as unknown as BackupTls;
 }
 
-/** Why `tls` must be issued anew at `now` (undefined when it is sound). */
-export function renewalReason(tls: BackupTls, dnsNames: string[], now: Date): string | undefined {
+/**
+ * What the certificates say whatever the time: when each ends, and what is wrong with them
+ * (parsing, signatures and key derivation are costly, so this is done once per Secret).
+ */
+interface Inspection {
+  expiries: (readonly [what: string, validTo: string])[];
+  problem?: string;
+}
+
+function inspect(tls: BackupTls, dnsNames: string[]): Inspection {
   try {
     const ca = new X509Certificate(tls.ca);
     const server = new X509Certificate(tls.serverCert);
     const client = new X509Certificate(tls.clientCert);
-    const renewBy = now.getTime() + RENEW_BEFORE_DAYS * DAY_MS;
-    for (const [what, cert] of [
-      ["CA", ca],
-      ["server certificate", server],
-      ["client certificate", client],
-    ] as const) {
-      if (Date.parse(cert.validTo) <= renewBy) return `the ${what} expires ${cert.validTo}`;
-    }
+    const expiries = [
+      ["CA", ca.validTo],
+      ["server certificate", server.validTo],
+      ["client certificate", client.validTo],
+    ] as const;
     if (!server.verify(ca.publicKey) || !client.verify(ca.publicKey)) {
-      return "a certificate is not signed by the CA";
+      return { expiries: [...expiries], problem: "a certificate is not signed by the CA" };
     }
     const sans = (server.subjectAltName ?? "").split(", ").map(s => s.replace(/^DNS:/, ""));
     const missing = dnsNames.filter(n => !sans.includes(n));
-    if (missing.length > 0) return `the server certificate does not name ${missing.join(", ")}`;
-    if (!keyMatches(tls.serverKey, server) || !keyMatches(tls.clientKey, client)) {
-      return "a key does not belong to its certificate";
+    if (missing.length > 0) {
+      const problem = `the server certificate does not name ${missing.join(", ")}`;
+      return { expiries: [...expiries], problem };
     }
-    return undefined;
+    if (!keyMatches(tls.serverKey, server) || !keyMatches(tls.clientKey, client)) {
+      return { expiries: [...expiries], problem: "a key does not belong to its certificate" };
+    }
+    return { expiries: [...expiries] };
   } catch (err) {
-    return `the Secret does not parse (${(err as Error).message})`;
+    return { expiries: [], problem: `the Secret does not parse (${(err as Error).message})` };
   }
+}
+
+function reasonAt({ expiries, problem }: Inspection, now: Date): string | undefined {
+  const renewBy = now.getTime() + RENEW_BEFORE_DAYS * DAY_MS;
+  const ending = expiries.find(([, validTo]) => Date.parse(validTo) <= renewBy);
+  return ending ? `the ${ending[0]} expires ${ending[1]}` : problem;
+}
+
+/** Why `tls` must be issued anew at `now` (undefined when it is sound). */
+export const renewalReason = (tls: BackupTls, dnsNames: string[], now: Date): string | undefined =>
+  reasonAt(inspect(tls, dnsNames), now);
+
+/**
+ * Inspections by Secret object: the read cache hands out the same object until the Secret
+ * changes, so each reconcile only compares dates. Weak: a replaced Secret's entry goes with it.
+ */
+const inspections = new WeakMap<object, { names: string; inspection: Inspection }>();
+
+function inspectStored(secret: KubeObject, tls: BackupTls, dnsNames: string[]): Inspection {
+  const names = dnsNames.join(" ");
+  const known = inspections.get(secret);
+  if (known?.names === names) return known.inspection;
+  const inspection = inspect(tls, dnsNames);
+  inspections.set(secret, { names, inspection });
+  return inspection;
 }
 
 function keyMatches(key: string, cert: X509Certificate): boolean {
@@ -103,16 +136,13 @@ function keyMatches(key: string, cert: X509Certificate): boolean {
   return fromKey.equals(cert.publicKey.export({ type: "spki", format: "der" }));
 }
 
-/**
- * The material for `<db>-backup-tls`: the stored one while sound, else a new one (the reason is
- * returned so the caller can say why the Secret changed).
- */
+/** The material for `<db>-backup-tls`: the stored one while sound, else a new one. */
 export async function ensureBackupTls(
   cluster: Cluster,
   db: Database,
   dnsNames: string[],
   now: Date,
-): Promise<{ tls: BackupTls; renewed?: string }> {
+): Promise<BackupTls> {
   const name = db.metadata?.name ?? "";
   const secret = await cluster.get({
     apiVersion: "v1",
@@ -121,7 +151,8 @@ export async function ensureBackupTls(
     name: childNames(name).backupTlsSecret,
   });
   const stored = backupTlsOf(secret);
-  const reason = stored ? renewalReason(stored, dnsNames, now) : "no certificates yet";
-  if (stored && reason === undefined) return { tls: stored };
-  return { tls: issueBackupTls(name, dnsNames, now), renewed: reason };
+  if (secret && stored && reasonAt(inspectStored(secret, stored, dnsNames), now) === undefined) {
+    return stored;
+  }
+  return issueBackupTls(name, dnsNames, now);
 }

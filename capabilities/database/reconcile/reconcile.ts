@@ -315,7 +315,7 @@ async function convergeChildren(
 ): Promise<void> {
   const results: ChildResult[] = [];
   const backupTls = input.spec.backup?.objectStore
-    ? (await ensureBackupTls(deps.cluster, db, serverDnsNames(input), deps.now())).tls
+    ? await ensureBackupTls(deps.cluster, db, serverDnsNames(input), deps.now())
     : undefined;
   for (const child of desiredChildren(input, passwords, backupTls)) {
     results.push(await convergeChild(deps.cluster, db, withAppliedHash(child)));

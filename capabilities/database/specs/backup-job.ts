@@ -10,6 +10,7 @@
  */
 import type { V1Job, V1OwnerReference } from "@kubernetes/client-node";
 import { commonLabels, LABEL_COMPONENT } from "../api/names";
+import { BACKUP_COMPONENT } from "./backup";
 import { CLIENT_TLS_FILES } from "./backup-tls";
 import {
   BACKUP_TLS_DIR,
@@ -26,7 +27,6 @@ import { backupTlsVolume, caBundleVolume, REPO1_KEYS, storeKeysEnv } from "./sto
 import { BACKUP_JOB_SH } from "./scripts/backup-job";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
-export const BACKUP_JOB_COMPONENT = "backup";
 /** On a backup Job and its pod: the Job's name (the Backup's, shortened to fit a label). */
 export const LABEL_BACKUP = "pgkeeper.dev/backup";
 export const BACKUP_JOB_CONTAINER = "pgbackrest";
@@ -69,7 +69,7 @@ export function buildBackupJob(
   );
   const labels = {
     ...commonLabels(id.name),
-    [LABEL_COMPONENT]: BACKUP_JOB_COMPONENT,
+    [LABEL_COMPONENT]: BACKUP_COMPONENT,
     [LABEL_BACKUP]: req.name,
   };
   return {

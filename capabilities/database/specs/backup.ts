@@ -23,7 +23,7 @@ import { BACKUP_SH } from "./scripts/backup";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
 /** Label value of backup pods: they carry the Database label but must never look like instances. */
-const BACKUP_COMPONENT = "backup";
+export const BACKUP_COMPONENT = "backup";
 const BACKUP_HISTORY_LIMIT = 3;
 const BACKUP_BACKOFF_LIMIT = 2;
 /** A run that could not start within this window (operator or controller down) is skipped. */
