@@ -5,7 +5,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ARCHIVE_SH } from "../capabilities/database/specs/scripts/archive";
-import { BACKUP_SH } from "../capabilities/database/specs/scripts/backup";
 import { BACKUP_JOB_SH } from "../capabilities/database/specs/scripts/backup-job";
 import { ENTRYPOINT_SH } from "../capabilities/database/specs/scripts/entrypoint";
 import { PGBACKREST_SERVER_SH } from "../capabilities/database/specs/scripts/pgbackrest-server";
@@ -17,7 +16,6 @@ if (!dir) throw new Error("usage: render-instance-scripts.ts DIR");
 const scripts = {
   "entrypoint.sh": ENTRYPOINT_SH,
   "probe.sh": PROBE_SH,
-  "backup.sh": BACKUP_SH,
   "pgbackrest-backup-job.sh": BACKUP_JOB_SH,
   "pgbackrest-archive.sh": ARCHIVE_SH,
   "pgbackrest-restore-wal.sh": RESTORE_WAL_SH,

@@ -69,7 +69,7 @@ describe("with the webhooks", () => {
     ],
     [
       "cron with an out-of-range minute",
-      { backup: { schedule: "61 * * * *", volume: { size: "1Gi" } } },
+      { backup: { objectStore: RECOVERY.source.objectStore, schedule: "61 * * * *" } },
       "spec.backup.schedule",
     ],
     ["storage below the minimum", { storage: { size: "1Mi" } }, "spec.storage.size"],
@@ -134,9 +134,19 @@ describe("with the webhooks gone (operator not installed)", () => {
       "must be less than spec.instances",
     ],
     [
-      "a backup schedule without a volume",
+      "a backup schedule without an object store",
       { backup: { schedule: "@daily" } },
-      "backup.objectStore (or backup.volume) is required",
+      "backup.schedule needs backup.objectStore",
+    ],
+    [
+      "a backup age without an object store",
+      { backup: { retentionDays: 30 } },
+      "backup.retentionDays needs backup.objectStore",
+    ],
+    [
+      "a backup volume (removed: its backups died with the Database)",
+      { backup: { objectStore: RECOVERY.source.objectStore, volume: { size: "1Gi" } } },
+      "is removed: base backups go to backup.objectStore",
     ],
     [
       "requests above limits",

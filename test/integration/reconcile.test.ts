@@ -240,7 +240,10 @@ describe("crashes", () => {
     create(
       database(ns, "crash", {
         instances: 3,
-        backup: { schedule: "@daily", volume: { size: "1Gi" } },
+        backup: {
+          objectStore: { endpoint: "s3.example", bucket: "pg", credentials: { secretName: "s3" } },
+          schedule: "@daily",
+        },
       }),
     );
     // Kill as soon as the first child exists: the reconcile is in the middle of its steps.
@@ -264,7 +267,6 @@ describe("crashes", () => {
       "service",
       "statefulset",
       "poddisruptionbudget",
-      "cronjob",
       "persistentvolumeclaim",
     ].flatMap(kind =>
       list(kind, ns, "pgkeeper.dev/database=crash").map(
@@ -280,11 +282,10 @@ describe("crashes", () => {
       [
         "configmap/crash-config:db",
         "configmap/crash-topology:db",
-        "cronjob/crash-backup:db",
-        "persistentvolumeclaim/crash-backups:db",
         "poddisruptionbudget/crash-primary:db",
         "poddisruptionbudget/crash-replicas:db",
         "secret/crash-app:db",
+        "secret/crash-backup-tls:db",
         "secret/crash-superuser:db",
         "service/crash-hl:db",
         "service/crash-ro:db",

@@ -5,7 +5,8 @@
  * in a real S3-compatible store, where `pgbackrest verify` checks it. The configurations are the operator's, with the pod's paths and ports replaced by the
  * test servers'.
  */
-import { ChildProcess, spawn } from "node:child_process";
+import { ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { X509Certificate } from "node:crypto";
 import path from "node:path";
 import {
@@ -16,6 +17,7 @@ import {
 } from "../../capabilities/database/specs/pgbackrest";
 import { PGDATA, POSTGRES_PORT, RUN_DIR } from "../../capabilities/database/specs/layout";
 import { issueBackupTls } from "../../capabilities/database/reconcile/backup-tls";
+import { BACKUP_JOB_SH } from "../../capabilities/database/specs/scripts/backup-job";
 import { archivingPrimary, pgbackrest, Repository, storeSettings } from "./harness/archiving";
 import { Cluster } from "./harness/cluster";
 import { ObjectStore } from "./harness/object-store";
@@ -146,5 +148,75 @@ describe("base backups through pgBackRest's TLS servers", () => {
     expect(backup.error).toBe(false);
     expect(backup.info.size).toBeGreaterThan(1_000_000);
     pgbackrest(cluster, env, hostConf, "verify");
+  });
+
+  it("runs the Job's script: retention by days keeps every full backup a restore to any point of them needs, beyond the count", async () => {
+    const source = await archivingPrimary(cluster, store, "orders-0", DB);
+    source.server.sql("CREATE TABLE t AS SELECT g FROM generate_series(1, 1000) g");
+    source.server.sql("SELECT pg_switch_wal()");
+    await source.server.waitFor("SELECT archived_count > 0 FROM pg_stat_archiver", "t", 120_000);
+    const work = cluster.ownedDir("backup-job");
+    const result = path.join(work, "result.json");
+    /** The Job's script as the backup host; retention 1 full backup, and 1 day. */
+    const backupJob = (now?: number): { label: string; oldestStop: number } => {
+      const run = spawnSync("/bin/sh", ["-c", BACKUP_JOB_SH], {
+        ...cluster.account,
+        encoding: "utf8",
+        env: {
+          PATH: process.env.PATH,
+          ...source.env,
+          PGKEEPER_PGBACKREST_CONF: readFileSync(source.conf, "utf8"),
+          PGKEEPER_WORK_DIR: work,
+          PGKEEPER_RESULT_FILE: result,
+          PGKEEPER_RETENTION_FULL: "1",
+          PGKEEPER_RETENTION_DAYS: "1",
+          ...(now === undefined ? {} : { PGKEEPER_NOW: String(now) }),
+          // As backupHostConf renders them with retentionDays.
+          PGBACKREST_REPO1_RETENTION_FULL: "9999999",
+          PGBACKREST_START_FAST: "y",
+          PGBACKREST_LOG_LEVEL_CONSOLE: "info",
+          PGBACKREST_LOG_LEVEL_STDERR: "off",
+        },
+      });
+      // On failure, the script's last words (pgBackRest's output) say why.
+      expect({
+        status: run.status,
+        tail:
+          run.status === 0
+            ? ""
+            : `${run.error ?? ""} ${run.stdout.slice(-1000)} ${run.stderr.slice(-500)} ${existsSync(result) ? readFileSync(result, "utf8") : ""}`,
+      }).toEqual({
+        status: 0,
+        tail: "",
+      });
+      return JSON.parse(readFileSync(result, "utf8"));
+    };
+    const fulls = (): { label: string; stop: number }[] =>
+      (
+        JSON.parse(pgbackrest(cluster, source.env, source.conf, "info", "--output=json"))[0]
+          .backup as { label: string; type: string; timestamp: { stop: number } }[]
+      ).map(b => ({ label: b.label, stop: b.timestamp.stop }));
+    /** Each backup stops in a later second than the one before (labels and stops are seconds). */
+    const afterLast = () =>
+      source.server.waitFor(
+        `SELECT extract(epoch FROM clock_timestamp()) > ${Math.max(0, ...fulls().map(b => b.stop)) + 1}`,
+        "t",
+        10_000,
+      );
+
+    for (let i = 0; i < 3; i++) {
+      await afterLast();
+      backupJob();
+    }
+    // All three ended within the day: kept, although the count alone would keep one.
+    const three = fulls();
+    expect(three).toHaveLength(3);
+
+    // A day after the third ended: the third and the new one are within the day, and the second
+    // is the newest before it (a restore to the day's start replays from it); the first goes.
+    await afterLast();
+    const fourth = backupJob(three[2].stop + 86400);
+    expect(fulls().map(b => b.label)).toEqual([three[1].label, three[2].label, fourth.label]);
+    expect(fourth.oldestStop).toBe(three[1].stop);
   });
 });

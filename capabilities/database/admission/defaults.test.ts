@@ -54,9 +54,9 @@ describe("defaultsPatch", () => {
       },
     ],
     [
-      "adds backup retention only when backup is present",
-      { ...minimal, backup: { schedule: "@daily", volume: { size: "1Gi" } } },
-      { ...MINIMAL_PATCH, backup: { retention: 7 } },
+      "no backup retention without an object store (admission refuses what needs one)",
+      { ...minimal, backup: { schedule: "@daily" } },
+      MINIMAL_PATCH,
     ],
     [
       "keeps false and 0 as present values",
@@ -97,12 +97,25 @@ describe("defaultsPatch", () => {
 
   it.each([
     minimal,
-    { ...minimal, backup: { retention: 3 }, scheduling: { tolerations: [{ key: "a" }] } },
+    {
+      ...minimal,
+      backup: { objectStore: { endpoint: "s", bucket: "b", credentials: { secretName: "c" } } },
+      scheduling: { tolerations: [{ key: "a" }] },
+    },
     { ...minimal, postgresql: { parameters: { work_mem: "4MB" } }, resources: {} },
   ])("is idempotent: a defaulted spec needs no further patch (%#)", spec => {
     const once = apply(spec, defaultsPatch(spec, config));
     expect(defaultsPatch(once, config)).toBeUndefined();
     expect(apply(once, defaultsPatch(once, config))).toEqual(once);
+  });
+
+  it("adds backup retention with an object store, and leaves retentionDays unset", () => {
+    const store = { endpoint: "s3.example", bucket: "pg", credentials: { secretName: "s3" } };
+    const patch = defaultsPatch({ ...minimal, backup: { objectStore: store } }, config) as {
+      backup: Record<string, unknown>;
+    };
+    expect(patch.backup).toMatchObject({ retention: 7, archiveTimeoutSeconds: 60 });
+    expect(patch.backup).not.toHaveProperty("retentionDays");
   });
 
   it("does not change present values when applied", () => {

@@ -37,7 +37,13 @@ const FULL: Spec = {
     synchronous: { mode: "quorum", number: 1 },
   },
   failover: { enabled: false, delaySeconds: 3600 },
-  backup: { schedule: "0 3 * * 1-5", retention: 365, volume: { size: "50Gi" } },
+  backup: {
+    objectStore: { endpoint: "s3.example", bucket: "pg", credentials: { secretName: "s3" } },
+    archiveTimeoutSeconds: 30,
+    schedule: "0 3 * * 1-5",
+    retention: 365,
+    retentionDays: 3650,
+  },
   paused: true,
 };
 
@@ -47,6 +53,9 @@ const quorum = (number?: number): Spec => ({
 });
 const params = (parameters: Record<string, unknown>): Spec => ({ postgresql: { parameters } });
 const backup = (b: Spec): Spec => ({ backup: b });
+const STORE = { endpoint: "s3.example", bucket: "pg", credentials: { secretName: "s3" } };
+/** A backup section with an object store, which schedule and retention need. */
+const stored = (b: Spec): Spec => backup({ objectStore: STORE, ...b });
 const scheduling = (s: Spec): Spec => ({ scheduling: s });
 const restoreFrom = (source: string): Spec => ({ bootstrap: { restore: { source } } });
 const recoverFrom = (
@@ -489,26 +498,41 @@ const CASES: Case[] = [
   ],
 
   // backup
-  ["backup with macro", db(backup({ schedule: "@daily", volume: { size: "1Gi" } })), undefined, []],
+  ["backup with macro", db(stored({ schedule: "@daily" })), undefined, []],
   [
     "backup schedule with 6 fields",
-    db(backup({ schedule: "0 0 3 * * *", volume: { size: "1Gi" } })),
+    db(stored({ schedule: "0 0 3 * * *" })),
     undefined,
     ["spec.backup.schedule: expected 5 fields"],
   ],
   [
     "backup schedule minute 60",
-    db(backup({ schedule: "60 * * * *", volume: { size: "1Gi" } })),
+    db(stored({ schedule: "60 * * * *" })),
     undefined,
     ["spec.backup.schedule: 60 is out of range for minute (0-59)"],
   ],
   [
-    "backup schedule without volume",
+    "backup schedule without an object store",
     db(backup({ schedule: "@daily" })),
     undefined,
     [
-      "spec.backup.objectStore: (or spec.backup.volume) is required when spec.backup.schedule is set: the backups need somewhere to go",
+      "spec.backup.schedule: needs spec.backup.objectStore when it is set: the backups need somewhere to go",
     ],
+  ],
+  [
+    "backup retention and retentionDays without an object store",
+    db(backup({ retention: 3, retentionDays: 30 })),
+    undefined,
+    [
+      "spec.backup.retention: needs spec.backup.objectStore when it is set: it counts the backups kept there",
+      "spec.backup.retentionDays: needs spec.backup.objectStore when it is set: it ages the backups kept there",
+    ],
+  ],
+  [
+    "an earlier version's backup section without a store, unchanged on update: ratcheted",
+    db({ ...backup({ schedule: "@daily", retention: 7, volume: { size: "1Gi" } }), instances: 3 }),
+    db(backup({ schedule: "@daily", retention: 7, volume: { size: "1Gi" } })),
+    [],
   ],
   [
     "archive timeout with an object store",
@@ -525,55 +549,53 @@ const CASES: Case[] = [
     "archive timeout without an object store",
     db(backup({ archiveTimeoutSeconds: 30 })),
     undefined,
-    ["spec.backup.archiveTimeoutSeconds: needs spec.backup.objectStore"],
+    [
+      "spec.backup.archiveTimeoutSeconds: needs spec.backup.objectStore when it is set: nothing is archived",
+    ],
   ],
   [
     "backup retention 0",
-    db(backup({ retention: 0 })),
+    db(stored({ retention: 0 })),
     undefined,
     ["spec.backup.retention: 0 is out of range; allowed 1..365"],
   ],
   [
     "backup retention 366",
-    db(backup({ retention: 366 })),
+    db(stored({ retention: 366 })),
     undefined,
     ["spec.backup.retention: 366 is out of range"],
   ],
   [
-    "backup volume size invalid",
-    db(backup({ volume: { size: "lots" } })),
+    "backup retentionDays 0",
+    db(stored({ retentionDays: 0 })),
     undefined,
-    ['spec.backup.volume.size: "lots" is not a quantity'],
+    ["spec.backup.retentionDays: 0 is out of range; allowed 1..3650 days"],
   ],
   [
-    "backup volume size zero",
-    db(backup({ volume: { size: "0Gi" } })),
+    "backup retentionDays 3651",
+    db(stored({ retentionDays: 3651 })),
     undefined,
-    ["spec.backup.volume.size: 0Gi must be greater than zero"],
+    ["spec.backup.retentionDays: 3651 is out of range"],
   ],
   [
-    "backup volume without size",
-    db(backup({ volume: {} })),
+    "backup volume (removed)",
+    db(stored({ volume: { size: "1Gi" } })),
     undefined,
-    ["spec.backup.volume.size: is required"],
+    [
+      "spec.backup.volume: is removed: base backups go to backup.objectStore, where they outlive the Database",
+    ],
   ],
   [
-    "backup volume shrinks",
-    db(backup({ volume: { size: "5Gi" } })),
-    db(backup({ volume: { size: "10Gi" } })),
-    ["spec.backup.volume.size: cannot shrink from 10Gi to 5Gi"],
-  ],
-  [
-    "backup volume grows",
-    db(backup({ volume: { size: "20Gi" } })),
-    db(backup({ volume: { size: "10Gi" } })),
+    "backup volume unchanged on an earlier version's Database",
+    db({ ...stored({ volume: { size: "1Gi" } }), instances: 3 }),
+    db(stored({ volume: { size: "1Gi" } })),
     [],
   ],
   [
-    "backup volume class changed",
-    db(backup({ volume: { size: "1Gi", storageClassName: "b" } })),
-    db(backup({ volume: { size: "1Gi", storageClassName: "a" } })),
-    ['spec.backup.volume.storageClassName: cannot change from "a" to "b"'],
+    "backup volume grown on an earlier version's Database",
+    db(stored({ volume: { size: "2Gi" } })),
+    db(stored({ volume: { size: "1Gi" } })),
+    ["spec.backup.volume: is removed"],
   ],
 
   // bootstrap

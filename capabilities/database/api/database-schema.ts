@@ -156,6 +156,14 @@ const cronPattern = "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(
 export const RESTORE_REPLACED =
   "spec.bootstrap.restore is replaced by spec.bootstrap.recovery (a repository in an object store, which outlives its Database); nothing was restored";
 
+/**
+ * The backup volume (a PVC owned by the Database, so deleted with it, filled by a CronJob) is
+ * removed. Like `bootstrap.restore`, the field stays in the schema so it is refused by name,
+ * never pruned and silently ignored.
+ */
+export const BACKUP_VOLUME_REMOVED =
+  "backup.volume is removed: base backups go to backup.objectStore, where they outlive the Database (an existing volume and its backups are kept until the Database is deleted)";
+
 /** objectStore.path is a prefix for this Database's own repository; a source names its whole path. */
 export const RECOVERY_PATH_IGNORED =
   "bootstrap.recovery.source.objectStore.path does not apply: repositoryPath is the repository's full path in the bucket";
@@ -399,43 +407,56 @@ export const databaseSpecSchema = object(
           { minimum: 1, maximum: 3600 },
         ),
         schedule: string(
-          "Cron schedule (5 fields, or @daily etc., UTC) of base backups. With objectStore: a full Backup object <name>-<yyyymmddhhmm> at each time (a time missed by more than an hour, operator down, is skipped); with only volume: a CronJob writing to the volume.",
+          "Cron schedule (5 fields, or @daily etc., UTC) of full base backups: a Backup object <name>-<yyyymmddhhmm> at each time (a time missed by more than an hour, operator down, is skipped). Needs objectStore.",
           {
             maxLength: 100,
             pattern: cronPattern,
           },
         ),
         retention: integer(
-          "How many full base backups to keep (with objectStore pgBackRest expires older ones, and the WAL only they need, after each backup). Default 7.",
-          {
-            minimum: 1,
-            maximum: 365,
-          },
+          "How many full base backups to keep at least: after each backup pgBackRest expires older ones, and the WAL only they need. Default 7. Needs objectStore.",
+          { minimum: 1, maximum: 365 },
+        ),
+        retentionDays: integer(
+          "Keep also every full backup needed to restore to any point in this many past days (the newest full backup older than that, and all after it), even beyond retention. Needs objectStore.",
+          { minimum: 1, maximum: 3650 },
         ),
         volume: object(
           {
             size: string("Size of the backup volume.", { pattern: QUANTITY_STRING_PATTERN }),
             storageClassName: string("StorageClass of the backup volume.", { maxLength: 253 }),
           },
-          "Volume (PersistentVolumeClaim `<name>-backups`) that receives the base backups.",
-          { required: ["size"] },
+          "Removed (backups go to objectStore, where they outlive the Database): refused.",
         ),
       },
       "Scheduled base backups.",
       {
         "x-kubernetes-validations": [
           {
-            rule: "!has(self.schedule) || has(self.volume) || has(self.objectStore)",
+            rule: "!has(self.schedule) || has(self.objectStore)",
             message:
-              "backup.objectStore (or backup.volume) is required when backup.schedule is set: the backups need somewhere to go",
-            fieldPath: ".objectStore",
+              "backup.schedule needs backup.objectStore when it is set: the backups need somewhere to go",
+            fieldPath: ".schedule",
+          },
+          {
+            rule: "!has(self.retention) || has(self.objectStore)",
+            message:
+              "backup.retention needs backup.objectStore when it is set: it counts the backups kept there",
+            fieldPath: ".retention",
+          },
+          {
+            rule: "!has(self.retentionDays) || has(self.objectStore)",
+            message:
+              "backup.retentionDays needs backup.objectStore when it is set: it ages the backups kept there",
+            fieldPath: ".retentionDays",
           },
           {
             rule: "!has(self.archiveTimeoutSeconds) || has(self.objectStore)",
             message:
-              "backup.archiveTimeoutSeconds needs backup.objectStore (nothing is archived without it)",
+              "backup.archiveTimeoutSeconds needs backup.objectStore when it is set: nothing is archived without it",
             fieldPath: ".archiveTimeoutSeconds",
           },
+          { rule: "!has(self.volume)", message: BACKUP_VOLUME_REMOVED, fieldPath: ".volume" },
         ],
       },
     ),

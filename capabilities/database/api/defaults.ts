@@ -65,8 +65,11 @@ export interface ResolvedSpec {
     /** Set (defaulted) whenever objectStore is: admission refuses it alone. */
     archiveTimeoutSeconds?: number;
     schedule?: string;
-    retention: number;
-    volume?: { size: string; storageClassName?: string };
+    /** Set (defaulted) whenever objectStore is: admission refuses it alone. */
+    retention?: number;
+    retentionDays?: number;
+    /** Removed: refused, except unchanged on a Database admitted by an earlier version. */
+    volume?: { size?: string; storageClassName?: string };
   };
   bootstrap?: {
     restore?: { source: string; backup?: string };
@@ -108,10 +111,10 @@ function backupDefaults(
   const { objectStore, ...rest } = backup;
   return {
     ...rest,
-    retention: backup.retention ?? DEFAULT_BACKUP_RETENTION,
     ...(objectStore
       ? {
           objectStore: { ...storeAccessDefaults(objectStore), path: objectStore.path ?? "/" },
+          retention: backup.retention ?? DEFAULT_BACKUP_RETENTION,
           archiveTimeoutSeconds: backup.archiveTimeoutSeconds ?? DEFAULT_ARCHIVE_TIMEOUT_SECONDS,
         }
       : {}),

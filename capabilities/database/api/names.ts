@@ -42,8 +42,8 @@ export const childNames = (db: string) =>
     headlessService: `${db}-hl`,
     pdbPrimary: `${db}-primary`,
     pdbReplicas: `${db}-replicas`,
-    backupCronJob: `${db}-backup`,
-    backupVolume: `${db}-backups`,
+    /** Made by earlier versions (backup.volume, removed): only ever deleted. */
+    legacyBackupCronJob: `${db}-backup`,
   }) as const;
 
 export type ChildNames = ReturnType<typeof childNames>;

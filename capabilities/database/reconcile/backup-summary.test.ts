@@ -55,4 +55,14 @@ describe("summarizeBackups", () => {
     expect(summary).toMatchObject(expected);
     if (!("lastSuccessfulBackup" in expected)) expect(summary.lastSuccessfulBackup).toBeUndefined();
   });
+
+  it("says nothing backs up a Database left with only an earlier version's backup volume", () => {
+    expect(summarizeBackups([], true)).toEqual({
+      condition: {
+        status: "False",
+        reason: "BackupVolumeRemoved",
+        message: expect.stringMatching(/^spec.backup.volume is no longer supported/),
+      },
+    });
+  });
 });

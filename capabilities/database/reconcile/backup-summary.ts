@@ -46,7 +46,20 @@ function conditionOf(newest: KubeObject): NonNullable<BackupSummary["condition"]
       };
 }
 
-export function summarizeBackups(backups: KubeObject[]): BackupSummary {
+/**
+ * A Database admitted by an earlier version with `backup.volume` and no object store: its
+ * CronJob is gone and nothing backs it up any more, which the status must say (the volume and
+ * the backups in it stay until the Database is deleted).
+ */
+const VOLUME_REMOVED: NonNullable<BackupSummary["condition"]> = {
+  status: "False",
+  reason: "BackupVolumeRemoved",
+  message:
+    "spec.backup.volume is no longer supported and nothing backs this Database up: set spec.backup.objectStore (and remove volume); the claim <name>-backups and its backups are kept until the Database is deleted",
+};
+
+export function summarizeBackups(backups: KubeObject[], onlyRemovedVolume = false): BackupSummary {
+  if (onlyRemovedVolume) return { condition: VOLUME_REMOVED };
   const finished = backups
     .filter(b => ["Completed", "Failed"].includes(statusOf(b).phase ?? ""))
     .sort((a, b) => finishedAt(a).localeCompare(finishedAt(b)));

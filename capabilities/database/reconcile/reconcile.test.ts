@@ -91,7 +91,7 @@ describe("reconcile: creating children", () => {
     expect(cluster.events.map(e => e.reason)).toContain("ChildrenCreated");
   });
 
-  it("creates no backup CronJob and no PDB for a single instance without a schedule", async () => {
+  it("creates no CronJob and no PDB for a single instance", async () => {
     const { cluster, run } = setup();
     await run();
     expect(childKinds(cluster).filter(k => /CronJob|PodDisruptionBudget/.test(k))).toEqual([]);
@@ -244,15 +244,36 @@ describe("reconcile: changes and drift", () => {
     expect(report.writes).toBe(0);
   });
 
-  it("prunes children the spec no longer wants (backup CronJob after the schedule is removed)", async () => {
-    const { cluster, run, updateSpec } = setup({
+  it("prunes the backup CronJob an earlier version made, and keeps its volume of backups", async () => {
+    const { cluster, db, run } = setup({
       backup: { schedule: "0 3 * * *", volume: { size: "2Gi" } },
     });
     await run();
-    expect(cluster.find("CronJob", NS, "orders-backup")).toBeDefined();
-    updateSpec({ backup: undefined });
+    const uid = db.metadata!.uid!;
+    const ours = (kind: string, name: string) => ({
+      apiVersion: kind === "CronJob" ? "batch/v1" : "v1",
+      kind,
+      metadata: {
+        name,
+        namespace: NS,
+        labels: { [LABEL_DATABASE]: NAME },
+        ownerReferences: [
+          {
+            apiVersion: "pgkeeper.dev/v1alpha1",
+            kind: "Database",
+            name: NAME,
+            uid,
+            controller: true,
+          },
+        ],
+      },
+      spec: {},
+    });
+    cluster.put(ours("CronJob", "orders-backup"));
+    cluster.put(ours("PersistentVolumeClaim", "orders-backups"));
     await run();
     expect(cluster.find("CronJob", NS, "orders-backup")).toBeUndefined();
+    expect(cluster.find("PersistentVolumeClaim", NS, "orders-backups")).toBeDefined();
     expect(cluster.events.map(e => e.reason)).toContain("ChildrenDeleted");
   });
 

@@ -253,7 +253,10 @@ async function finish(
     primary,
     pods: observePods(pods),
     ...repositoryOf(db, spec),
-    backups: summarizeBackups(backups),
+    backups: summarizeBackups(
+      backups,
+      spec.backup?.volume !== undefined && spec.backup.objectStore === undefined,
+    ),
   };
   // After an operation's own writes, the stored status is the writer's, not the one read.
   const converged = convergedStatus(writer.status, observation, deps.now());

@@ -1,5 +1,7 @@
 import { input, NAMESPACE } from "../../../test/unit/builder-fixtures";
+import { spawnSync } from "node:child_process";
 import { buildBackupJob, BackupJobRequest } from "./backup-job";
+import { FULL_BACKUPS_TO_KEEP_AWK } from "./scripts/backup-job";
 
 const STORE = {
   endpoint: "s3.internal:9000",
@@ -72,5 +74,56 @@ describe("buildBackupJob", () => {
 
   it("builds nothing for a Database without an object store", () => {
     expect(buildBackupJob(input(), request())).toBeUndefined();
+  });
+
+  it("with retentionDays, leaves expiry to the script: the count becomes its minimum", () => {
+    const aged = buildBackupJob(
+      input({ backup: { objectStore: STORE, retention: 3, retentionDays: 14 } }),
+      request(),
+    )!;
+    expect(env(aged).PGKEEPER_PGBACKREST_CONF).toContain("repo1-retention-full=9999999");
+    expect(env(aged)).toMatchObject({
+      PGKEEPER_RETENTION_FULL: "3",
+      PGKEEPER_RETENTION_DAYS: "14",
+    });
+    expect(env(job())).not.toHaveProperty("PGKEEPER_RETENTION_DAYS");
+  });
+});
+
+describe("the full backups a retention of count and days keeps (awk)", () => {
+  const DAY = 86400;
+  const NOW = 100 * DAY;
+  /** Backups as "<stop> <type>" lines, oldest first. */
+  const keep = (lines: string[], min: number, days: number) =>
+    spawnSync(
+      "awk",
+      ["-v", `min=${min}`, "-v", `days=${days}`, "-v", `now=${NOW}`, FULL_BACKUPS_TO_KEEP_AWK],
+      { input: lines.map(l => `${l}\n`).join(""), encoding: "utf8" },
+    );
+  const at = (daysAgo: number, type = "full") => `${NOW - daysAgo * DAY} ${type}`;
+
+  it.each<[string, string[], number, number, number]>([
+    ["all within the window: every one, beyond the count", [at(3), at(2), at(1)], 1, 7, 3],
+    ["one before the window: kept, restores reach the window's start", [at(9), at(3)], 1, 7, 2],
+    ["two before the window: only the newer of them", [at(10), at(9), at(3)], 1, 7, 2],
+    ["none within the window: the newest", [at(30), at(20)], 1, 7, 1],
+    ["the count wins when larger", [at(30), at(20), at(10), at(1)], 3, 7, 3],
+    [
+      "differential and incremental backups do not count",
+      [at(9), at(3, "diff"), at(2, "incr"), at(1)],
+      1,
+      7,
+      2,
+    ],
+    ["a backup ending exactly at the window's start is inside", [at(7), at(1)], 1, 7, 2],
+  ])("%s", (_, lines, min, days, expected) => {
+    const result = keep(lines, min, days);
+    expect(result.status).toBe(0);
+    expect(Number(result.stdout.trim())).toBe(expected);
+  });
+
+  it("fails on no full backup at all, rather than expiring on a guess", () => {
+    expect(keep([], 1, 7).status).not.toBe(0);
+    expect(keep([at(1, "diff")], 1, 7).status).not.toBe(0);
   });
 });

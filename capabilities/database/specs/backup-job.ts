@@ -10,7 +10,6 @@
  */
 import type { V1Job, V1OwnerReference } from "@kubernetes/client-node";
 import { commonLabels, LABEL_COMPONENT } from "../api/names";
-import { BACKUP_COMPONENT } from "./backup";
 import { CLIENT_TLS_FILES } from "./backup-tls";
 import {
   BACKUP_TLS_DIR,
@@ -46,6 +45,11 @@ export interface BackupJobRequest {
 }
 
 /** An instance's DNS name, which the servers' wildcard certificate covers. */
+/** pgBackRest's largest repo1-retention-full: expire nothing. */
+const UNLIMITED_RETENTION = 9999999;
+
+/** Label value of backup pods: they carry the Database label but must never look like instances. */
+export const BACKUP_COMPONENT = "backup";
 const instanceHost = (input: BuildInput, pod: string): string =>
   `${pod}.${namesOf(input).headlessService}.${identity(input.db).namespace}.svc`;
 
@@ -57,13 +61,15 @@ export function buildBackupJob(
   const store = input.spec.backup?.objectStore;
   if (!store) return undefined;
   const id = identity(input.db);
+  const { retention, retentionDays } = input.spec.backup ?? {};
   const conf = backupHostConf(
     { ...store, ...(store.ca ? { caFile: PGBACKREST_CA_FILE } : {}) },
     repositoryPath(store, { namespace: id.namespace, name: id.name, uid: id.uid }),
     {
       hosts: req.instances.map(pod => instanceHost(input, pod)),
       fromStandby: req.instances.length > 1,
-      retentionFull: input.spec.backup?.retention,
+      // With retentionDays the script expires (count as a minimum); pgBackRest alone must not.
+      retentionFull: retentionDays === undefined ? retention : UNLIMITED_RETENTION,
       tls: CLIENT_TLS_FILES,
     },
   );
@@ -95,6 +101,12 @@ export function buildBackupJob(
                 { name: "PGKEEPER_PGBACKREST_CONF", value: conf },
                 { name: "PGKEEPER_BACKUP_TYPE", value: req.type },
                 { name: "PGKEEPER_BACKUP_VERIFY", value: req.verify ? "y" : "n" },
+                ...(retentionDays === undefined
+                  ? []
+                  : [
+                      { name: "PGKEEPER_RETENTION_FULL", value: String(retention ?? 1) },
+                      { name: "PGKEEPER_RETENTION_DAYS", value: String(retentionDays) },
+                    ]),
                 ...storeKeysEnv(store.credentials, REPO1_KEYS),
               ],
               terminationMessagePolicy: "File",

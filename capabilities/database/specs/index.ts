@@ -2,20 +2,16 @@
  * The desired children of a Database, in apply order, and the ones that must not exist.
  *
  * Order: credentials and configuration before the pods that mount them, Services before the
- * StatefulSet (instances resolve `<db>-rw` at their first start), budgets after their pods, the
- * backup volume before the CronJob that mounts it.
+ * StatefulSet (instances resolve `<db>-rw` at their first start), budgets after their pods.
  */
 import type {
   V1ConfigMap,
-  V1CronJob,
-  V1PersistentVolumeClaim,
   V1PodDisruptionBudget,
   V1Secret,
   V1Service,
   V1StatefulSet,
 } from "@kubernetes/client-node";
 import type { ChildKind } from "../api/kinds";
-import { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
 import { BackupTls, buildBackupTlsSecret } from "./backup-tls";
 import { buildConfigMap, configHash } from "./configmap";
 import { BuildInput, Child, namesOf } from "./meta";
@@ -25,7 +21,6 @@ import { buildServices } from "./services";
 import { buildStatefulSet } from "./statefulset";
 import { buildTopologyConfigMap } from "./topology";
 
-export { buildBackupCronJob, buildBackupVolumeClaim } from "./backup";
 export { buildBackupTlsSecret, serverDnsNames } from "./backup-tls";
 export type { BackupTls } from "./backup-tls";
 export { buildConfigMap, configHash } from "./configmap";
@@ -43,9 +38,7 @@ export type ChildObject =
   | Child<V1ConfigMap>
   | Child<V1Service>
   | Child<V1StatefulSet>
-  | Child<V1PodDisruptionBudget>
-  | Child<V1PersistentVolumeClaim>
-  | Child<V1CronJob>;
+  | Child<V1PodDisruptionBudget>;
 
 /** A child by kind and name (the namespace is the Database's). */
 export interface ChildRef {
@@ -69,7 +62,6 @@ export function desiredChildren(
   backupTls?: BackupTls,
 ): ChildObject[] {
   const configMap = buildConfigMap(input);
-  const optional = [buildBackupVolumeClaim(input), buildBackupCronJob(input)];
   const tlsSecret = buildBackupTlsSecret(input, backupTls);
   return [
     buildSuperuserSecret(input, passwords.superuser),
@@ -80,27 +72,26 @@ export function desiredChildren(
     ...buildServices(input),
     buildStatefulSet(input, configHash(configMap)),
     ...buildPodDisruptionBudgets(input),
-    ...optional.filter((o): o is NonNullable<typeof o> => o !== undefined),
   ];
 }
 
 /**
  * Children that must NOT exist for this spec, so the reconciler deletes them if present (after
- * checking they are ours): the budgets after scaling down, the CronJob after its schedule is
- * removed. Derived from the builders, so the two cannot disagree. The backup volume is never
- * listed: backups are deleted only with the Database.
+ * checking they are ours): the budgets after scaling down, the backup TLS Secret without
+ * an object store, the backup CronJob of earlier versions (backup.volume, removed). Derived from
+ * the builders, so the two cannot disagree. The claim `<db>-backups` of earlier versions is never
+ * listed: its backups are deleted only with the Database.
  */
 export function obsoleteChildren(input: BuildInput): ChildRef[] {
   const names = namesOf(input);
   const optional: ChildRef[] = [
     { apiVersion: "policy/v1", kind: "PodDisruptionBudget", name: names.pdbPrimary },
     { apiVersion: "policy/v1", kind: "PodDisruptionBudget", name: names.pdbReplicas },
-    { apiVersion: "batch/v1", kind: "CronJob", name: names.backupCronJob },
+    { apiVersion: "batch/v1", kind: "CronJob", name: names.legacyBackupCronJob },
     { apiVersion: "v1", kind: "Secret", name: names.backupTlsSecret },
   ];
   const present = [
     ...buildPodDisruptionBudgets(input),
-    buildBackupCronJob(input),
     input.spec.backup?.objectStore
       ? { kind: "Secret", metadata: { name: names.backupTlsSecret } }
       : undefined,

@@ -29,8 +29,6 @@ export const PGDATA = `${DATA_MOUNT}/pgdata`;
  * passfile and the per-instance configuration. /var/run/postgresql does not exist in every image.
  */
 export const RUN_DIR = "/controller/run";
-/** Backup volume mount in the backup Job. */
-export const BACKUP_DIR = "/backups";
 
 /** ConfigMap keys (file names under CONFIG_DIR). */
 export const FILE_POSTGRESQL_CONF = "postgresql.conf";
@@ -87,7 +85,6 @@ export const PASSFILE = `${RUN_DIR}/pgpass`;
 
 /** Container names. */
 export const POSTGRES_CONTAINER = "postgres";
-export const BACKUP_CONTAINER = "backup";
 
 /** Volume names. */
 export const DATA_VOLUME = "pgdata";
@@ -95,9 +92,8 @@ export const CONFIG_VOLUME = "config";
 export const RUN_VOLUME = "run";
 export const TMP_VOLUME = "tmp";
 export const TOPOLOGY_VOLUME = "topology";
-export const BACKUP_VOLUME = "backups";
 
-/** Environment variables the scripts read (set by the StatefulSet and the backup CronJob). */
+/** Environment variables the scripts read (set by the StatefulSet). */
 export const ENV = {
   superuserPassword: "PGKEEPER_SUPERUSER_PASSWORD",
   appPassword: "PGKEEPER_APP_PASSWORD",
@@ -107,7 +103,6 @@ export const ENV = {
   primaryHost: "PRIMARY_HOST",
   headlessService: "HEADLESS_SERVICE",
   pgMajor: "PG_MAJOR",
-  retention: "BACKUP_RETENTION",
   /** The source repository's keys (bootstrap.recovery), apart from this Database's own. */
   sourceS3Key: "PGKEEPER_SOURCE_S3_KEY",
   sourceS3KeySecret: "PGKEEPER_SOURCE_S3_KEY_SECRET",

@@ -1,9 +1,10 @@
+import { BACKUP_VOLUME_REMOVED } from "../../api/database-schema";
 import { validateCron } from "../../lib/cron";
-import { compareQuantities } from "../../lib/quantity";
-import { Denial, deny, Rule } from "./types";
-import { quantityBelow, shown, sizeError } from "./util";
+import { deny, Rule } from "./types";
+import { deepEqual } from "./util";
 
 const MAX_BACKUP_RETENTION = 365;
+const MAX_BACKUP_RETENTION_DAYS = 3650;
 
 export const backupScheduleRule: Rule = {
   name: "backup-schedule",
@@ -14,86 +15,74 @@ export const backupScheduleRule: Rule = {
   },
 };
 
-export const backupVolumeRequiredRule: Rule = {
-  name: "backup-volume-required",
-  check: ({ db }) =>
-    db.spec.backup?.schedule !== undefined &&
-    db.spec.backup.volume === undefined &&
-    db.spec.backup.objectStore === undefined
-      ? [
-          deny(
-            "spec.backup.objectStore",
-            "(or spec.backup.volume) is required when spec.backup.schedule is set: the backups need somewhere to go",
-          ),
-        ]
-      : [],
+/**
+ * A field either works or is refused: without an object store there is nowhere to archive, to
+ * back up or to expire from, so these fields would do nothing.
+ */
+const NEEDS_STORE: Record<
+  "schedule" | "retention" | "retentionDays" | "archiveTimeoutSeconds",
+  string
+> = {
+  schedule: "is set: the backups need somewhere to go",
+  retention: "is set: it counts the backups kept there",
+  retentionDays: "is set: it ages the backups kept there",
+  archiveTimeoutSeconds: "is set: nothing is archived without it",
 };
 
-/** A field either works or is refused: archive_timeout means nothing without archiving. */
-export const archiveTimeoutNeedsStoreRule: Rule = {
-  name: "archive-timeout-needs-store",
-  check: ({ db }) =>
-    db.spec.backup?.archiveTimeoutSeconds !== undefined && db.spec.backup.objectStore === undefined
-      ? [
-          deny(
-            "spec.backup.archiveTimeoutSeconds",
-            "needs spec.backup.objectStore (nothing is archived without it)",
-          ),
-        ]
-      : [],
+export const backupNeedsStoreRule: Rule = {
+  name: "backup-needs-store",
+  check: ({ db, old }) => {
+    const backup = db.spec.backup;
+    if (backup === undefined || backup.objectStore !== undefined) return [];
+    // Admitted by an earlier version (with the backup volume) and unchanged: ratcheted.
+    if (old && deepEqual(backup, old.spec.backup)) return [];
+    return (Object.keys(NEEDS_STORE) as (keyof typeof NEEDS_STORE)[])
+      .filter(field => backup[field] !== undefined)
+      .map(field =>
+        deny(`spec.backup.${field}`, `needs spec.backup.objectStore when it ${NEEDS_STORE[field]}`),
+      );
+  },
 };
 
 export const backupRetentionRule: Rule = {
   name: "backup-retention",
   check: ({ db }) => {
-    const retention = db.spec.backup?.retention;
-    if (retention === undefined || (retention >= 1 && retention <= MAX_BACKUP_RETENTION)) return [];
-    return [
-      deny(
-        "spec.backup.retention",
-        `${retention} is out of range; allowed 1..${MAX_BACKUP_RETENTION} backups`,
-      ),
-    ];
-  },
-};
-
-export const backupVolumeSizeRule: Rule = {
-  name: "backup-volume-size",
-  check: ({ db }) => {
-    const size = db.spec.backup?.volume?.size;
-    if (size === undefined) return [];
-    const error = sizeError(size);
-    if (error !== undefined) return [deny("spec.backup.volume.size", error)];
-    return compareQuantities(size, 0) <= 0
-      ? [deny("spec.backup.volume.size", `${size} must be greater than zero`)]
-      : [];
-  },
-};
-
-/** Like the data volume: the backup volume can grow, and its class is fixed once created. */
-export const backupVolumeChangeRule: Rule = {
-  name: "backup-volume-change",
-  check: ({ db, old }) => {
-    const now = db.spec.backup?.volume;
-    const before = old?.spec.backup?.volume;
-    if (!now || !before) return [];
-    const denials: Denial[] = [];
-    if (quantityBelow(now.size, before.size)) {
+    const { retention, retentionDays } = db.spec.backup ?? {};
+    const denials = [];
+    if (retention !== undefined && !(retention >= 1 && retention <= MAX_BACKUP_RETENTION))
       denials.push(
         deny(
-          "spec.backup.volume.size",
-          `cannot shrink from ${before.size} to ${now.size}; the backup volume can only grow`,
+          "spec.backup.retention",
+          `${retention} is out of range; allowed 1..${MAX_BACKUP_RETENTION} backups`,
         ),
       );
-    }
-    if (now.storageClassName !== before.storageClassName) {
+    if (
+      retentionDays !== undefined &&
+      !(retentionDays >= 1 && retentionDays <= MAX_BACKUP_RETENTION_DAYS)
+    )
       denials.push(
         deny(
-          "spec.backup.volume.storageClassName",
-          `cannot change from ${shown(before.storageClassName)} to ${shown(now.storageClassName)}; it is fixed once the volume exists`,
+          "spec.backup.retentionDays",
+          `${retentionDays} is out of range; allowed 1..${MAX_BACKUP_RETENTION_DAYS} days`,
         ),
       );
-    }
     return denials;
+  },
+};
+
+/**
+ * The backup volume (a PVC owned by the Database, so deleted with it) is removed: backups go to
+ * an object store, where they outlive the Database. Refused by name (CEL says the same when the
+ * operator is down). A Database admitted with it by an earlier version may still be updated as
+ * long as the volume is unchanged, as the apiserver ratchets its own rules; its status says that
+ * no backups go there any more.
+ */
+export const backupVolumeRemovedRule: Rule = {
+  name: "backup-volume-removed",
+  check: ({ db, old }) => {
+    const volume = db.spec.backup?.volume;
+    if (volume === undefined) return [];
+    if (old && deepEqual(volume, old.spec.backup?.volume)) return [];
+    return [deny("spec.backup.volume", BACKUP_VOLUME_REMOVED.replace(/^backup\.volume /, ""))];
   },
 };

@@ -3,12 +3,10 @@
  * after the structural check (shape.ts), so each may trust the spec's types.
  */
 import {
-  archiveTimeoutNeedsStoreRule,
+  backupNeedsStoreRule,
   backupRetentionRule,
   backupScheduleRule,
-  backupVolumeChangeRule,
-  backupVolumeRequiredRule,
-  backupVolumeSizeRule,
+  backupVolumeRemovedRule,
 } from "./backup";
 import { bootstrapImmutableRule, bootstrapRecoveryRule, bootstrapRestoreRule } from "./bootstrap";
 import { failoverDelayRule } from "./failover";
@@ -48,11 +46,9 @@ export const RULES: readonly Rule[] = [
   failoverDelayRule,
   readOnlyMaxLagRule,
   backupScheduleRule,
-  backupVolumeRequiredRule,
-  archiveTimeoutNeedsStoreRule,
+  backupNeedsStoreRule,
   backupRetentionRule,
-  backupVolumeSizeRule,
-  backupVolumeChangeRule,
+  backupVolumeRemovedRule,
   bootstrapRestoreRule,
   bootstrapRecoveryRule,
   bootstrapImmutableRule,

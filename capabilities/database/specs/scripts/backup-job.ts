@@ -11,15 +11,31 @@
  *
  * The configuration comes in PGKEEPER_PGBACKREST_CONF (no secrets in it: the store's keys are
  * PGBACKREST_REPO1_S3_KEY* from the user's Secret) and is written to /tmp, the writable volume.
+ *
+ * Retention: the configuration's repo1-retention-full (spec.backup.retention) expires older full
+ * backups after each backup. With PGKEEPER_RETENTION_DAYS (spec.backup.retentionDays) that count
+ * is only a minimum: the configuration then expires nothing by itself, and this script expires
+ * down to max(count, the full backups a restore to any point of those days needs).
  */
 import { STANZA } from "../pgbackrest";
+
+/**
+ * How many full backups to keep (awk; pure, so unit-tested alone): reads "<stop epoch> <type>"
+ * per backup, oldest first, and prints max(min, the full backups that ended within the last
+ * `days` before `now`, plus the newest one before them, which a restore to the window's start
+ * replays from). Fails when it reads no full backup: the output was not understood, and
+ * expiring on a guess could delete what the window needs.
+ */
+export const FULL_BACKUPS_TO_KEEP_AWK = `$2 == "full" { fulls++; if ($1 >= now - days * 86400) recent++; else older = 1 }
+END { if (fulls == 0) exit 1; need = recent + older; print (need > min ? need : min) }`;
 
 /** The kubelet keeps at most this much of a termination message. */
 export const TERMINATION_MESSAGE_LIMIT = 4096;
 
 export const BACKUP_JOB_SH = `set -eu
-CONF=/tmp/pgbackrest.conf
-OUT=/tmp/pgbackrest.out
+WORK=\${PGKEEPER_WORK_DIR:-/tmp}
+CONF="$WORK/pgbackrest.conf"
+OUT="$WORK/pgbackrest.out"
 RESULT=\${PGKEEPER_RESULT_FILE:-/dev/termination-log}
 printf '%s\\n' "$PGKEEPER_PGBACKREST_CONF" >"$CONF"
 
@@ -31,13 +47,16 @@ json_string() {
   printf '"'
 }
 
+# pgBackRest's ERROR and WARN lines; without any, the output's last lines, or what failed.
 fail() {
-  { printf '{"error":'; grep -E 'ERROR|WARN' "$OUT" | tail -n 5 | cut -c1-600 | json_string; printf '}'; } >"$RESULT"
+  { grep -E 'ERROR|WARN' "$OUT" || tail -n 5 "$OUT"; } >"$OUT.why" || true
+  [ -s "$OUT.why" ] || echo "$1 failed with no output" >"$OUT.why"
+  { printf '{"error":'; tail -n 5 "$OUT.why" | cut -c1-600 | json_string; printf '}'; } >"$RESULT"
   exit 1
 }
 
 run() {
-  pgbackrest --config="$CONF" --stanza=${STANZA} "$@" >"$OUT" 2>&1 || { cat "$OUT"; fail; }
+  pgbackrest --config="$CONF" --stanza=${STANZA} "$@" >"$OUT" 2>&1 || { cat "$OUT"; fail "pgbackrest $1"; }
   cat "$OUT"
 }
 
@@ -47,11 +66,23 @@ run stanza-create
 run backup --type="\${PGKEEPER_BACKUP_TYPE:-full}"
 LABEL=$(sed -n 's/.*new backup label = \\([0-9FDI_-]*\\).*/\\1/p' "$OUT" | tail -n 1)
 if [ -z "$LABEL" ]; then
-  echo "no backup label in pgBackRest's output" >>"$OUT"
-  fail
+  echo "ERROR: no backup label in pgBackRest's output" >>"$OUT"
+  fail "pgbackrest backup"
 fi
 if [ "\${PGKEEPER_BACKUP_VERIFY:-n}" = y ]; then
   run verify --set="$LABEL"
+fi
+if [ -n "\${PGKEEPER_RETENTION_DAYS:-}" ]; then
+  run info --output=json
+  # pgBackRest writes JSON keys in order, so each backup's "timestamp" is followed by its "type".
+  KEEP=$(grep -o '"timestamp":{"start":[0-9]*,"stop":[0-9]*},"type":"[a-z]*"' "$OUT" |
+    sed 's/.*"stop":\\([0-9]*\\)},"type":"\\([a-z]*\\)"/\\1 \\2/' |
+    awk -v min="\${PGKEEPER_RETENTION_FULL:-1}" -v days="$PGKEEPER_RETENTION_DAYS" \\
+      -v now="\${PGKEEPER_NOW:-$(date +%s)}" '${FULL_BACKUPS_TO_KEEP_AWK}') || {
+    echo "ERROR: no full backup found in pgBackRest's info; nothing expired" >>"$OUT"
+    fail "retention"
+  }
+  run expire --repo1-retention-full="$KEEP"
 fi
 run info --output=json
 # Backups are listed oldest first; only their timestamps have a numeric "stop".

@@ -8,21 +8,18 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BACKUP_SH } from "./backup";
 import { ENTRYPOINT_SH } from "./entrypoint";
 import { PROBE_SH } from "./probe";
 
 const scripts = [
   ["entrypoint.sh", ENTRYPOINT_SH],
   ["probe.sh", PROBE_SH],
-  ["backup.sh", BACKUP_SH],
 ] as const;
 
 const shells = [
@@ -672,58 +669,5 @@ describe("probe.sh", () => {
 
   it("rejects an unknown command", () => {
     expect(run(world, PROBE_SH, ["bogus"]).status).toBe(2);
-  });
-});
-
-describe("backup.sh", () => {
-  const backupEnv = (dir: string, extra: Record<string, string> = {}) => ({
-    PGKEEPER_BACKUP_DIR: dir,
-    PGHOST: "orders-rw",
-    BACKUP_RETENTION: "2",
-    ...extra,
-  });
-  const setupBackups = (): string => {
-    const dir = join(world.root, "backups");
-    for (const name of [
-      "20240101T000000Z",
-      "20240102T000000Z",
-      "20240103T000000Z",
-      ".partial-20240104T000000Z",
-      "notes",
-    ]) {
-      mkdirSync(join(dir, name), { recursive: true });
-    }
-    return dir;
-  };
-
-  it("takes a compressed tar base backup through <db>-rw and keeps the newest `retention`", () => {
-    const dir = setupBackups();
-    const r = run(world, BACKUP_SH, [], backupEnv(dir));
-    expect(r.status).toBe(0);
-    const call = calls(world)[0];
-    expect(call).toMatch(
-      /^pg_basebackup -h orders-rw -p 5432 -U postgres -w -D .*\/\.partial-\d{8}T\d{6}Z -F tar -z -X stream -c fast -l pgkeeper \d{8}T\d{6}Z$/,
-    );
-    const left = readdirSync(dir).sort();
-    expect(left).toHaveLength(3);
-    expect(left[0]).toBe("20240103T000000Z");
-    expect(left[1]).toMatch(/^\d{8}T\d{6}Z$/);
-    expect(left[2]).toBe("notes");
-    expect(existsSync(join(dir, left[1], "base.tar.gz"))).toBe(true);
-  });
-
-  it("prunes nothing when the backup fails", () => {
-    const dir = setupBackups();
-    writeFileSync(join(world.log, "fail"), "1");
-    const r = run(world, BACKUP_SH, [], backupEnv(dir));
-    expect(r.status).not.toBe(0);
-    const complete = readdirSync(dir).filter(n => /^\d{8}T\d{6}Z$/.test(n));
-    expect(complete).toEqual(["20240101T000000Z", "20240102T000000Z", "20240103T000000Z"]);
-  });
-
-  it.each(["PGHOST", "BACKUP_RETENTION"])("fails without %s", name => {
-    const r = run(world, BACKUP_SH, [], backupEnv(join(world.root, "backups"), { [name]: "" }));
-    expect(r.status).not.toBe(0);
-    expect(r.stderr).toContain(name);
   });
 });
