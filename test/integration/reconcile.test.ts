@@ -149,6 +149,27 @@ describe("children", () => {
   }, 120_000);
 });
 
+describe("Backups", () => {
+  it("a Backup of a Database that does not exist waits, saying so, and runs nothing", async () => {
+    create({
+      apiVersion: "pgkeeper.dev/v1alpha1",
+      kind: "Backup",
+      metadata: { name: "orphan", namespace: ns },
+      spec: { database: "nowhere" },
+    });
+    const status = await waitFor(
+      "the Backup's status",
+      () => get("backup", ns, "orphan")?.status as { phase: string; message: string } | undefined,
+      { timeoutMs: 30_000 },
+    );
+    expect(status).toEqual({
+      phase: "Pending",
+      message: `waits for Database nowhere, which does not exist in namespace ${ns}`,
+    });
+    expect(list("job", ns, "pgkeeper.dev/database=nowhere")).toEqual([]);
+  }, 60_000);
+});
+
 describe("drift", () => {
   it.each([
     [

@@ -209,6 +209,38 @@ describe("controller event filtering", () => {
     await ctl.queue.shutdown();
   });
 
+  it("a Backup or backup Job of an unknown Database is reconciled (to say so, or record the Job's end); its Pod is not", async () => {
+    const { ctl, settle, reconciles } = setup();
+    const base = await reconciles();
+    const backup: KubeObject = {
+      apiVersion: "pgkeeper.dev/v1alpha1",
+      kind: "Backup",
+      metadata: { name: "nightly", namespace: NS, resourceVersion: "3000" },
+      spec: { database: "nowhere" },
+    };
+    ctl.onChildEvent("ADDED", backup, "added", undefined);
+    await settle();
+    expect(await reconciles()).toBe(base + 1);
+    const labels = commonLabels("deleted");
+    const job: KubeObject = {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "nightly", namespace: NS, labels, resourceVersion: "3001" },
+    };
+    ctl.onChildEvent("ADDED", job, "added", undefined);
+    await settle();
+    expect(await reconciles()).toBe(base + 2);
+    const pod: KubeObject = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "nightly-x", namespace: NS, labels, resourceVersion: "3002" },
+    };
+    ctl.onChildEvent("ADDED", pod, "added", undefined);
+    await settle();
+    expect(await reconciles()).toBe(base + 2);
+    await ctl.queue.shutdown();
+  });
+
   it("exports per-instance health from the status it wrote, and forgets it with the Database", async () => {
     const { api, cache, ctl, add, settle, registry } = setup();
     api.put({

@@ -60,6 +60,9 @@ const keyOf = (db: Keyed): string | undefined =>
     ? databaseKey(db.metadata.namespace, db.metadata.name)
     : undefined;
 
+/** Kinds whose objects outlive their Database (owned by a Backup, or a Backup itself). */
+const OUTLIVE_DATABASE = new Set([BACKUP_REF.kind, "Job"]);
+
 /** The Database's key of a child (from our label) or of a Backup (its spec), with no API call. */
 const ownerKeyOf = (obj: KubeObject): string | undefined =>
   keyOf({
@@ -147,8 +150,11 @@ export function createController(
     },
     onChildEvent: (phase, obj, outcome, previous) => {
       const key = ownerKeyOf(obj);
-      // Children of unknown Databases (not delivered yet, or deleted) wait for their Database.
-      if (!key || !known.has(key) || !isLeader()) return;
+      // Children of unknown Databases (not delivered yet, or deleted) wait for their Database;
+      // Backups and their Jobs do not: their status must say the Database is missing, or what
+      // the Job did after the Database was deleted (reconcile finds no Database and settles them).
+      if (!key || !isLeader()) return;
+      if (!known.has(key) && !OUTLIVE_DATABASE.has(obj.kind ?? "")) return;
       if (phase === "DELETED" || warrantsReconcile(outcome as UpsertOutcome, previous, obj))
         queue.add(key);
     },

@@ -151,6 +151,38 @@ describe("decideBackup", () => {
       },
     ],
     [
+      "no such Database (not yet, or deleted): waits for it, never starts",
+      { databaseMissing: true, archiving: false, primary: undefined },
+      {
+        action: "status",
+        status: {
+          phase: "Pending",
+          message: "waits for Database orders, which does not exist in namespace shop",
+        },
+      },
+    ],
+    [
+      "the Database deleted while its Job ran: the Job's outcome, not a wait",
+      {
+        databaseMissing: true,
+        archiving: false,
+        backup: backup({ phase: "Running", job: "nightly" }),
+        job: job({ failed: 1 }),
+        jobPod: podWith('{"error":"ERROR: [056]: unable to find primary cluster"}'),
+      },
+      { action: "status", status: { phase: "Failed", message: expect.stringMatching(/\[056\]/) } },
+    ],
+    [
+      "objectStore removed while its Job ran: the Job's outcome",
+      {
+        archiving: false,
+        backup: backup({ phase: "Running", job: "nightly" }),
+        job: job({ succeeded: 1 }),
+        jobPod: podWith(JSON.stringify({ label: "20261202-160102F", info: INFO })),
+      },
+      { action: "status", status: { phase: "Completed", label: "20261202-160102F" } },
+    ],
+    [
       "Completed stays Completed",
       { backup: backup({ phase: "Completed" }), archiving: false },
       { action: "none" },

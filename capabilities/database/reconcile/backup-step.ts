@@ -21,6 +21,8 @@ export interface BackupScene {
   jobPod?: KubeObject;
   /** The Database backs up to an object store (spec.backup.objectStore). */
   archiving: boolean;
+  /** No Database of the Backup's spec.database exists (not yet, or deleted). */
+  databaseMissing?: boolean;
   repositoryPath?: string;
   /** The primary when it is ready and no failover or switchover is under way. */
   primary?: string;
@@ -77,18 +79,26 @@ export function decideBackup(scene: BackupScene): BackupDecision {
   const { backup, job } = scene;
   if (isFinished(backup)) return { action: "none" };
   const completedAt = scene.now.toISOString();
-  if (!scene.archiving) {
-    return write(backup, {
-      phase: "Failed",
-      message: `Database ${specOf(backup).database} has no spec.backup.objectStore: there is no repository to back up into`,
-      completedAt,
-    });
-  }
+  // A started backup's outcome is its Job's, whatever became of the Database since.
   if (job) return fromJob(scene, job, completedAt);
   if (statusOf(backup).phase === "Running") {
     return write(backup, {
       phase: "Failed",
       message: `its Job ${statusOf(backup).job} was deleted before it finished`,
+      completedAt,
+    });
+  }
+  if (scene.databaseMissing) {
+    // Not Failed: the Database may come (applied after its Backup, as tools often do).
+    return write(backup, {
+      phase: "Pending",
+      message: `waits for Database ${specOf(backup).database}, which does not exist in namespace ${backup.metadata?.namespace}`,
+    });
+  }
+  if (!scene.archiving) {
+    return write(backup, {
+      phase: "Failed",
+      message: `Database ${specOf(backup).database} has no spec.backup.objectStore: there is no repository to back up into`,
       completedAt,
     });
   }

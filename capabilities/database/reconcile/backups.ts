@@ -4,7 +4,8 @@
  * its status from what its Job did (backup-step.ts decides). Returns every Backup of the
  * Database as it now stands, for the Database's status. Reads come from the cache
  * (Backups, Jobs and their pods are watched), so a Database with no Backups costs nothing.
- * The Backup's status has one writer: this step.
+ * The Backup's status has one writer: this step, or, for Backups whose Database does not exist
+ * (not yet, or deleted while their Job ran), settleBackupsWithoutDatabase.
  */
 import type { V1OwnerReference } from "@kubernetes/client-node";
 import { Database } from "../api/database";
@@ -26,11 +27,15 @@ export interface BackupInstances {
 const created = (o: KubeObject): string =>
   String((o.metadata as { creationTimestamp?: string | Date })?.creationTimestamp ?? "");
 
-/** Backups of `db`, oldest first (the queue order). */
-export async function backupsOf(cluster: Cluster, db: Database): Promise<KubeObject[]> {
-  const all = await cluster.list(BACKUP_REF, db.metadata?.namespace ?? "", {});
+/** Backups of Database `database` in `namespace`, oldest first (the queue order). */
+async function backupsOf(
+  cluster: Cluster,
+  namespace: string,
+  database: string,
+): Promise<KubeObject[]> {
+  const all = await cluster.list(BACKUP_REF, namespace, {});
   return all
-    .filter(b => (b.spec as { database?: string })?.database === db.metadata?.name)
+    .filter(b => (b.spec as { database?: string })?.database === database)
     .sort(
       (a, b) =>
         created(a).localeCompare(created(b)) ||
@@ -47,11 +52,11 @@ const ownerOf = (backup: KubeObject): V1OwnerReference => ({
   blockOwnerDeletion: true,
 });
 
-/** What every Backup of one pass shares. */
+/** What every Backup of one pass shares; no `input` when the Database does not exist. */
 interface Pass {
   cluster: Cluster;
-  db: Database;
-  input: BuildInput;
+  namespace: string;
+  input?: BuildInput;
   instances: BackupInstances;
   now: Date;
   repositoryPath: string | undefined;
@@ -64,17 +69,36 @@ export async function reconcileBackups(
   instances: BackupInstances,
   now: Date,
 ): Promise<KubeObject[]> {
-  const all = await backupsOf(cluster, db);
+  const namespace = db.metadata?.namespace ?? "";
+  const all = await backupsOf(cluster, namespace, db.metadata?.name ?? "");
   const wanted = scheduled(db, input, all, now);
   if (wanted) all.push(await cluster.apply(wanted));
-  const pass: Pass = {
+  return settle(all, {
     cluster,
-    db,
+    namespace,
     input,
     instances,
     now,
     repositoryPath: repositoryOf(db, input),
-  };
+  });
+}
+
+/**
+ * The unfinished Backups of a Database that does not exist: a Job that ran gets its outcome
+ * recorded (the Database was deleted under it), the others wait, Pending, saying why.
+ */
+export async function settleBackupsWithoutDatabase(
+  cluster: Cluster,
+  namespace: string,
+  database: string,
+  now: Date,
+): Promise<void> {
+  const all = await backupsOf(cluster, namespace, database);
+  const pass = { cluster, namespace, instances: { standbys: [] }, now, repositoryPath: undefined };
+  await settle(all, pass);
+}
+
+async function settle(all: KubeObject[], pass: Pass): Promise<KubeObject[]> {
   let busyWith: string | undefined;
   const after = new Map<string, KubeObject>();
   for (const backup of all.filter(b => !isFinished(b))) {
@@ -114,8 +138,7 @@ async function step(
   backup: KubeObject,
   busyWith: string | undefined,
 ): Promise<KubeObject | undefined> {
-  const { cluster, input, instances } = pass;
-  const namespace = pass.db.metadata?.namespace ?? "";
+  const { cluster, input, instances, namespace } = pass;
   const name = backup.metadata?.name ?? "";
   const jobName = jobNameFor(name);
   const job = await cluster.get(
@@ -129,7 +152,8 @@ async function step(
     backup,
     job,
     jobPod,
-    archiving: input.spec.backup?.objectStore !== undefined,
+    archiving: input?.spec.backup?.objectStore !== undefined,
+    databaseMissing: input === undefined,
     repositoryPath: pass.repositoryPath,
     primary: instances.primary,
     standbys: instances.standbys,
@@ -137,7 +161,7 @@ async function step(
     now: pass.now,
   });
   if (decision.action === "none") return undefined;
-  if (decision.action === "start") {
+  if (decision.action === "start" && input) {
     const spec = backup.spec as { type?: BackupType; verify?: boolean };
     const built = buildBackupJob(input, {
       name: decision.job,

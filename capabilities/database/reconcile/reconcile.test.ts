@@ -517,6 +517,33 @@ describe("reconcile: guards", () => {
     expect(cluster.mutatingCalls).toBe(0);
   });
 
+  it("settles the Backups of a Database that does not exist: waiting, or the outcome of a Job the deletion cut off", async () => {
+    const { cluster, deps } = setup();
+    const backup = (name: string, status?: Record<string, unknown>) =>
+      cluster.put({
+        apiVersion: "pgkeeper.dev/v1alpha1",
+        kind: "Backup",
+        metadata: { name, namespace: NS },
+        spec: { database: "gone" },
+        ...(status ? { status } : {}),
+      });
+    backup("early");
+    backup("cut-off", { phase: "Running", job: "cut-off" });
+    cluster.put({
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "cut-off", namespace: NS },
+      status: { failed: 1 },
+    });
+    expect(await reconcile(deps, NS, "gone")).toMatchObject({ gone: true });
+    expect(cluster.find("Backup", NS, "early")?.status).toMatchObject({
+      phase: "Pending",
+      message: `waits for Database gone, which does not exist in namespace ${NS}`,
+    });
+    expect(cluster.find("Backup", NS, "cut-off")?.status).toMatchObject({ phase: "Failed" });
+    expect(await reconcile(deps, NS, "gone")).toEqual({ writes: 0, gone: true });
+  });
+
   it("propagates API errors so the queue retries with backoff", async () => {
     const { cluster, run } = setup();
     cluster.failNext.set("apply", { status: 500, data: { message: "etcd timeout" } });

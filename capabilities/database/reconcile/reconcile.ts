@@ -23,7 +23,7 @@ import { OperatorConfig, defaultImageFor } from "../lib/config";
 import { BuildInput, Passwords, desiredChildren, obsoleteChildren, serverDnsNames } from "../specs";
 import { ensureBackupTls } from "./backup-tls";
 import { summarizeBackups } from "./backup-summary";
-import { BackupInstances, reconcileBackups } from "./backups";
+import { BackupInstances, reconcileBackups, settleBackupsWithoutDatabase } from "./backups";
 import { untilNextFireMs } from "./scheduled-backups";
 import { repositoryPath } from "../specs/pgbackrest";
 import { buildInput } from "./build-input";
@@ -89,7 +89,12 @@ async function reconcileOnce(
   name: string,
 ): Promise<Outcome> {
   const db = await deps.cluster.getDatabase(namespace, name);
-  if (!db) return { gone: true }; // garbage collection removes the children
+  if (!db) {
+    // Garbage collection removes the children; Backups are not children, and say what became
+    // of them.
+    await settleBackupsWithoutDatabase(deps.cluster, namespace, name, deps.now());
+    return { gone: true };
+  }
   if (db.metadata?.deletionTimestamp) return handleDeletion(deps, db);
   const writer = new DatabaseWriter(deps.cluster, db);
   if (db.spec?.paused === true) {
