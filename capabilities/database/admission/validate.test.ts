@@ -415,6 +415,72 @@ const CASES: Case[] = [
     ["spec.postgresql.parameters[search_path]: must be at most 4096 characters"],
   ],
 
+  [
+    "PostgreSQL 15 parameters that its server accepts",
+    db({
+      version: "15",
+      ...params({
+        shared_buffers: "1.5GB",
+        work_mem: "4096",
+        effective_cache_size: "0x100000",
+        checkpoint_timeout: "15min",
+        vacuum_cost_delay: "2.5ms",
+        huge_pages: "true",
+        DateStyle: "iso, mdy",
+        log_min_duration_statement: "-1",
+        "pg_stat_statements.max": "10000",
+      }),
+    }),
+    undefined,
+    [],
+  ],
+  [
+    "PostgreSQL 15 parameter typos, directives, read-only ones and JavaScript's names",
+    db({
+      version: "15",
+      ...params({ shared_bufers: "1GB", include: "x.conf", block_size: "16384", __proto__x: "1" }),
+    }),
+    undefined,
+    [
+      "spec.postgresql.parameters[shared_bufers]: is not a PostgreSQL 15 parameter; did you mean shared_buffers?",
+      "spec.postgresql.parameters[include]: is not a PostgreSQL 15 parameter",
+      "spec.postgresql.parameters[block_size]: is read-only",
+      "spec.postgresql.parameters[__proto__x]: is not a PostgreSQL 15 parameter",
+    ],
+  ],
+  [
+    "PostgreSQL 17 parameter values its server would refuse",
+    db({
+      version: "17",
+      ...params({
+        shared_buffers: "-1GB",
+        work_mem: "lots",
+        maintenance_work_mem: "64mb",
+        max_connections: "10kB",
+        jit: "maybe",
+        huge_pages: "sometimes",
+        full_page_writes: "off",
+        summarize_wal: "on",
+      }),
+    }),
+    undefined,
+    [
+      'spec.postgresql.parameters[shared_buffers]: "-1GB" is outside the valid range 16 .. 1073741823 (in units of 8kB)',
+      'spec.postgresql.parameters[work_mem]: "lots" is not an integer with an optional unit',
+      'spec.postgresql.parameters[maintenance_work_mem]: "64mb": invalid unit mb; valid units are B, kB, MB, GB, TB (case matters)',
+      'spec.postgresql.parameters[max_connections]: "10kB": this parameter takes no unit',
+      'spec.postgresql.parameters[jit]: "maybe" is not a boolean (on or off)',
+      'spec.postgresql.parameters[huge_pages]: "sometimes" is not one of off, on, try',
+      "spec.postgresql.parameters[full_page_writes]: cannot be off",
+    ],
+  ],
+  [
+    "a parameter of a later major on an earlier one",
+    db({ version: "15", ...params({ summarize_wal: "on" }) }),
+    undefined,
+    ["spec.postgresql.parameters[summarize_wal]: is not a PostgreSQL 15 parameter"],
+  ],
+
   // postgresql.synchronous
   [
     "unknown synchronous mode",

@@ -9,7 +9,13 @@
  * driver's error object (which a log serializer could expand).
  */
 import pg from "pg";
-import { isListQuoted, sameFileValue, SettingRow, settingMatches, splitList } from "./guc-value";
+import {
+  isListQuoted,
+  sameFileValue,
+  SettingRow,
+  settingMatches,
+  splitList,
+} from "../lib/guc-value";
 import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
 import { parseLsn } from "./lsn";
 import { FILE_REPAIR_MARKER } from "../specs/layout";

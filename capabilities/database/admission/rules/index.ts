@@ -13,7 +13,12 @@ import { failoverDelayRule } from "./failover";
 import { imageRule } from "./image";
 import { instancesRule } from "./instances";
 import { nameRule } from "./name";
-import { operatorOwnedParametersRule, parameterNamesRule, parameterValuesRule } from "./parameters";
+import {
+  operatorOwnedParametersRule,
+  parameterCatalogRule,
+  parameterNamesRule,
+  parameterValuesRule,
+} from "./parameters";
 import {
   requestsWithinLimitsRule,
   resourceMinimumsRule,
@@ -41,6 +46,7 @@ export const RULES: readonly Rule[] = [
   operatorOwnedParametersRule,
   parameterNamesRule,
   parameterValuesRule,
+  parameterCatalogRule,
   synchronousModeRule,
   synchronousNumberRule,
   failoverDelayRule,

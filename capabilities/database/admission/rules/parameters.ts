@@ -1,4 +1,7 @@
+import { hasCatalog, parameterEntry, parameterNames } from "../../api/parameter-catalog";
 import { parameterNameProblem } from "../../api/parameter-names";
+import { parseBool } from "../../lib/guc-value";
+import { parameterValueProblem } from "../parameter-value";
 import { Denial, deny, Rule } from "./types";
 
 const FIELD = "spec.postgresql.parameters";
@@ -68,4 +71,80 @@ export const parameterValuesRule: Rule = {
       }
       return [];
     }),
+};
+
+/**
+ * Settings PostgreSQL accepts that break what pgkeeper promises: without full-page writes a torn
+ * page cannot be repaired from WAL, and pg_rewind (a former primary rejoining) needs them.
+ */
+const BREAKS_GUARANTEES: Record<string, { refused: (value: string) => boolean; why: string }> = {
+  full_page_writes: {
+    refused: value => parseBool(value) === false,
+    why: "cannot be off: torn pages could not be repaired from WAL, and a former primary could not rejoin with pg_rewind",
+  },
+};
+
+/** The nearest known name within 3 edits, for a typo's denial. */
+function nearest(name: string, known: string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance <= 3 && (!best || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/**
+ * Names and values checked against the catalog of the Database's major (pg_settings of that
+ * server): unknown names (typos, configuration directives such as include), read-only
+ * parameters, and values PostgreSQL would refuse, each named with what is allowed. Extension
+ * parameters (with a dot) are the extension's to check. Majors without a catalog get the name
+ * rules above only.
+ */
+export const parameterCatalogRule: Rule = {
+  name: "parameter-catalog",
+  check: ({ db }) => {
+    const major = db.spec.version;
+    if (!hasCatalog(major)) return [];
+    return Object.entries(db.spec.postgresql?.parameters ?? {}).flatMap(
+      ([name, value]): Denial[] => {
+        const field = `${FIELD}[${name}]`;
+        if (parameterNameProblem(name) !== undefined || name.includes(".")) return [];
+        const known = parameterEntry(major, name);
+        if (!known) {
+          const guess = nearest(name, parameterNames(major));
+          return [
+            deny(
+              field,
+              `is not a PostgreSQL ${major} parameter${guess ? `; did you mean ${guess}?` : ""}`,
+            ),
+          ];
+        }
+        if (known.entry.context === "internal") {
+          return [deny(field, "is read-only (fixed when PostgreSQL was built or initialised)")];
+        }
+        if (typeof value !== "string") return [];
+        const problem = parameterValueProblem(known.entry, value);
+        if (problem) return [deny(field, problem)];
+        const guarantee = BREAKS_GUARANTEES[known.name];
+        return guarantee?.refused(value) ? [deny(field, guarantee.why)] : [];
+      },
+    );
+  },
 };
