@@ -134,6 +134,11 @@ describe("with the webhooks gone (operator not installed)", () => {
       "must be less than spec.instances",
     ],
     [
+      "an image of another major",
+      { image: "docker.io/library/postgres:16.4-bookworm" },
+      "spec.image's tag names another PostgreSQL major than spec.version",
+    ],
+    [
       "a backup schedule without an object store",
       { backup: { schedule: "@daily" } },
       "backup.schedule needs backup.objectStore",

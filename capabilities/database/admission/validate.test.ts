@@ -223,6 +223,29 @@ const CASES: Case[] = [
   // image
   ["image with registry port", db({ image: "localhost:5000/pg:16" }), undefined, []],
   ["image without tag", db({ image: "postgres" }), undefined, []],
+  [
+    "image of another major",
+    db({ image: "docker.io/library/postgres:15.8-bookworm" }),
+    undefined,
+    [
+      'spec.image: "docker.io/library/postgres:15.8-bookworm" is a PostgreSQL 15 image, but spec.version is 16',
+    ],
+  ],
+  [
+    "image changed to another major on update",
+    db({ image: "postgres:17" }),
+    db({ image: "postgres:16" }),
+    ['spec.image: "postgres:17" is a PostgreSQL 17 image, but spec.version is 16'],
+  ],
+  [
+    "image of another major admitted earlier, unchanged",
+    db({ image: "postgres:17", instances: 3 }),
+    db({ image: "postgres:17" }),
+    [],
+  ],
+  ["image of the major, with a suffix", db({ image: "postgres:16-alpine" }), undefined, []],
+  ["image tag naming no major", db({ image: "postgres:20241201" }), undefined, []],
+  ["image by digest", db({ image: `postgres@sha256:${"a".repeat(64)}` }), undefined, []],
   ["image empty", db({ image: "" }), undefined, ["spec.image: must not be empty"]],
   [
     "image with whitespace",

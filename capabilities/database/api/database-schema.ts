@@ -145,6 +145,9 @@ const objectStore = object(
   { required: ["endpoint", "bucket", "credentials"] },
 );
 
+/** An image reference whose tag (after the last slash) starts with `major`. */
+const TAG_WITH_MAJOR = (major: string) => `^[^@]*:${major}([._-][^/:@]*)?(@.*)?$`;
+
 const cronPattern = "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\\S+\\s+){4}\\S+)$";
 
 /**
@@ -488,7 +491,17 @@ export const databaseSpecSchema = object(
     paused: boolean("Stop reconciling this Database (status says so). Nothing is deleted."),
   },
   "Desired state of a PostgreSQL database cluster.",
-  { required: ["version", "storage"] },
+  {
+    required: ["version", "storage"],
+    "x-kubernetes-validations": [
+      {
+        // The webhook's image rule (tagMajor) in CEL: a tag that starts with a major names this one.
+        rule: `!has(self.image) || !self.image.matches('${TAG_WITH_MAJOR("(1[0-9]|[2-9][0-9])")}') || self.image.matches('${TAG_WITH_MAJOR("' + self.version + '")}')`,
+        message: "spec.image's tag names another PostgreSQL major than spec.version",
+        fieldPath: ".image",
+      },
+    ],
+  },
 );
 
 const condition = object(

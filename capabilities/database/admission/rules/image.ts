@@ -27,12 +27,25 @@ function isImageReference(ref: string): boolean {
 }
 
 /**
- * spec.image, when set. Whether the image's PostgreSQL major matches spec.version cannot be
- * known from the reference (tags are free text), so that is not checked.
+ * The PostgreSQL major a tag names, when it starts with one ("16", "16.3", "16-alpine",
+ * "15.8-bookworm"); undefined for tags that say nothing (latest, dates, digests only).
+ */
+export function tagMajor(ref: string): string | undefined {
+  const nameAndTag = ref.split("@")[0];
+  const colon = nameAndTag.indexOf(":", nameAndTag.lastIndexOf("/") + 1);
+  if (colon < 0) return undefined;
+  return /^(1\d|[2-9]\d)(?=$|[._-])/.exec(nameAndTag.slice(colon + 1))?.[1];
+}
+
+/**
+ * spec.image, when set: a valid reference, and when its tag names a PostgreSQL major, the one of
+ * spec.version (an image of another major cannot read the data directory, and on an update it
+ * would bypass the version's immutability). An image admitted before this rule is kept while
+ * unchanged.
  */
 export const imageRule: Rule = {
   name: "image",
-  check: ({ db }) => {
+  check: ({ db, old }) => {
     const { image } = db.spec;
     if (image === undefined) return [];
     if (image.trim() === "") {
@@ -47,6 +60,13 @@ export const imageRule: Rule = {
         ),
       ];
     }
-    return [];
+    const major = tagMajor(image);
+    if (major === undefined || major === db.spec.version || old?.spec.image === image) return [];
+    return [
+      deny(
+        "spec.image",
+        `"${image}" is a PostgreSQL ${major} image, but spec.version is ${db.spec.version}; the image must be of the Database's major`,
+      ),
+    ];
   },
 };
