@@ -50,6 +50,30 @@ describe("with the webhooks", () => {
     expect(db.metadata.finalizers ?? []).toEqual([]); // deletion needs no operator (ADR 0005)
   });
 
+  it("reads YAML as users mean it: mode: off, cpu: 0.5, max_connections: 200", () => {
+    const yaml = [
+      "apiVersion: pgkeeper.dev/v1alpha1",
+      "kind: Database",
+      `metadata: { name: yaml-habits, namespace: ${ns} }`,
+      "spec:",
+      '  version: "15"',
+      "  storage: { size: 1Gi }",
+      "  resources: { requests: { cpu: 0.5, memory: 268435456 } }",
+      "  postgresql:",
+      "    parameters: { max_connections: 200, jit: off }",
+      "    synchronous: { mode: off }",
+    ].join("\n");
+    const r = kubectl(["apply", "-f", "-"], yaml);
+    expect(r.stderr).toBe("");
+    expect(get("database", ns, "yaml-habits")?.spec).toMatchObject({
+      resources: { requests: { cpu: "0.5", memory: "268435456" } },
+      postgresql: {
+        parameters: { max_connections: "200", jit: "off" },
+        synchronous: { mode: "off" },
+      },
+    });
+  });
+
   it("keeps values the user set", () => {
     create(
       database(ns, "explicit", { instances: 3, failover: { enabled: false, delaySeconds: 30 } }),

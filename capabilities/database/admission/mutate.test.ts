@@ -47,6 +47,35 @@ describe("applyDefaults", () => {
     expect(merged.length).toBe(merges ? 1 : 0);
   });
 
+  it("puts YAML's readings back as the strings meant, then defaults, and the result validates", () => {
+    const yaml = {
+      metadata: { name: "orders", namespace: "shop" },
+      spec: {
+        ...spec,
+        instances: 3,
+        resources: { requests: { cpu: 0.5, memory: 1073741824 }, limits: { cpu: 2 } },
+        postgresql: {
+          parameters: { max_connections: 200, jit: false, work_mem: "4MB" },
+          synchronous: { mode: false },
+        },
+      },
+    };
+    const { req, merged } = request({ operation: "CREATE", object: yaml });
+    applyDefaults(req, DEFAULT_CONFIG);
+    expect(merged[0]).toMatchObject({
+      spec: {
+        resources: { requests: { cpu: "0.5", memory: "1073741824" }, limits: { cpu: "2" } },
+        postgresql: {
+          parameters: { max_connections: "200", jit: "off" },
+          synchronous: { mode: "off" },
+        },
+        image: "docker.io/library/postgres:16",
+      },
+    });
+    const after = mergeDeepRight(yaml, merged[0] as object);
+    expect(validateDatabase(after)).toEqual([]);
+  });
+
   it("merges the defaults under spec", () => {
     const { req, merged } = request({ operation: "CREATE", object: db });
     applyDefaults(req, DEFAULT_CONFIG);
