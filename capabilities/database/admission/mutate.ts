@@ -8,6 +8,14 @@ import { yamlHabitsPatch } from "./yaml-habits";
 
 type MergePatch = Parameters<PeprMutateRequest<Database>["Merge"]>[0];
 
+/** YAML's readings put back, then the defaults of the spec that makes. */
+function specPatch(spec: unknown, config: OperatorConfig, oldSpec: unknown): object | undefined {
+  const habits = yamlHabitsPatch(spec);
+  if (!habits) return defaultsPatch(spec, config, oldSpec);
+  const defaults = defaultsPatch(mergeDeepRight(spec as object, habits), config, oldSpec);
+  return mergeDeepRight(habits, defaults ?? {});
+}
+
 /**
  * Puts YAML's readings back (`mode: off` read as false, `cpu: 0.5` as a number) and fills
  * defaults on CREATE and UPDATE; leaves deletes, status writes and dying objects alone.
@@ -18,10 +26,7 @@ export function applyDefaults(req: PeprMutateRequest<Database>, config: Operator
     if (operation !== "CREATE" && operation !== "UPDATE") return;
     if (subResource || req.Raw.metadata?.deletionTimestamp) return;
     const old = operation === "UPDATE" ? (req.OldResource as Database | undefined) : undefined;
-    const habits = yamlHabitsPatch(req.Raw.spec);
-    const spec = habits ? mergeDeepRight(req.Raw.spec ?? {}, habits) : req.Raw.spec;
-    const defaults = defaultsPatch(spec, config, old?.spec);
-    const patch = habits ? mergeDeepRight(habits, defaults ?? {}) : defaults;
+    const patch = specPatch(req.Raw.spec, config, old?.spec);
     if (patch) req.Merge({ spec: patch } as MergePatch);
   } catch {
     // Never fail admission over defaults: reconcile resolves the same defaults itself, and the
