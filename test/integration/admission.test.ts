@@ -158,6 +158,20 @@ describe("with the webhooks gone (operator not installed)", () => {
       "must be less than spec.instances",
     ],
     [
+      "a toleration with an operator Kubernetes does not know (its own schema)",
+      { scheduling: { tolerations: [{ key: "a", operator: "Sometimes" }] } },
+      'Unsupported value: "Sometimes"',
+    ],
+    [
+      "a node affinity term of the wrong shape (its own schema)",
+      {
+        scheduling: {
+          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [] } },
+        },
+      },
+      "spec.scheduling.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+    ],
+    [
       "an image of another major",
       { image: "docker.io/library/postgres:16.4-bookworm" },
       "spec.image's tag names another PostgreSQL major than spec.version",

@@ -6,14 +6,15 @@
  * reconcile reads the spec through the same `withDefaults`, so a Database created while the
  * webhook was down still converges. CEL rules below must therefore cope with absent fields.
  */
+import CORE_V1 from "./core-v1-schemas.json";
 import {
   array,
   boolean,
   CelRule,
+  coreType,
   Infer,
   integer,
   object,
-  opaque,
   quantity,
   string,
   stringEnum,
@@ -319,11 +320,12 @@ export const databaseSpecSchema = object(
       {
         nodeSelector: stringMap("Node labels an instance's node must have.", { maxProperties: 64 }),
         tolerations: array(
-          opaque<Record<string, unknown>>("A core/v1 Toleration."),
+          coreType<Record<string, unknown>>(CORE_V1.Toleration, "A core/v1 Toleration."),
           "Tolerations of the instance pods (core/v1 Toleration).",
           { maxItems: 64 },
         ),
-        affinity: opaque<Record<string, unknown>>(
+        affinity: coreType<Record<string, unknown>>(
+          CORE_V1.Affinity,
           "Extra core/v1 Affinity for the instance pods, merged with the anti-affinity below.",
         ),
         antiAffinity: stringEnum(

@@ -89,6 +89,10 @@ export const stringMap = (
 ): Schema<Record<string, string>> =>
   make({ type: "object", description, additionalProperties: { type: "string" }, ...opts });
 
+/** A Kubernetes type's own schema (api/core-v1-schemas.json), checked by the apiserver. */
+export const coreType = <T>(json: object, description: string, opts: Options = {}): Schema<T> =>
+  make({ ...(json as JsonSchema), description, ...opts });
+
 /** An object whose content Kubernetes defines (e.g. affinity): kept as given, not pruned. */
 export const opaque = <T>(description: string, opts: Options = {}): Schema<T> =>
   make({ type: "object", description, "x-kubernetes-preserve-unknown-fields": true, ...opts });

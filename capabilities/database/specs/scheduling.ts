@@ -23,8 +23,8 @@ export const spreadTerm = (db: string): V1PodAffinityTerm => ({
  * `undefined` when there is nothing to say.
  */
 export function affinity(db: string, scheduling: Scheduling): V1Affinity | undefined {
-  // spec.scheduling.affinity is an opaque core/v1 Affinity in the CRD (preserve-unknown-fields);
-  // the API server validates it when the StatefulSet is applied.
+  // spec.scheduling.affinity has core/v1 Affinity's own schema in the CRD (its types); the
+  // rules between its fields are checked when the StatefulSet is applied.
   const user = (scheduling.affinity ?? {}) as V1Affinity;
   const anti = user.podAntiAffinity ?? {};
   let merged: V1Affinity = user;

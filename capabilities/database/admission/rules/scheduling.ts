@@ -57,7 +57,7 @@ export const nodeSelectorRule: Rule = {
     }),
 };
 
-/** Field types of a toleration (the CRD keeps tolerations opaque). */
+/** Field types of a toleration (the CRD's schema says the same when the webhook is down). */
 function tolerationTypeDenials(t: Record<string, unknown>, field: string): Denial[] {
   const denials = ["key", "operator", "value", "effect"]
     .filter(key => t[key] !== undefined && typeof t[key] !== "string")
@@ -84,7 +84,10 @@ function tolerationDenials(t: Record<string, unknown>, field: string): Denial[] 
   return denials;
 }
 
-/** Tolerations are opaque in the CRD; a malformed one would only fail later, at the StatefulSet. */
+/**
+ * The rules between a toleration's fields, which the CRD's schema (core/v1's) cannot express; a
+ * malformed one would only fail later, at the StatefulSet.
+ */
 export const tolerationsRule: Rule = {
   name: "tolerations",
   check: ({ db }) =>
