@@ -55,8 +55,15 @@ fail() {
   exit 1
 }
 
+# PID 1 of its container: a shell there ignores SIGTERM, so deleting the Job (its Backup
+# deleted) would leave pgBackRest copying for the whole grace period. It is passed on.
+CHILD=""
+trap '[ -z "$CHILD" ] || kill -TERM "$CHILD" 2>/dev/null; exit 143' TERM
 run() {
-  pgbackrest --config="$CONF" --stanza=${STANZA} "$@" >"$OUT" 2>&1 || { cat "$OUT"; fail "pgbackrest $1"; }
+  pgbackrest --config="$CONF" --stanza=${STANZA} "$@" >"$OUT" 2>&1 &
+  CHILD=$!
+  wait "$CHILD" || { CHILD=""; cat "$OUT"; fail "pgbackrest $1"; }
+  CHILD=""
   cat "$OUT"
 }
 
