@@ -262,7 +262,11 @@ describe("crashes", () => {
       database(ns, "crash", {
         instances: 3,
         backup: {
-          objectStore: { endpoint: "s3.example", bucket: "pg", credentials: { secretName: "s3" } },
+          objectStore: {
+            endpoint: "s3.example",
+            bucket: "pgbackups",
+            credentials: { secretName: "s3" },
+          },
           schedule: "@daily",
         },
       }),
