@@ -5,39 +5,10 @@
  * parameter change that would never apply.
  */
 import type { ParameterEntry } from "../api/parameter-catalog/types";
-import { parseBool } from "../lib/guc-value";
+import { MEMORY_UNITS, NUMBER_WITH_UNIT, parseBool, TIME_UNITS, unitOf } from "../lib/guc-value";
 
-const MEMORY_UNITS: Record<string, number> = {
-  B: 1,
-  kB: 1024,
-  MB: 1024 ** 2,
-  GB: 1024 ** 3,
-  TB: 1024 ** 4,
-};
-const TIME_UNITS: Record<string, number> = {
-  us: 0.001,
-  ms: 1,
-  s: 1000,
-  min: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-const MEMORY_HINT = "B, kB, MB, GB, TB";
-const TIME_HINT = "us, ms, s, min, h, d";
-
-/** The catalog's unit ("8kB", "min") as a kind and a factor of the base unit (bytes, ms). */
-function baseUnit(unit: string): { kind: "memory" | "time"; factor: number } | undefined {
-  const m = /^(\d*)([A-Za-z]+)$/.exec(unit);
-  if (!m) return undefined;
-  const scale = m[1] === "" ? 1 : Number(m[1]);
-  if (m[2] in MEMORY_UNITS) return { kind: "memory", factor: scale * MEMORY_UNITS[m[2]] };
-  if (m[2] in TIME_UNITS) return { kind: "time", factor: scale * TIME_UNITS[m[2]] };
-  return undefined;
-}
-
-/** A number as strtol (base 0) or strtod reads it, then blanks, a unit, blanks. */
-const NUMBER =
-  /^\s*([+-]?(?:0[xX][0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))\s*([A-Za-z]*)\s*$/;
+const MEMORY_HINT = Object.keys(MEMORY_UNITS).join(", ");
+const TIME_HINT = Object.keys(TIME_UNITS).join(", ");
 
 function readNumber(raw: string, integer: boolean): number | undefined {
   if (/^[+-]?0[xX]/.test(raw)) return parseInt(raw, 16);
@@ -53,14 +24,14 @@ const shownRange = (entry: ParameterEntry): string =>
 /** The value in the parameter's own units, or why it cannot be read. */
 function inParameterUnits(entry: ParameterEntry, value: string): number | string {
   const integer = entry.type === "integer";
-  const m = NUMBER.exec(value);
+  const m = NUMBER_WITH_UNIT.exec(value);
   const n = m ? readNumber(m[1], integer) : undefined;
   if (!m || n === undefined) {
     const kind = integer ? "an integer" : "a number";
     return `"${value}" is not ${kind}${entry.unit ? " with an optional unit" : ""}`;
   }
   if (m[2] === "") return n;
-  const target = entry.unit ? baseUnit(entry.unit) : undefined;
+  const target = entry.unit ? unitOf(entry.unit) : undefined;
   if (!target) return `"${value}": this parameter takes no unit`;
   const [units, hint] =
     target.kind === "memory" ? [MEMORY_UNITS, MEMORY_HINT] : [TIME_UNITS, TIME_HINT];

@@ -89,14 +89,14 @@ export interface SettingRow {
   vartype: string; // bool, enum, integer, real, string
 }
 
-const MEMORY_UNITS: Record<string, number> = {
+export const MEMORY_UNITS: Record<string, number> = {
   B: 1,
   kB: 1024,
   MB: 1024 ** 2,
   GB: 1024 ** 3,
   TB: 1024 ** 4,
 };
-const TIME_UNITS: Record<string, number> = {
+export const TIME_UNITS: Record<string, number> = {
   us: 0.001,
   ms: 1,
   s: 1000,
@@ -106,7 +106,7 @@ const TIME_UNITS: Record<string, number> = {
 };
 
 /** "8kB" → { kind: memory, factor: 8192 }; undefined for no or unknown unit. */
-function unitOf(unit: string): { kind: "memory" | "time"; factor: number } | undefined {
+export function unitOf(unit: string): { kind: "memory" | "time"; factor: number } | undefined {
   const m = /^(\d*)([A-Za-z]+)$/.exec(unit);
   if (!m) return undefined;
   const scale = m[1] === "" ? 1 : Number(m[1]);
@@ -115,7 +115,8 @@ function unitOf(unit: string): { kind: "memory" | "time"; factor: number } | und
   return undefined;
 }
 
-const NUMBER_WITH_UNIT =
+/** A number as strtol (base 0) or strtod reads it, then blanks, a unit, blanks. */
+export const NUMBER_WITH_UNIT =
   /^\s*([+-]?(?:0[xX][0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))\s*([A-Za-z]*)\s*$/;
 
 /** A desired numeric value expressed in the unit pg_settings uses, or undefined if unreadable. */
