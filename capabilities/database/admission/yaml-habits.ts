@@ -14,7 +14,7 @@ type Patch = Record<string, unknown>;
 const numberText = (value: unknown): string | undefined =>
   typeof value === "number" && Number.isFinite(value) ? String(value) : undefined;
 
-/** Quantities under `path` of `spec` given as numbers, as strings. */
+/** The quantities of a requests or limits map given as numbers, as strings. */
 function quantities(values: unknown): Patch | undefined {
   if (!isRecord(values)) return undefined;
   const patch: Patch = {};

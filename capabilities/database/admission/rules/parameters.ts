@@ -139,7 +139,6 @@ export const parameterCatalogRule: Rule = {
         if (known.entry.context === "internal") {
           return [deny(field, "is read-only (fixed when PostgreSQL was built or initialised)")];
         }
-        if (typeof value !== "string") return [];
         const problem = parameterValueProblem(known.entry, value);
         if (problem) return [deny(field, problem)];
         const guarantee = BREAKS_GUARANTEES[known.name];
