@@ -20,6 +20,7 @@ import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { backUp } from "./backups";
 import { diagnosed } from "./diagnosis";
+import { healthy as waitHealthy } from "./healthy";
 import { faultTable } from "./fault-matrix";
 import { Load, loadWriters } from "./load";
 import { missingAcknowledgedRows, RowCheck } from "./load/rows";
@@ -72,26 +73,9 @@ const jobPodOf = (backup: string): Obj | undefined =>
 const podPhase = (pod: { status?: Record<string, unknown> } | undefined): string | undefined =>
   (pod?.status as { phase?: string } | undefined)?.phase;
 
-/** Every instance ready, the replicas streaming from the primary, status agreeing (as ha.test.ts). */
-const healthy = (name: string, instances: number, timeoutMs = 300_000): Promise<Status> =>
-  diagnosed(
-    waitFor(
-      `${name}: ${instances} ready instances, replicas streaming`,
-      () => {
-        const s = status(name);
-        const all = s.instances ?? [];
-        const ok =
-          s.phase === "Ready" &&
-          all.length === instances &&
-          all.every(i => i.ready && (i.role === "primary" || i.streaming === true));
-        return ok ? s : undefined;
-      },
-      { timeoutMs, intervalMs: 2000 },
-    ),
-    ns,
-    name,
-    operator.logFile,
-  );
+/** Every instance of `name` ready, the replicas streaming, status agreeing. */
+const healthy = (name: string, instances: number, timeoutMs?: number): Promise<Status> =>
+  waitHealthy<Status>(ns, name, instances, operator.logFile, timeoutMs);
 
 /** The superuser on one instance (by its pod's IP), in the app database. */
 const superuserApp = (db: string, pod: string): Credentials => ({

@@ -13,6 +13,7 @@ import { waitFor } from "../integration/harness/wait";
 import { Load, loadWriters, postgresPids, postmasterPid } from "./load";
 import { cutOff } from "./network-fault";
 import { diagnosed } from "./diagnosis";
+import { healthy as waitHealthy } from "./healthy";
 import { FaultMatrix } from "./fault-matrix";
 import { missingAcknowledgedRows } from "./load/rows";
 import { appCredentials, psql, superuserAt } from "./psql";
@@ -45,27 +46,9 @@ const podIp = (name: string): string =>
   String((pod(name)?.status as { podIP?: string } | undefined)?.podIP);
 const podsOf = (name = DB): Obj[] => list("pod", ns, `pgkeeper.dev/database=${name}`);
 
-/** Every instance ready, the replicas streaming from the primary, status agreeing. */
-async function healthy(name: string, instances: number, timeoutMs = 300_000): Promise<Status> {
-  return diagnosed(
-    waitFor(
-      `${name}: ${instances} ready instances, replicas streaming`,
-      () => {
-        const s = status(name);
-        const all = s.instances ?? [];
-        const ok =
-          s.phase === "Ready" &&
-          all.length === instances &&
-          all.every(i => i.ready && (i.role === "primary" || i.streaming === true));
-        return ok ? s : undefined;
-      },
-      { timeoutMs, intervalMs: 2000 },
-    ),
-    ns,
-    name,
-    operator.logFile,
-  );
-}
+/** Every instance of `name` ready, the replicas streaming, status agreeing. */
+const healthy = (name: string, instances: number, timeoutMs?: number): Promise<Status> =>
+  waitHealthy<Status>(ns, name, instances, operator.logFile, timeoutMs);
 
 let load: Load;
 const matrix = new FaultMatrix();
