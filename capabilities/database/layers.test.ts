@@ -14,6 +14,7 @@ export const LAYERS: Record<string, number> = {
   admission: 1,
   metrics: 1,
   leader: 1,
+  webhook: 1,
   cluster: 2,
   cache: 3,
   ha: 4,
