@@ -27,6 +27,7 @@ const LIMITS: AdmissionLimits = {
   maxDepth: 64,
   maxNodes: 100_000,
   maxDrainBytes: 16 * 1024 * 1024,
+  lingerMs: 5000,
 };
 
 interface Reply {

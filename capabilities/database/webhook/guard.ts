@@ -9,6 +9,7 @@
  * request copy, answered 500. ADR 0015.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { AdmissionLimits } from "./limits";
 import { shapeProblem } from "./json-shape";
 import { denialReview, shapeMessage, tooLargeMessage, uidFromPrefix, uidOf } from "./review-denial";
@@ -49,6 +50,23 @@ function readBody(req: IncomingMessage, limits: AdmissionLimits): Promise<BodyRe
     req.on("end", () => done({ kept, bytes, complete: true }));
     req.on("error", () => done(undefined)); // the sender went away: nobody to answer
   });
+}
+
+/**
+ * A lingering close (as nginx does) for a sender still sending when we answer: Node closes such a
+ * socket right after the answer, and closing with unread data sends a reset, on which the
+ * sender's kernel drops our answer unread. Instead: FIN after the answer, then throw away what
+ * still arrives until the sender finishes or `ms` pass.
+ */
+function lingerOnClose(req: IncomingMessage, ms: number): void {
+  const socket: Socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), ms);
+    socket.once("end", () => socket.destroy());
+    socket.once("close", () => clearTimeout(timer));
+    req.resume(); // no listener is left on it: what still arrives is thrown away
+  };
 }
 
 function sendJson(res: ServerResponse, body: object, close: boolean): void {
@@ -111,7 +129,7 @@ export function guardAdmission(
           ),
           !read.complete,
         );
-        if (!read.complete) res.on("finish", () => req.destroy());
+        if (!read.complete) lingerOnClose(req, limits.lingerMs);
         return;
       }
       let review: unknown;

@@ -20,6 +20,11 @@ export interface AdmissionLimits {
    * sender of more than this gets its connection closed instead.
    */
   maxDrainBytes: number;
+  /**
+   * How long a sender cut off at maxDrainBytes may go on sending (thrown away) after our answer
+   * and FIN, so that its kernel delivers the answer instead of dropping it on our reset.
+   */
+  lingerMs: number;
 }
 
 export const ADMISSION_LIMITS: AdmissionLimits = {
@@ -27,4 +32,5 @@ export const ADMISSION_LIMITS: AdmissionLimits = {
   maxDepth: 64,
   maxNodes: 100_000,
   maxDrainBytes: 16 * 1024 * 1024,
+  lingerMs: 5000,
 };
