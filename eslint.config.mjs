@@ -42,6 +42,12 @@ export default [
     },
   },
   {
+    // Hand-written scanners and recursive-descent parsers of C (the GUC tables): one function per
+    // grammar level reads better than the same split further to please a branch count.
+    files: ["hack/parameter-catalog/c-*.ts", "hack/parameter-catalog/guc-tables.ts"],
+    rules: { "max-depth": "off", complexity: "off" },
+  },
+  {
     files: ["**/*.mjs", "**/*.js"],
     languageOptions: { globals: { ...globals.node } },
   },

@@ -3,11 +3,14 @@
  * from the servers themselves: each major's `pg_settings`, read from a throwaway server.
  *
  * - 15: Debian 12's own postgresql-15 (/usr/lib/postgresql/15/bin; apt-get install postgresql-15).
- * - 17: Debian 13's postgresql-17, unpacked with the trixie libraries it needs by
- *   hack/parameter-catalog/unpack-trixie.sh (its programs are pointed at trixie's loader and
- *   libraries with patchelf, so nothing is installed on this Debian 12 machine).
+ * - 17: Debian 13's postgresql-17 and 18: Debian forky's postgresql-18, each unpacked with its
+ *   suite's libraries by hack/parameter-catalog/unpack-debian.sh (trixie 17, forky 18; the
+ *   programs are pointed at the suite's loader and libraries with patchelf, so nothing is
+ *   installed on this Debian 12 machine).
+ * - 14 and 16 have no Debian server here: hack/parameter-catalog/from-source.ts reads their
+ *   catalogs from PostgreSQL's GUC tables instead.
  *
- * Usage: npx ts-node hack/parameter-catalog/generate.ts [major…]   (default: 15 17)
+ * Usage: npx ts-node hack/parameter-catalog/generate.ts [major…]   (default: 15 17 18)
  * The drift test (test/postgres/parameter-catalog.test.ts) compares pg15.json with the server
  * the postgres tier runs.
  */
@@ -20,9 +23,11 @@ import { CATALOG_QUERY, catalogFromRows } from "./query";
 const ROOT = path.resolve(__dirname, "../..");
 const OUT_DIR = path.join(ROOT, "capabilities/database/api/parameter-catalog");
 const TRIXIE = process.env.PGKEEPER_TRIXIE_ROOT ?? "/var/tmp/pgkeeper-trixie";
+const FORKY = process.env.PGKEEPER_FORKY_ROOT ?? "/var/tmp/pgkeeper-forky";
 const BIN: Record<string, string> = {
   "15": "/usr/lib/postgresql/15/bin",
   "17": `${TRIXIE}/usr/lib/postgresql/17/bin`,
+  "18": `${FORKY}/usr/lib/postgresql/18/bin`,
 };
 const PORT = 25399;
 

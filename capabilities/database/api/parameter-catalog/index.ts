@@ -1,32 +1,43 @@
 /**
- * The PostgreSQL parameter catalogs, generated from each major's pg_settings by
- * hack/parameter-catalog/generate.ts (checked in; test/postgres/parameter-catalog.test.ts checks
- * pg15.json against a real server). Majors without a server here (14, 16, 18) have none yet:
- * their parameters get the name rules only.
+ * The PostgreSQL parameter catalogs, one per supported major (ADR 0014), checked in:
+ * - 15, 17 and 18 from the pg_settings of a Debian server of that major
+ *   (hack/parameter-catalog/generate.ts; test/postgres/parameter-catalog.test.ts checks pg15.json
+ *   against a real server);
+ * - 14 and 16, which no Debian suite here serves, from PostgreSQL's own GUC tables at a release
+ *   (hack/parameter-catalog/from-source.ts), a reader that gives exactly pg15.json and pg18.json
+ *   from the 15.18 and 18.6 sources (`from-source.ts --check-against 15 18`).
+ * Each catalog's `source` says where it came from.
  */
+import pg14 from "./pg14.json";
 import pg15 from "./pg15.json";
+import pg16 from "./pg16.json";
 import pg17 from "./pg17.json";
+import pg18 from "./pg18.json";
 import type { ParameterCatalog, ParameterEntry } from "./types";
 
 export type { ParameterCatalog, ParameterEntry } from "./types";
 
 const CATALOGS: Record<string, ParameterCatalog> = {
+  "14": pg14 as ParameterCatalog,
   "15": pg15 as ParameterCatalog,
+  "16": pg16 as ParameterCatalog,
   "17": pg17 as ParameterCatalog,
+  "18": pg18 as ParameterCatalog,
 };
 
 /** Entries by lower-case name (parameter names are case-insensitive), built once per major. */
 const byLowerName = new Map<string, Map<string, [string, ParameterEntry]>>();
 
-export const hasCatalog = (major: string): boolean => major in CATALOGS;
+/** Whether a major has a catalog; every supported major does, an unknown one does not. */
+export const hasCatalog = (major: string): boolean => Object.hasOwn(CATALOGS, major);
 
 /** The entry of `name` (any case) with its catalog spelling, or undefined when unknown. */
 export function parameterEntry(
   major: string,
   name: string,
 ): { name: string; entry: ParameterEntry } | undefined {
+  if (!hasCatalog(major)) return undefined;
   const catalog = CATALOGS[major];
-  if (!catalog) return undefined;
   let index = byLowerName.get(major);
   if (!index) {
     index = new Map(
@@ -40,4 +51,4 @@ export function parameterEntry(
 
 /** Every parameter name of a major's catalog. */
 export const parameterNames = (major: string): string[] =>
-  Object.keys(CATALOGS[major]?.parameters ?? {});
+  hasCatalog(major) ? Object.keys(CATALOGS[major].parameters) : [];
