@@ -839,6 +839,94 @@ const CASES: Case[] = [
     ],
   ],
 
+  [
+    "storage class name not a DNS subdomain",
+    db({ storage: { size: "10Gi", storageClassName: "Fast_SSD" } }),
+    undefined,
+    ['spec.storage.storageClassName: "Fast_SSD" is not a StorageClass name'],
+  ],
+  [
+    "object store port out of range, bucket with adjacent periods",
+    db(stored({ objectStore: { ...STORE, endpoint: "s3.example:99999", bucket: "pg..x" } })),
+    undefined,
+    [
+      'spec.backup.objectStore.endpoint: "s3.example:99999" port 99999 is out of range',
+      'spec.backup.objectStore.bucket: "pg..x" must not have adjacent periods',
+    ],
+  ],
+  [
+    "object store path with a .. segment",
+    db(stored({ objectStore: { ...STORE, path: "/a/../b" } })),
+    undefined,
+    ['spec.backup.objectStore.path: "/a/../b" must not contain . or .. segments'],
+  ],
+  [
+    "node affinity with an unknown operator and In without values",
+    db(
+      scheduling({
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                {
+                  matchExpressions: [
+                    { key: "zone", operator: "Maybe" },
+                    { key: "disk", operator: "In", values: [] },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+      }),
+    ),
+    undefined,
+    [
+      'nodeSelectorTerms[0].matchExpressions[0].operator: "Maybe" is not allowed',
+      "nodeSelectorTerms[0].matchExpressions[1].values: must not be empty with operator In",
+    ],
+  ],
+  [
+    "pod anti-affinity with an empty topology key and a weight of 0",
+    db(
+      scheduling({
+        affinity: {
+          podAntiAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              { weight: 0, podAffinityTerm: { topologyKey: "", labelSelector: {} } },
+            ],
+          },
+        },
+      }),
+    ),
+    undefined,
+    [
+      "preferredDuringSchedulingIgnoredDuringExecution[0].weight: 0 is out of range; allowed 1..100",
+      "preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey: must not be empty",
+    ],
+  ],
+  [
+    "a schedule no date matches (February 30th)",
+    db(stored({ schedule: "0 3 30 2 *" })),
+    undefined,
+    ['spec.backup.schedule: "0 3 30 2 *" never fires: February has no day 30'],
+  ],
+  [
+    "cpu with a binary suffix, memory beyond any machine",
+    db({ resources: { requests: { cpu: "2Ki", memory: "1Ei" } } }),
+    undefined,
+    [
+      "spec.resources.requests.cpu: 2Ki has a binary (byte) suffix",
+      "spec.resources.requests.memory: 1Ei is too large; memory must be at most 16Ti",
+    ],
+  ],
+  [
+    "storage beyond any volume",
+    db({ storage: { size: "900Ei" } }),
+    undefined,
+    ["spec.storage.size: 900Ei is too large; at most 64Ti"],
+  ],
+
   // ratcheting and joining
   ["unchanged invalid spec on update", db({ instances: 20 }), db({ instances: 20 }), []],
   [

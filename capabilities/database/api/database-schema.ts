@@ -27,6 +27,15 @@ export const MAX_INSTANCES = 9;
 export const MAX_NAME_LENGTH = 50;
 
 /**
+ * Upper bounds of quantities (issue 14: absurd but well-formed values were admitted). The largest
+ * block volume the big clouds offer is 64 TiB; the largest machines have under 1024 cores and
+ * 16 TiB of memory; a replica a terabyte of WAL behind is no read replica.
+ */
+export const MAX_STORAGE_SIZE = "64Ti";
+export const MAX_RESOURCES = { cpu: "1024", memory: "16Ti" } as const;
+export const MAX_READ_ONLY_LAG = "1Ti";
+
+/**
  * Parameters the operator sets itself: letting users override them would break replication,
  * failover, probes or backups. Listed in the CRD (CEL) and in the webhook, which names them.
  */
@@ -66,10 +75,37 @@ export const OPERATOR_OWNED_PARAMETERS = [
 
 const QUANTITY_STRING_PATTERN = "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$";
 
+/** CEL: a quantity field given as int-or-string, greater than zero and at most `max`. */
+const quantityBounds = (name: string, max: string): CelRule[] => [
+  {
+    rule: "quantity(string(self)).isGreaterThan(quantity('0'))",
+    message: `${name} must be greater than zero`,
+  },
+  {
+    rule: `quantity(string(self)).compareTo(quantity('${max}')) <= 0`,
+    message: `${name} must be at most ${max}`,
+  },
+];
+
 const resourceList = object(
   {
-    cpu: quantity('CPU, in cores or millicores ("500m", "2").'),
-    memory: quantity('Memory, with a binary suffix ("512Mi", "4Gi").'),
+    cpu: quantity(
+      `CPU, in cores or millicores ("500m", "2"); 10m to ${MAX_RESOURCES.cpu} cores. A binary suffix ("2Ki") is refused: it counts bytes.`,
+      {
+        "x-kubernetes-validations": [
+          {
+            rule: "!string(self).matches('[KMGTPE]i$')",
+            message:
+              'cpu is counted in cores or millicores ("2", "500m"), not with a binary suffix',
+          },
+          ...quantityBounds("cpu", MAX_RESOURCES.cpu),
+        ],
+      },
+    ),
+    memory: quantity(
+      `Memory, with a binary suffix ("512Mi", "4Gi"); 128Mi to ${MAX_RESOURCES.memory}.`,
+      { "x-kubernetes-validations": quantityBounds("memory", MAX_RESOURCES.memory) },
+    ),
   },
   "A set of compute resource amounts.",
 );
@@ -83,8 +119,11 @@ const requestsWithinLimits = (resource: "cpu" | "memory"): CelRule => ({
   fieldPath: `.requests.${resource}`,
 });
 
+/** A TCP port, 1..65535. */
+const PORT =
+  "([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])";
 /** host or host:port (a DNS name or an IPv4 address; no scheme: HTTPS always). */
-const ENDPOINT_PATTERN = "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$";
+const ENDPOINT_PATTERN = `^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:${PORT})?$`;
 /** S3 bucket naming rules (lower case, digits, dots, hyphens; 3..63). */
 const BUCKET_PATTERN = "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$";
 const SECRET_NAME_PATTERN = "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$";
@@ -96,10 +135,35 @@ const objectStore = object(
       "Host, or host:port, of the S3-compatible store (HTTPS only: pgBackRest's S3 client requires TLS). E.g. s3.eu-west-1.amazonaws.com.",
       { minLength: 1, maxLength: 253, pattern: ENDPOINT_PATTERN },
     ),
-    bucket: string("Bucket; it must exist.", { pattern: BUCKET_PATTERN }),
+    bucket: string(
+      "Bucket (S3 naming: 3-63 lowercase letters, digits, '.' and '-', not an IP address); it must exist.",
+      {
+        pattern: BUCKET_PATTERN,
+        "x-kubernetes-validations": [
+          {
+            rule: "!self.matches('^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$')",
+            message: "objectStore.bucket must not look like an IP address",
+          },
+          {
+            rule: "!self.contains('..') && !self.contains('.-') && !self.contains('-.')",
+            message:
+              "objectStore.bucket must not have adjacent periods or a period next to a hyphen",
+          },
+        ],
+      },
+    ),
     path: string(
-      "Prefix in the bucket. Each Database archives under <path>/<namespace>/<name>/<uid>, shown in status.backup.repositoryPath. Default /.",
-      { maxLength: 512, pattern: "^/[A-Za-z0-9._/-]*$" },
+      "Prefix in the bucket (at most 512 characters, no empty, . or .. segments). Each Database archives under <path>/<namespace>/<name>/<uid>, shown in status.backup.repositoryPath. Default /.",
+      {
+        maxLength: 512,
+        pattern: "^/[A-Za-z0-9._/-]*$",
+        "x-kubernetes-validations": [
+          {
+            rule: "!self.contains('//') && !self.contains('/../') && !self.endsWith('/..') && !self.contains('/./') && !self.endsWith('/.')",
+            message: "objectStore.path must not contain empty (//), . or .. segments",
+          },
+        ],
+      },
     ),
     region: string("Region of the signature scope. Default us-east-1.", {
       maxLength: 63,
@@ -146,6 +210,35 @@ const objectStore = object(
   { required: ["endpoint", "bucket", "credentials"] },
 );
 
+/** What core/v1 checks on a pod's tolerations and its OpenAPI schema does not say. */
+const TOLERATION_RULES: CelRule[] = [
+  {
+    rule: "!has(self.operator) || self.operator in ['Exists', 'Equal']",
+    message: "toleration operator must be Exists or Equal",
+    fieldPath: ".operator",
+  },
+  {
+    rule: "!has(self.effect) || self.effect in ['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute']",
+    message: "toleration effect must be NoSchedule, PreferNoSchedule or NoExecute",
+    fieldPath: ".effect",
+  },
+  {
+    rule: "(has(self.key) && self.key != '') || (has(self.operator) && self.operator == 'Exists')",
+    message: "toleration operator must be Exists when key is empty",
+    fieldPath: ".operator",
+  },
+  {
+    rule: "!has(self.operator) || self.operator != 'Exists' || !has(self.value) || self.value == ''",
+    message: "toleration value must be empty when operator is Exists",
+    fieldPath: ".value",
+  },
+  {
+    rule: "!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",
+    message: "tolerationSeconds is only allowed with effect NoExecute",
+    fieldPath: ".tolerationSeconds",
+  },
+];
+
 /** An image reference whose tag (after the last slash) starts with `major`. */
 const TAG_WITH_MAJOR = (major: string) => `^[^@]*:${major}([._-][^/:@]*)?(@.*)?$`;
 
@@ -172,6 +265,13 @@ export const BACKUP_VOLUME_REMOVED =
 export const RECOVERY_PATH_IGNORED =
   "bootstrap.recovery.source.objectStore.path does not apply: repositoryPath is the repository's full path in the bucket";
 
+/**
+ * `<prefix>/<namespace>/<name>/<uid>`: prefix segments, a namespace (DNS-1123 label), a Database
+ * name (DNS-1035 label of at most 50) and a uid (lower-case hex and dashes).
+ */
+const REPOSITORY_PATH_PATTERN =
+  "^(/[A-Za-z0-9._-]+)*/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/[a-z]([-a-z0-9]{0,48}[a-z0-9])?/[0-9a-f]([-0-9a-f]{0,34}[0-9a-f])?$";
+
 /** pgBackRest backup labels: a full backup, or a differential/incremental one after it. */
 const BACKUP_SET_PATTERN = "^[0-9]{8}-[0-9]{6}F(_[0-9]{8}-[0-9]{6}[DI])?$";
 /** PostgreSQL's LSN syntax (hex/hex). */
@@ -184,7 +284,7 @@ const recoveryTarget = object(
       { format: "date-time" },
     ),
     lsn: string("Recover up to this WAL position (e.g. 0/3000060).", { pattern: LSN_PATTERN }),
-    xid: integer("Recover up to this transaction ID (inclusive).", {
+    xid: integer("Recover up to this transaction ID (inclusive), 3 to 4294967295.", {
       minimum: 3,
       maximum: 4294967295,
     }),
@@ -220,16 +320,16 @@ const recovery = object(
       {
         objectStore: objectStore,
         repositoryPath: string(
-          "The source's repository in the bucket: its status.backup.repositoryPath (<path>/<namespace>/<name>/<uid>). The source Database need not exist any more.",
+          "The source's repository in the bucket: its status.backup.repositoryPath (<path>/<namespace>/<name>/<uid>). The source Database need not exist any more; when it does (same uid), its version must be this one's. The store's Secrets must exist in this namespace.",
           {
             minLength: 2,
             maxLength: 1024,
-            pattern: "^/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$",
+            pattern: REPOSITORY_PATH_PATTERN,
             "x-kubernetes-validations": [
               {
-                rule: "!self.contains('/../') && !self.endsWith('/..')",
+                rule: "!self.contains('/../') && !self.contains('/./')",
                 message:
-                  "bootstrap.recovery.source.repositoryPath must not climb out of its prefix (..)",
+                  "bootstrap.recovery.source.repositoryPath must not contain . or .. segments (climbing out of its prefix)",
               },
             ],
           },
@@ -277,28 +377,36 @@ export const databaseSpecSchema = object(
       { minLength: 1, maxLength: 512 },
     ),
     instances: integer(
-      "Number of PostgreSQL instances: one primary and instances-1 streaming replicas. Default 1.",
+      `Number of PostgreSQL instances (1-${MAX_INSTANCES}): one primary and instances-1 streaming replicas. Default 1.`,
       { minimum: 1, maximum: MAX_INSTANCES },
     ),
     storage: object(
       {
-        size: string('Size of each instance\'s data volume ("10Gi"). Can grow, never shrink.', {
-          pattern: QUANTITY_STRING_PATTERN,
-          "x-kubernetes-validations": [
-            {
-              rule: "quantity(self).compareTo(quantity(oldSelf)) >= 0",
-              message: "storage.size cannot shrink: PostgreSQL volumes can only grow",
-            },
-            {
-              rule: "quantity(self).isGreaterThan(quantity('0'))",
-              message: "storage.size must be greater than zero",
-            },
-          ],
-        }),
+        size: string(
+          `Size of each instance's data volume ("10Gi"), 256Mi to ${MAX_STORAGE_SIZE}. Can grow, never shrink.`,
+          {
+            pattern: QUANTITY_STRING_PATTERN,
+            "x-kubernetes-validations": [
+              {
+                rule: `quantity(self).compareTo(quantity('${MAX_STORAGE_SIZE}')) <= 0`,
+                message: `storage.size must be at most ${MAX_STORAGE_SIZE}`,
+              },
+              {
+                rule: "quantity(self).compareTo(quantity(oldSelf)) >= 0",
+                message: "storage.size cannot shrink: PostgreSQL volumes can only grow",
+              },
+              {
+                rule: "quantity(self).isGreaterThan(quantity('0'))",
+                message: "storage.size must be greater than zero",
+              },
+            ],
+          },
+        ),
         storageClassName: string(
-          "StorageClass for the data volumes; the cluster default when unset. Fixed after creation.",
+          "StorageClass for the data volumes (a DNS subdomain name, at most 253 characters); the cluster default when unset. Fixed after creation.",
           {
             maxLength: 253,
+            pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
             "x-kubernetes-validations": [
               { rule: "self == oldSelf", message: "storage.storageClassName is immutable" },
             ],
@@ -320,7 +428,9 @@ export const databaseSpecSchema = object(
       {
         nodeSelector: stringMap("Node labels an instance's node must have.", { maxProperties: 64 }),
         tolerations: array(
-          coreType<Record<string, unknown>>(CORE_V1.Toleration, "A core/v1 Toleration."),
+          coreType<Record<string, unknown>>(CORE_V1.Toleration, "A core/v1 Toleration.", {
+            "x-kubernetes-validations": TOLERATION_RULES,
+          }),
           "Tolerations of the instance pods (core/v1 Toleration).",
           { maxItems: 64 },
         ),
@@ -342,6 +452,11 @@ export const databaseSpecSchema = object(
           {
             maxProperties: 200,
             "x-kubernetes-validations": [
+              {
+                // JavaScript objects lose this key (ramda's clone drops it): refused by name.
+                rule: "!('__proto__' in self)",
+                message: "__proto__ is not a PostgreSQL parameter",
+              },
               {
                 rule: `!self.exists(k, k in [${OPERATOR_OWNED_PARAMETERS.map(p => `'${p}'`).join(", ")}])`,
                 message: `these parameters are managed by pgkeeper and cannot be set: ${OPERATOR_OWNED_PARAMETERS.join(", ")}`,
@@ -386,7 +501,7 @@ export const databaseSpecSchema = object(
       {
         enabled: boolean("Promote a replica when the primary fails. Default true."),
         delaySeconds: integer(
-          "How long the primary must be unhealthy before failover starts. Default 0 (as soon as the failure is confirmed).",
+          "How long the primary must be unhealthy before failover starts, 0-3600 seconds. Default 0 (as soon as the failure is confirmed).",
           { minimum: 0, maximum: 3600 },
         ),
         promoteAfterFenceTimeout: boolean(
@@ -398,8 +513,16 @@ export const databaseSpecSchema = object(
     readOnly: object(
       {
         maxLag: string(
-          'How far (WAL bytes, "64Mi") a replica may be behind the primary and still serve reads through `<name>-ro`. A replica that is not streaming, is on another timeline or is further behind leaves `-ro` (it comes back once within half the limit) and the Database shows Degraded with the reason. Default 64Mi.',
-          { pattern: QUANTITY_STRING_PATTERN },
+          `How far (WAL bytes, "64Mi", at most ${MAX_READ_ONLY_LAG}) a replica may be behind the primary and still serve reads through \`<name>-ro\`. A replica that is not streaming, is on another timeline or is further behind leaves \`-ro\` (it comes back once within half the limit) and the Database shows Degraded with the reason. Default 64Mi.`,
+          {
+            pattern: QUANTITY_STRING_PATTERN,
+            "x-kubernetes-validations": [
+              {
+                rule: `quantity(self).compareTo(quantity('${MAX_READ_ONLY_LAG}')) <= 0`,
+                message: `readOnly.maxLag must be at most ${MAX_READ_ONLY_LAG}`,
+              },
+            ],
+          },
         ),
       },
       "Which replicas serve reads through `<name>-ro`.",
@@ -408,22 +531,22 @@ export const databaseSpecSchema = object(
       {
         objectStore,
         archiveTimeoutSeconds: integer(
-          "archive_timeout: a segment is archived at least this often while anything is written, bounding what is lost without synchronous standbys. Default 60.",
+          "archive_timeout, 1-3600 seconds: a segment is archived at least this often while anything is written, bounding what is lost without synchronous standbys. Default 60.",
           { minimum: 1, maximum: 3600 },
         ),
         schedule: string(
-          "Cron schedule (5 fields, or @daily etc., UTC) of full base backups: a Backup object <name>-<yyyymmddhhmm> at each time (a time missed by more than an hour, operator down, is skipped). Needs objectStore.",
+          "Cron schedule (5 fields, or @daily etc., UTC; a schedule no date matches, such as February 30th, is refused) of full base backups: a Backup object <name>-<yyyymmddhhmm> at each time (a time missed by more than an hour, operator down, is skipped). Needs objectStore.",
           {
             maxLength: 100,
             pattern: cronPattern,
           },
         ),
         retention: integer(
-          "How many full base backups to keep at least: after each backup pgBackRest expires older ones, and the WAL only they need. Default 7. Needs objectStore.",
+          "How many full base backups (1-365) to keep at least: after each backup pgBackRest expires older ones, and the WAL only they need. Default 7. Needs objectStore.",
           { minimum: 1, maximum: 365 },
         ),
         retentionDays: integer(
-          "Keep also every full backup needed to restore to any point in this many past days (the newest full backup older than that, and all after it), even beyond retention. Needs objectStore.",
+          "Keep also every full backup needed to restore to any point in this many past days (1-3650) (the newest full backup older than that, and all after it), even beyond retention. Needs objectStore.",
           { minimum: 1, maximum: 3650 },
         ),
         volume: object(
@@ -682,6 +805,7 @@ export const databaseRootRules: CelRule[] = [
 ];
 
 export type DatabaseSpec = Infer<typeof databaseSpecSchema>;
+export type ObjectStoreSpec = Infer<typeof objectStore>;
 export type DatabaseStatus = Infer<typeof databaseStatusSchema>;
 export type Condition = Infer<typeof condition>;
 export type InstanceStatus = Infer<typeof instanceStatus>;

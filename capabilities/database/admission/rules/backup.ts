@@ -1,5 +1,6 @@
 import { BACKUP_VOLUME_REMOVED } from "../../api/database-schema";
 import { validateCron } from "../../lib/cron";
+import { cronNeverFires } from "../../lib/cron-fires";
 import { deny, Rule } from "./types";
 import { deepEqual } from "./util";
 
@@ -10,7 +11,10 @@ export const backupScheduleRule: Rule = {
   name: "backup-schedule",
   check: ({ db }) => {
     const schedule = db.spec.backup?.schedule;
-    const error = schedule === undefined ? undefined : validateCron(schedule);
+    if (schedule === undefined) return [];
+    // A schedule no date matches is well-formed, but no backup would ever be taken.
+    const never = cronNeverFires(schedule);
+    const error = validateCron(schedule) ?? (never && `"${schedule}" ${never}`);
     return error === undefined ? [] : [deny("spec.backup.schedule", error)];
   },
 };

@@ -1,5 +1,6 @@
 import { RECOVERY_PATH_IGNORED, RESTORE_REPLACED } from "../../api/database-schema";
 import { CheckedDatabase, Denial, deny, Rule } from "./types";
+import { repositoryPathProblem } from "./repository-path";
 import { deepEqual, isRecord } from "./util";
 
 /**
@@ -47,7 +48,6 @@ export const bootstrapImmutableRule: Rule = {
 const TARGET_KINDS = ["time", "lsn", "xid", "name", "immediate"] as const;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 const LSN = /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/;
-const REPOSITORY_PATH = /^\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
 
 /**
  * A recovery target pgBackRest and PostgreSQL will accept as written: one kind, in its syntax.
@@ -55,11 +55,12 @@ const REPOSITORY_PATH = /^\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
  * target can only be known by recovering: that failure is reported on the Database.
  */
 function repositoryPathDenials(path: string): Denial[] {
-  if (REPOSITORY_PATH.test(path) && !path.split("/").includes("..")) return [];
+  const problem = repositoryPathProblem(path);
+  if (problem === undefined) return [];
   return [
     deny(
       "spec.bootstrap.recovery.source.repositoryPath",
-      `${JSON.stringify(path)} is not a repository path; expected the source's status.backup.repositoryPath, e.g. /prod/orders/<uid>`,
+      `${JSON.stringify(path)} is not a repository path (${problem}); expected the source's status.backup.repositoryPath, <path>/<namespace>/<name>/<uid>, e.g. /prod/orders/<uid>`,
     ),
   ];
 }

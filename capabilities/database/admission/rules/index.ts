@@ -26,7 +26,14 @@ import {
 } from "./resources";
 import { readOnlyMaxLagRule } from "./read-only";
 import { antiAffinityRule, nodeSelectorRule, tolerationsRule } from "./scheduling";
-import { storageClassImmutableRule, storageShrinkRule, storageSizeRule } from "./storage";
+import { affinityRule } from "./affinity";
+import { objectStoreRule } from "./object-store";
+import {
+  storageClassImmutableRule,
+  storageClassNameRule,
+  storageShrinkRule,
+  storageSizeRule,
+} from "./storage";
 import { synchronousModeRule, synchronousNumberRule } from "./synchronous";
 import { Rule } from "./types";
 import { versionImmutableRule, versionRule } from "./version";
@@ -39,6 +46,7 @@ export const RULES: readonly Rule[] = [
   instancesRule,
   storageSizeRule,
   storageShrinkRule,
+  storageClassNameRule,
   storageClassImmutableRule,
   resourceQuantitiesRule,
   resourceMinimumsRule,
@@ -55,12 +63,14 @@ export const RULES: readonly Rule[] = [
   backupNeedsStoreRule,
   backupRetentionRule,
   backupVolumeRemovedRule,
+  objectStoreRule,
   bootstrapRestoreRule,
   bootstrapRecoveryRule,
   bootstrapImmutableRule,
   antiAffinityRule,
   nodeSelectorRule,
   tolerationsRule,
+  affinityRule,
 ];
 
 export type { CheckedDatabase, Denial, Rule, RuleContext } from "./types";

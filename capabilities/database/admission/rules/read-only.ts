@@ -1,3 +1,5 @@
+import { MAX_READ_ONLY_LAG } from "../../api/database-schema";
+import { compareQuantities } from "../../lib/quantity";
 import { deny, Rule } from "./types";
 import { sizeError } from "./util";
 
@@ -5,7 +7,12 @@ export const readOnlyMaxLagRule: Rule = {
   name: "read-only-max-lag",
   check: ({ db }) => {
     const maxLag = db.spec.readOnly?.maxLag;
-    const error = maxLag === undefined ? undefined : sizeError(maxLag);
+    if (maxLag === undefined) return [];
+    const error =
+      sizeError(maxLag) ??
+      (compareQuantities(maxLag, MAX_READ_ONLY_LAG) > 0
+        ? `${maxLag} is too large; at most ${MAX_READ_ONLY_LAG} (a replica that far behind serves stale reads)`
+        : undefined);
     return error === undefined ? [] : [deny("spec.readOnly.maxLag", error)];
   },
 };

@@ -1,4 +1,4 @@
-import { DatabaseSpec } from "../../api/database-schema";
+import { DatabaseSpec, MAX_RESOURCES } from "../../api/database-schema";
 import { compareQuantities, quantityError } from "../../lib/quantity";
 import { Denial, deny, Rule } from "./types";
 import { isQuantity } from "./util";
@@ -34,16 +34,32 @@ function entries(spec: DatabaseSpec): Entry[] {
   return result;
 }
 
+/** A binary suffix counts bytes: "2Ki" CPUs (2048 cores) is a memory amount put in the wrong place. */
+const BINARY_SUFFIX = /[KMGTPE]i$/;
+
+function quantityDenials({ field, resource, value }: Entry): Denial[] {
+  const error = quantityError(value);
+  if (error !== undefined) return [deny(field, error)];
+  if (resource === "cpu" && BINARY_SUFFIX.test(String(value))) {
+    return [
+      deny(
+        field,
+        `${value} has a binary (byte) suffix; write CPUs as cores or millicores ("2", "500m")`,
+      ),
+    ];
+  }
+  if (compareQuantities(value, 0) <= 0) return [deny(field, `${value} must be greater than zero`)];
+  if (compareQuantities(value, MAX_RESOURCES[resource]) > 0) {
+    return [
+      deny(field, `${value} is too large; ${resource} must be at most ${MAX_RESOURCES[resource]}`),
+    ];
+  }
+  return [];
+}
+
 export const resourceQuantitiesRule: Rule = {
   name: "resource-quantities",
-  check: ({ db }) =>
-    entries(db.spec).flatMap(({ field, value }): Denial[] => {
-      const error = quantityError(value);
-      if (error !== undefined) return [deny(field, error)];
-      return compareQuantities(value, 0) > 0
-        ? []
-        : [deny(field, `${value} must be greater than zero`)];
-    }),
+  check: ({ db }) => entries(db.spec).flatMap(quantityDenials),
 };
 
 export const resourceMinimumsRule: Rule = {

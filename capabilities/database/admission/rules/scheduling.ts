@@ -1,3 +1,4 @@
+import { isLabelKey, isLabelValue } from "./labels";
 import { Denial, deny, Rule } from "./types";
 
 const ANTI_AFFINITY = ["preferred", "required", "none"];
@@ -17,22 +18,6 @@ export const antiAffinityRule: Rule = {
     ];
   },
 };
-
-const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** A label key: [dns-subdomain-prefix/]name. */
-function isLabelKey(key: string): boolean {
-  const parts = key.split("/");
-  if (parts.length > 2) return false;
-  const name = parts.pop() as string;
-  const prefix = parts[0];
-  const prefixOk = prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
-  return prefixOk && name.length <= 63 && LABEL_NAME.test(name);
-}
-
-const isLabelValue = (value: string): boolean =>
-  value === "" || (value.length <= 63 && LABEL_NAME.test(value));
 
 /** A node selector that is not a valid label selector makes the StatefulSet apply fail. */
 export const nodeSelectorRule: Rule = {
@@ -80,6 +65,31 @@ function tolerationDenials(t: Record<string, unknown>, field: string): Denial[] 
   }
   if (t.operator === "Exists" && t.value !== undefined && t.value !== "") {
     denials.push(deny(`${field}.value`, "must be empty when operator is Exists"));
+  }
+  return [...denials, ...tolerationValueDenials(t, field)];
+}
+
+/** Key and value syntax, and the rules between fields that core/v1 enforces on pods. */
+function tolerationValueDenials(t: Record<string, unknown>, field: string): Denial[] {
+  const denials: Denial[] = [];
+  const key = typeof t.key === "string" ? t.key : "";
+  if (key !== "" && !isLabelKey(key)) {
+    denials.push(deny(`${field}.key`, `"${key}" is not a valid label key`));
+  }
+  // operator defaults to Equal, which needs a key: only Exists may match every taint.
+  if (key === "" && (t.operator === undefined || t.operator === "Equal")) {
+    denials.push(deny(`${field}.operator`, "must be Exists when key is empty"));
+  }
+  if (typeof t.value === "string" && t.operator !== "Exists" && !isLabelValue(t.value)) {
+    denials.push(deny(`${field}.value`, `"${t.value}" is not a valid label value`));
+  }
+  if (t.tolerationSeconds !== undefined && t.effect !== "NoExecute") {
+    denials.push(
+      deny(
+        `${field}.tolerationSeconds`,
+        "is only allowed with effect NoExecute (it bounds an eviction)",
+      ),
+    );
   }
   return denials;
 }

@@ -1,4 +1,6 @@
+import { MAX_STORAGE_SIZE } from "../../api/database-schema";
 import { compareQuantities } from "../../lib/quantity";
+import { isDnsSubdomain } from "./labels";
 import { deny, Rule } from "./types";
 import { quantityBelow, shown, sizeError } from "./util";
 
@@ -20,6 +22,14 @@ export const storageSizeRule: Rule = {
         deny(
           "spec.storage.size",
           `${size} is too small; at least ${MIN_STORAGE_SIZE} (room for the data files and the WAL PostgreSQL keeps)`,
+        ),
+      ];
+    }
+    if (compareQuantities(size, MAX_STORAGE_SIZE) > 0) {
+      return [
+        deny(
+          "spec.storage.size",
+          `${size} is too large; at most ${MAX_STORAGE_SIZE} (the largest volume cloud providers offer)`,
         ),
       ];
     }
@@ -49,6 +59,21 @@ export const storageClassImmutableRule: Rule = {
       deny(
         "spec.storage.storageClassName",
         `cannot change from ${shown(before)} to ${shown(now)}; it is fixed after creation (existing volumes cannot move to another class)`,
+      ),
+    ];
+  },
+};
+
+/** A StorageClass name is a DNS subdomain; any other name can only fail at the volume claim. */
+export const storageClassNameRule: Rule = {
+  name: "storage-class-name",
+  check: ({ db }) => {
+    const name = db.spec.storage.storageClassName;
+    if (name === undefined || isDnsSubdomain(name)) return [];
+    return [
+      deny(
+        "spec.storage.storageClassName",
+        `${JSON.stringify(name)} is not a StorageClass name (lowercase letters, digits, '-' and '.', at most 253)`,
       ),
     ];
   },
