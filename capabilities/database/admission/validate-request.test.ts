@@ -1,6 +1,14 @@
 import type { PeprValidateRequest } from "pepr";
 import type { Database } from "../api/database";
-import { validateDatabaseRequest } from "./validate";
+import { SourceReader } from "./restore-source";
+import { validateDatabaseRequestWith } from "./validate";
+
+/** A cluster where every Secret exists and no Database does: the recovery checks pass. */
+const emptyCluster: SourceReader = {
+  secretExists: async () => true,
+  database: async () => null,
+};
+const validateDatabaseRequest = validateDatabaseRequestWith(emptyCluster);
 
 interface FakeInput {
   operation: string;
@@ -12,7 +20,7 @@ interface FakeInput {
 /** Just enough of PeprValidateRequest for the adapter (no pepr runtime in unit tests). */
 const request = ({ operation, object, old, subResource }: FakeInput) =>
   ({
-    Request: { operation, subResource },
+    Request: { operation, subResource, namespace: "shop", object, oldObject: old },
     Raw: object,
     OldResource: old,
     Approve: () => ({ allowed: true }),
@@ -44,12 +52,12 @@ describe("validateDatabaseRequest", () => {
       true,
     ],
     ["malformed create", { operation: "CREATE", object: { spec: 5 } }, false],
-  ])("%s -> allowed %p", (_title, input, allowed) => {
-    expect(validateDatabaseRequest(request(input)).allowed).toBe(allowed);
+  ])("%s -> allowed %p", async (_title, input, allowed) => {
+    expect((await validateDatabaseRequest(request(input))).allowed).toBe(allowed);
   });
 
-  it("denies with field-first messages", () => {
-    const response = validateDatabaseRequest(
+  it("denies with field-first messages", async () => {
+    const response = await validateDatabaseRequest(
       request({ operation: "UPDATE", object: shrunk, old: valid }),
     );
     expect(response).toEqual({
@@ -58,7 +66,7 @@ describe("validateDatabaseRequest", () => {
     });
   });
 
-  it("denies instead of throwing when the request itself is broken", () => {
+  it("denies instead of throwing when the request itself is broken", async () => {
     const broken = {
       get Request(): never {
         throw new Error("no request");
@@ -66,9 +74,83 @@ describe("validateDatabaseRequest", () => {
       Approve: () => ({ allowed: true }),
       Deny: (statusMessage?: string) => ({ allowed: false, statusMessage }),
     } as unknown as PeprValidateRequest<Database>;
-    expect(validateDatabaseRequest(broken)).toEqual({
+    expect(await validateDatabaseRequest(broken)).toEqual({
       allowed: false,
       statusMessage: "pgkeeper could not validate this Database: no request",
+    });
+  });
+
+  it("judges the object as sent, keys a JavaScript clone would drop included", async () => {
+    // JSON.parse keeps "__proto__" as an own key; Pepr's Raw (a ramda clone) has lost it.
+    const sent = JSON.parse(
+      '{"metadata":{"name":"orders"},"spec":{"version":"16","storage":{"size":"10Gi"},' +
+        '"postgresql":{"parameters":{"__proto__":"1"}}}}',
+    );
+    const req = request({ operation: "CREATE", object: sent });
+    (req as unknown as { Raw: unknown }).Raw = valid;
+    const response = await validateDatabaseRequest(req);
+    expect(response).toMatchObject({
+      allowed: false,
+      statusMessage: expect.stringContaining("spec.postgresql.parameters[__proto__]"),
+    });
+  });
+
+  describe("the recovery source's reads", () => {
+    const recovering = {
+      metadata: { name: "restored" },
+      spec: {
+        ...valid.spec,
+        bootstrap: {
+          recovery: {
+            source: {
+              objectStore: {
+                endpoint: "s3.example",
+                bucket: "pg",
+                credentials: { secretName: "s3" },
+              },
+              repositoryPath: "/prod/shop/orders/0f8e6c1a",
+            },
+          },
+        },
+      },
+    };
+    const noSecrets: SourceReader = { secretExists: async () => false, database: async () => null };
+
+    it("refuses a create whose Secret is missing, naming it", async () => {
+      const response = await validateDatabaseRequestWith(noSecrets)(
+        request({ operation: "CREATE", object: recovering }),
+      );
+      expect(response).toEqual({
+        allowed: false,
+        statusMessage: expect.stringMatching(
+          /^spec\.bootstrap\.recovery\.source\.objectStore\.credentials\.secretName: Secret "s3" does not exist in namespace "shop"/,
+        ),
+      });
+    });
+
+    it("reads nothing on update (bootstrap is immutable after creation)", async () => {
+      const reads: string[] = [];
+      const recording: SourceReader = {
+        secretExists: async (_, name) => (reads.push(name), false),
+        database: async (_, name) => (reads.push(name), null),
+      };
+      const changed = { ...recovering, spec: { ...recovering.spec, instances: 2 } };
+      const response = await validateDatabaseRequestWith(recording)(
+        request({ operation: "UPDATE", object: changed, old: recovering }),
+      );
+      expect(response).toEqual({ allowed: true });
+      expect(reads).toEqual([]);
+    });
+
+    it("refuses nothing else on a read that fails", async () => {
+      const failing: SourceReader = {
+        secretExists: async () => undefined,
+        database: async () => undefined,
+      };
+      const response = await validateDatabaseRequestWith(failing)(
+        request({ operation: "CREATE", object: recovering }),
+      );
+      expect(response).toEqual({ allowed: true });
     });
   });
 });

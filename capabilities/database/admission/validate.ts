@@ -8,6 +8,8 @@ import type { Database } from "../api/database";
 import { DatabaseSpec } from "../api/database-schema";
 import { DEFAULT_CONFIG, OperatorConfig, operatorConfig } from "../lib/config";
 import { errorMessage } from "../lib/errors";
+import { clusterReader } from "./cluster-reader";
+import { restoreSourceDenials, SourceReader } from "./restore-source";
 import { RULES } from "./rules";
 import { checkShape } from "./rules/shape";
 import { CheckedDatabase, deny, Denial, Rule, RuleContext } from "./rules/types";
@@ -67,18 +69,54 @@ export function validateDatabase(
 
 type ValidateResponse = ReturnType<PeprValidateRequest<Database>["Approve"]>;
 
-/** Pepr Validate action for Databases. Never throws (Pepr would answer "Action failed: {}"). */
-export function validateDatabaseRequest(req: PeprValidateRequest<Database>): ValidateResponse {
-  try {
-    const { operation, subResource } = req.Request;
-    // Deletes and status writes carry no spec to judge; an object being deleted must always be
-    // able to lose its finalizers.
-    if (operation !== "CREATE" && operation !== "UPDATE") return req.Approve();
-    if (subResource || req.Raw.metadata?.deletionTimestamp) return req.Approve();
-    const old = operation === "UPDATE" ? req.OldResource : undefined;
-    const denials = validateDatabase(req.Raw, old, operatorConfig());
-    return denials.length === 0 ? req.Approve() : req.Deny(formatDenials(denials));
-  } catch (err) {
-    return req.Deny(`pgkeeper could not validate this Database: ${errorMessage(err)}`);
-  }
+/**
+ * The object as the apiserver sent it. Pepr's `Raw` is a ramda clone, which drops a
+ * `__proto__` key (a parameter named so would pass unseen and be stored): judge the original.
+ */
+const sent = (req: PeprValidateRequest<Database>, key: "object" | "oldObject"): unknown =>
+  (req.Request as { object?: unknown; oldObject?: unknown })[key] ??
+  (key === "object" ? req.Raw : req.OldResource);
+
+/**
+ * Whether the request carries a spec to judge. Deletes and status writes carry none; an object
+ * being deleted must always be able to lose its finalizers.
+ */
+function judged(req: PeprValidateRequest<Database>): boolean {
+  const { operation, subResource } = req.Request;
+  if (operation !== "CREATE" && operation !== "UPDATE") return false;
+  return !subResource && !req.Raw.metadata?.deletionTimestamp;
 }
+
+/** The rules, then (on CREATE only: bootstrap is immutable afterwards) the recovery source's reads. */
+async function requestDenials(
+  req: PeprValidateRequest<Database>,
+  reader: SourceReader,
+): Promise<Denial[]> {
+  const create = req.Request.operation === "CREATE";
+  const obj = sent(req, "object");
+  const old = create ? undefined : sent(req, "oldObject");
+  const denials = validateDatabase(obj, old, operatorConfig());
+  if (denials.length > 0 || !create) return denials;
+  const namespace = req.Request.namespace ?? req.Raw.metadata?.namespace ?? "default";
+  return restoreSourceDenials(asChecked(obj), namespace, reader);
+}
+
+/**
+ * The Pepr Validate action for Databases, reading the cluster through `reader` (the recovery
+ * source's Secrets and Database). Never throws (Pepr would answer "Action failed: {}"), never
+ * waits long (reader reads are bounded).
+ */
+export function validateDatabaseRequestWith(reader: SourceReader) {
+  return async (req: PeprValidateRequest<Database>): Promise<ValidateResponse> => {
+    try {
+      if (!judged(req)) return req.Approve();
+      const denials = await requestDenials(req, reader);
+      return denials.length === 0 ? req.Approve() : req.Deny(formatDenials(denials));
+    } catch (err) {
+      return req.Deny(`pgkeeper could not validate this Database: ${errorMessage(err)}`);
+    }
+  };
+}
+
+/** Pepr Validate action for Databases. Takes only the request (Pepr passes a logger second). */
+export const validateDatabaseRequest = validateDatabaseRequestWith(clusterReader);

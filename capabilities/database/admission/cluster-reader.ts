@@ -1,0 +1,41 @@
+/**
+ * The webhook's reads of the cluster (restore-source.ts): one GET each, given up after a short
+ * timeout so the webhook answers well within its own (10 s). Any failure but "not found" is
+ * "could not tell" (undefined): admission must never fail because a read did.
+ */
+import { K8s, kind } from "pepr";
+import { Database } from "../api/database";
+import { isNotFound } from "../lib/errors";
+import { SourceReader } from "./restore-source";
+
+/** Long enough for a healthy apiserver, short enough to leave the webhook time to answer. */
+const READ_TIMEOUT_MS = 2000;
+
+/** `read`'s result, `missing` on 404, undefined on any other failure or after the timeout. */
+async function bounded<T, M>(read: () => Promise<T>, missing: M): Promise<T | M | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>(resolve => {
+    timer = setTimeout(() => resolve(undefined), READ_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([
+      read().catch(err => (isNotFound(err) ? missing : undefined)),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const clusterReader: SourceReader = {
+  secretExists: (namespace, name) =>
+    bounded(async () => {
+      await K8s(kind.Secret).InNamespace(namespace).Get(name);
+      return true;
+    }, false),
+  database: (namespace, name) =>
+    bounded(async () => {
+      const db = await K8s(Database).InNamespace(namespace).Get(name);
+      return { uid: db.metadata?.uid, version: db.spec?.version };
+    }, null),
+};
