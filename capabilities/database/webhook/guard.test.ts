@@ -165,6 +165,25 @@ describe("the admission guard", () => {
     expect(appSaw).toEqual([]);
   });
 
+  it("answers a review holding a __proto__ key with a denial naming the field", async () => {
+    const body = review("u-proto").replace(
+      '"spec":{',
+      '"spec":{"postgresql":{"parameters":{"__proto__":"1"}},',
+    );
+    const reply = await post(port, "/mutate/p", body);
+    expect(responseOf(reply)).toEqual({
+      uid: "u-proto",
+      allowed: false,
+      status: {
+        code: 422,
+        message: expect.stringMatching(
+          /^spec\.postgresql\.parameters\.__proto__: "__proto__" is not/,
+        ),
+      },
+    });
+    expect(appSaw).toEqual([]);
+  });
+
   it.each([
     ["not JSON", "{not json", {}, 400],
     ["a deep body without a uid", "[".repeat(100) + "]".repeat(100), {}, 422],

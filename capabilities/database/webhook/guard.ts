@@ -142,7 +142,9 @@ export function guardAdmission(
       const problem = shapeProblem(review, limits);
       if (problem) {
         const uid = uidOf(review);
-        log({ reason: `${problem.kind} over ${problem.limit}`, uid, bytes: read.bytes });
+        const reason =
+          problem.kind === "key" ? `key ${problem.key}` : `${problem.kind} over ${problem.limit}`;
+        log({ reason, uid, bytes: read.bytes });
         return refuse(res, uid, 422, shapeMessage(problem), false);
       }
       (req as IncomingMessage & { body?: unknown }).body = review;

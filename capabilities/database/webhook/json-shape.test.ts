@@ -22,6 +22,23 @@ describe("shapeProblem", () => {
     expect(shapeProblem(value, limits)).toEqual(expected);
   });
 
+  it.each([
+    ["at the top", '{"__proto__":1}', ["__proto__"]],
+    ["in a map", '{"spec":{"parameters":{"__proto__":"1"}}}', ["spec", "parameters", "__proto__"]],
+    ["in a list", '{"a":[{"b":1},{"__proto__":{}}]}', ["a", "1", "__proto__"]],
+  ])("finds a __proto__ key %s, with its path", (_, json, path) => {
+    expect(shapeProblem(JSON.parse(json), { maxDepth: 64, maxNodes: 100 })).toEqual({
+      kind: "key",
+      key: "__proto__",
+      path,
+    });
+  });
+
+  it("lets other keys JavaScript treats specially through (objects keep them)", () => {
+    const value = JSON.parse('{"constructor":1,"prototype":{"toString":2},"hasOwnProperty":3}');
+    expect(shapeProblem(value, { maxDepth: 64, maxNodes: 100 })).toBeUndefined();
+  });
+
   it("measures a value far deeper than any stack allows, without recursion", () => {
     const deep = JSON.parse("[".repeat(200_000) + "]".repeat(200_000));
     expect(shapeProblem(deep, { maxDepth: 64, maxNodes: 1_000_000 })).toEqual({

@@ -44,8 +44,19 @@ const mebibytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)
 export const tooLargeMessage = (bytes: number, limit: number, complete: boolean): string =>
   `the admission request is ${complete ? "" : "more than "}${mebibytes(bytes)}; pgkeeper admits requests of at most ${mebibytes(limit)} (a Database or Backup is a few kB: look for an oversized annotation, label or spec value)`;
 
+/** Where a key sits, as the object's own field path (`spec.postgresql.parameters.__proto__`). */
+function fieldPath(path: string[]): string {
+  const inObject = path[0] === "request" && /^(object|oldObject)$/.test(path[1] ?? "");
+  return (inObject ? path.slice(2) : path).join(".");
+}
+
 export function shapeMessage(problem: NonNullable<ShapeProblem>): string {
-  return problem.kind === "depth"
-    ? `the admission request nests deeper than ${problem.limit} levels; no Database or Backup field does (look for a runaway nested value)`
-    : `the admission request holds more than ${problem.limit} values; a Database or Backup holds a few hundred (look for a runaway list or map)`;
+  switch (problem.kind) {
+    case "depth":
+      return `the admission request nests deeper than ${problem.limit} levels; no Database or Backup field does (look for a runaway nested value)`;
+    case "nodes":
+      return `the admission request holds more than ${problem.limit} values; a Database or Backup holds a few hundred (look for a runaway list or map)`;
+    case "key":
+      return `${fieldPath(problem.path)}: "${problem.key}" is not a field, label or parameter name anywhere in a Database or Backup (and JavaScript objects lose it, so it cannot be judged); remove it`;
+  }
 }
