@@ -1,7 +1,7 @@
 /**
  * The tests talk to the apiserver through kubectl, as a user would: real requests, real errors.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { dump } from "js-yaml";
 import { env } from "./env";
 
@@ -78,4 +78,23 @@ export const del = (kind: string, namespace: string, name: string, ...extra: str
 
 export function createNamespace(name: string): void {
   kubectl(["create", "namespace", name]);
+}
+
+/** kubectl without blocking the test's event loop, for requests that must run at the same time. */
+export function kubectlAsync(args: string[], input?: string): Promise<Result> {
+  return new Promise(resolve => {
+    const child = spawn(env.kubectl, ["--kubeconfig", env.kubeconfig, ...args]);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", chunk => out.push(chunk));
+    child.stderr.on("data", chunk => err.push(chunk));
+    child.on("close", code =>
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString(),
+        stderr: Buffer.concat(err).toString(),
+      }),
+    );
+    child.stdin.end(input);
+  });
 }
