@@ -17,6 +17,7 @@ import { HaDeps } from "./ha/ha-step";
 import * as instanceSql from "./ha/instance-sql";
 import { HaMemory } from "./ha/memory";
 import { InstanceMonitor } from "./ha/monitor";
+import { ProbeSessions } from "./ha/probe-sessions";
 import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
@@ -57,7 +58,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   const config = operatorConfig();
   // The instance monitor probes over the real SQL edge and wakes the controller on changes.
   const monitor = new InstanceMonitor({
-    sql: instanceSql,
+    sql: new ProbeSessions({ acceptCheckMs: config.probeAcceptCheckMs }),
     intervalMs: config.probeIntervalMs,
     timeoutMs: config.probeTimeoutMs,
     failureThreshold: config.probeFailureThreshold,

@@ -1,6 +1,7 @@
 /**
  * The operator's SQL edge: everything it asks of a PostgreSQL instance, over TCP as the
- * superuser. The only module that imports `pg`.
+ * superuser. The only module that imports `pg` (probe-sessions.ts keeps the monitor's clients
+ * open, made here).
  *
  * Every call opens one connection and always closes it, and is bounded in time: a connect
  * timeout, a server-side statement_timeout, and an overall deadline that destroys the socket, so
@@ -52,7 +53,7 @@ const RELOAD_POLL_MS = 20;
 
 const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms));
 
-const addressOf = (t: InstanceTarget): string =>
+export const addressOf = (t: Pick<InstanceTarget, "host" | "port">): string =>
   t.host.includes(":") ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
 
 /**
@@ -65,7 +66,7 @@ function messageOf(err: unknown): string {
 }
 
 /** Error → InstanceSqlError with the operation and address, the password scrubbed. */
-function wrap(err: unknown, what: string, t: InstanceTarget): InstanceSqlError {
+export function wrap(err: unknown, what: string, t: InstanceTarget): InstanceSqlError {
   if (err instanceof InstanceSqlError && err.message.startsWith(`${what} on `)) return err;
   const raw = messageOf(err);
   const scrub = (s: string): string => (t.password ? s.split(t.password).join("********") : s);
@@ -77,7 +78,7 @@ function wrap(err: unknown, what: string, t: InstanceTarget): InstanceSqlError {
 }
 
 /** Closes a client: Terminate politely if it connected, never wait long, always free the socket. */
-async function close(client: pg.Client, connected: boolean): Promise<void> {
+export async function close(client: pg.Client, connected: boolean): Promise<void> {
   if (connected) {
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>(r => (timer = setTimeout(r, CLOSE_GRACE_MS)));
@@ -85,6 +86,32 @@ async function close(client: pg.Client, connected: boolean): Promise<void> {
     clearTimeout(timer);
   }
   client.connection.stream.destroy();
+}
+
+/**
+ * A client for `t` whose statements the server stops after `budgetMs` (`statement_timeout`), so
+ * work abandoned by a caller's deadline stops there too. Not connected yet.
+ */
+export function newClient(
+  t: InstanceTarget,
+  budgetMs: number,
+  applicationName = "pgkeeper",
+): pg.Client {
+  const client = new pg.Client({
+    host: t.host,
+    port: t.port,
+    user: t.user ?? "postgres",
+    password: t.password,
+    database: t.database ?? "postgres",
+    application_name: applicationName,
+    connectionTimeoutMillis: budgetMs,
+    statement_timeout: budgetMs,
+    keepAlive: true,
+  });
+  // Without a listener, a server dying between statements would be an uncaught 'error' event
+  // that kills the operator; the failure reaches callers through the pending query or a deadline.
+  client.on("error", () => undefined);
+  return client;
 }
 
 /**
@@ -97,20 +124,7 @@ async function withClient<T>(
   budgetMs: number,
   work: (c: pg.Client) => Promise<T>,
 ): Promise<T> {
-  const client = new pg.Client({
-    host: t.host,
-    port: t.port,
-    user: t.user ?? "postgres",
-    password: t.password,
-    database: t.database ?? "postgres",
-    application_name: "pgkeeper",
-    connectionTimeoutMillis: budgetMs,
-    statement_timeout: budgetMs,
-    keepAlive: true,
-  });
-  // Without a listener, a server dying between statements would be an uncaught 'error' event
-  // that kills the operator; the failure reaches us through the pending query or the deadline.
-  client.on("error", () => undefined);
+  const client = newClient(t, budgetMs);
   let connected = false;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -261,32 +275,38 @@ async function replicaState(c: pg.Client): Promise<Role> {
   };
 }
 
-/** Role, timeline, WAL positions, replication and restart state of one instance. */
+/**
+ * Role, timeline, WAL positions, replication and restart state of one instance, on a connection
+ * of its own. The monitor probes on long-lived sessions instead (probe-sessions.ts).
+ */
 export async function probeInstance(t: InstanceTarget, timeoutMs: number): Promise<InstanceProbe> {
-  return withClient(t, "probe", timeoutMs, async c => {
-    const common = await one<{
-      in_recovery: boolean;
-      started: Date;
-      pending: string[];
-      limits: Record<string, string> | null;
-    }>(
-      c,
-      `SELECT pg_is_in_recovery() AS in_recovery, pg_postmaster_start_time() AS started,
+  return withClient(t, "probe", timeoutMs, probeQueries);
+}
+
+/** The probe's statements on a connected client. */
+export async function probeQueries(c: pg.Client): Promise<InstanceProbe> {
+  const common = await one<{
+    in_recovery: boolean;
+    started: Date;
+    pending: string[];
+    limits: Record<string, string> | null;
+  }>(
+    c,
+    `SELECT pg_is_in_recovery() AS in_recovery, pg_postmaster_start_time() AS started,
               ARRAY(SELECT name FROM pg_settings WHERE pending_restart ORDER BY name) AS pending,
               (SELECT json_object_agg(name, setting) FROM pg_settings WHERE name = ANY($1)) AS limits`,
-      [HOT_STANDBY_LIMIT_NAMES],
-    );
-    const role = common.in_recovery ? await replicaState(c) : await primaryState(c);
-    return {
-      inRecovery: common.in_recovery,
-      ...role,
-      postmasterStartTime: common.started.toISOString(),
-      pendingRestart: common.pending,
-      hotStandbyLimits: Object.fromEntries(
-        Object.entries(common.limits ?? {}).map(([name, value]) => [name, Number(value)]),
-      ),
-    };
-  });
+    [HOT_STANDBY_LIMIT_NAMES],
+  );
+  const role = common.in_recovery ? await replicaState(c) : await primaryState(c);
+  return {
+    inRecovery: common.in_recovery,
+    ...role,
+    postmasterStartTime: common.started.toISOString(),
+    pendingRestart: common.pending,
+    hotStandbyLimits: Object.fromEntries(
+      Object.entries(common.limits ?? {}).map(([name, value]) => [name, Number(value)]),
+    ),
+  };
 }
 
 // ---- promote, checkpoint ----------------------------------------------------------------------

@@ -167,4 +167,32 @@ describe("InstanceMonitor", () => {
     await clock.advanceAsync(5000);
     expect(asked.length).toBe(2);
   });
+
+  it("tells the SQL edge which instances it still probes, so it can close the others' sessions", () => {
+    const kept: string[][] = [];
+    const monitor = new InstanceMonitor({
+      sql: {
+        probeInstance: async () => answer(),
+        retainOnly: keep => kept.push(keep.map(k => `${k.host}:${k.port}`)),
+      },
+      intervalMs: 1000,
+      timeoutMs: 500,
+      failureThreshold: 3,
+      port: 5432,
+      onChange: () => undefined,
+      clock: new FakeClock(1_000),
+    });
+    monitor.track("ns/a", targets, "pw");
+    monitor.track("ns/b", [{ name: "b-0", uid: "b0", ip: "10.0.1.1" }], "pw");
+    monitor.track("ns/a", [targets[0]], "pw"); // scaled down
+    monitor.untrack("ns/b");
+    monitor.untrackAll();
+    expect(kept).toEqual([
+      ["10.0.0.1:5432", "10.0.0.2:5432"],
+      ["10.0.0.1:5432", "10.0.0.2:5432", "10.0.1.1:5432"],
+      ["10.0.0.1:5432", "10.0.1.1:5432"],
+      ["10.0.0.1:5432"],
+      [],
+    ]);
+  });
 });

@@ -11,7 +11,7 @@
 import { Clock, TimerHandle, systemClock } from "../lib/clock";
 import { errorMessage } from "../lib/errors";
 import { lagBytes } from "./lsn";
-import type { InstanceProbe, InstanceSql } from "./probe-types";
+import type { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
 
 export interface ProbeTarget {
   name: string;
@@ -31,7 +31,10 @@ export interface ProbeRecord {
 }
 
 export interface MonitorOptions {
-  sql: Pick<InstanceSql, "probeInstance">;
+  /** `retainOnly`, when there: closes what probes keep open for instances no longer tracked. */
+  sql: Pick<InstanceSql, "probeInstance"> & {
+    retainOnly?(keep: Pick<InstanceTarget, "host" | "port">[]): void;
+  };
   intervalMs: number;
   timeoutMs: number;
   failureThreshold: number;
@@ -106,18 +109,29 @@ export class InstanceMonitor {
       if (!target || target.uid !== entry.records.get(name)?.uid) entry.records.delete(name);
     }
     this.tracked.set(key, entry);
+    this.releaseUntracked();
     this.schedule();
   }
 
   untrack(key: string): void {
     this.tracked.delete(key);
+    this.releaseUntracked();
     if (this.tracked.size === 0) this.stop();
   }
 
   /** Leadership lost: probe nothing any more (a new leader probes the current pods itself). */
   untrackAll(): void {
     this.tracked.clear();
+    this.releaseUntracked();
     this.stop();
+  }
+
+  private releaseUntracked(): void {
+    const port = this.opts.port;
+    const keep = [...this.tracked.values()].flatMap(e =>
+      e.targets.map(t => ({ host: t.ip, port })),
+    );
+    this.opts.sql.retainOnly?.(keep);
   }
 
   /** The latest record per instance name (only for the pod UID currently tracked). */

@@ -18,6 +18,11 @@ export interface OperatorConfig {
   probeTimeoutMs: number;
   /** Consecutive failed probes before the primary counts as failed. */
   probeFailureThreshold: number;
+  /**
+   * Probes reuse one session per instance; this often a probe also checks that the postmaster
+   * still accepts new connections (a reused session cannot tell). ADR 0016.
+   */
+  probeAcceptCheckMs: number;
 }
 
 export const DEFAULT_CONFIG: OperatorConfig = {
@@ -29,6 +34,7 @@ export const DEFAULT_CONFIG: OperatorConfig = {
   probeIntervalMs: 1000,
   probeTimeoutMs: 1500,
   probeFailureThreshold: 3,
+  probeAcceptCheckMs: 5000,
 };
 
 const positiveInt = (raw: string | undefined, fallback: number): number => {
@@ -53,6 +59,10 @@ function readConfig(env: Record<string, string | undefined> = process.env): Oper
     probeFailureThreshold: positiveInt(
       env.PGKEEPER_PROBE_FAILURE_THRESHOLD,
       DEFAULT_CONFIG.probeFailureThreshold,
+    ),
+    probeAcceptCheckMs: positiveInt(
+      env.PGKEEPER_PROBE_ACCEPT_CHECK_MS,
+      DEFAULT_CONFIG.probeAcceptCheckMs,
     ),
   };
 }

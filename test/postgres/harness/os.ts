@@ -27,9 +27,12 @@ export function serverAccount(): RunAs {
   }
 }
 
-/** The range the test servers may use, kept clear of a developer's own PostgreSQL on 5432. */
+/**
+ * The range the test servers may use, kept clear of a developer's own PostgreSQL on 5432.
+ * bench/probe, which runs a hundred servers, widens it with PGKEEPER_PG_LAST_PORT.
+ */
 const FIRST_PORT = 25432;
-const LAST_PORT = 25499;
+const LAST_PORT = Number(process.env.PGKEEPER_PG_LAST_PORT ?? 25499);
 const handedOut = new Set<number>();
 
 const canListen = (port: number): Promise<boolean> =>
@@ -39,7 +42,7 @@ const canListen = (port: number): Promise<boolean> =>
     srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
 
-/** A port in 25432..25499 nothing listens on and this process has not handed out before. */
+/** A port in FIRST_PORT..LAST_PORT nothing listens on and this process has not handed out before. */
 export async function freePort(): Promise<number> {
   for (let port = FIRST_PORT; port <= LAST_PORT; port++) {
     if (handedOut.has(port)) continue;

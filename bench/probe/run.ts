@@ -1,0 +1,142 @@
+/**
+ * bench/probe: what the instance monitor's probes cost, per instance per second, with a new
+ * connection (and SCRAM handshake) per probe as before, and on long-lived sessions (ADR 0016).
+ * N real PostgreSQL 15 servers on loopback (test/postgres/harness), probed every second, each
+ * mode for D seconds after an idle phase of the same length:
+ * - operator CPU: this process's own (it does nothing but probe);
+ * - server CPU: every postmaster's own and reaped children's (exited backends) plus its live
+ *   children, minus the idle phase's figure.
+ * Usage: bash bench/probe.sh [--instances 100] [--seconds 30]
+ */
+import { readFileSync } from "node:fs";
+import { probeInstance } from "../../capabilities/database/ha/instance-sql";
+import { ProbeSessions } from "../../capabilities/database/ha/probe-sessions";
+import { Cluster } from "../../test/postgres/harness/cluster";
+import { childPids } from "../../test/postgres/harness/os";
+import { PgServer } from "../../test/postgres/harness/server";
+import { percentile } from "../lib/apiclient";
+import { fmt } from "../lib/process";
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+
+const TICKS_PER_SECOND = 100;
+const PROBE_TIMEOUT_MS = 1500;
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+/** utime+stime (and with `reaped`, cutime+cstime) of a process, in seconds. */
+function cpuOf(pid: number, reaped: boolean): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const own = Number(fields[11]) + Number(fields[12]);
+    return (own + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)) / TICKS_PER_SECOND;
+  } catch {
+    return 0; // exited between listing and reading: its time is in the parent's reaped figure
+  }
+}
+
+function serverCpu(servers: PgServer[]): number {
+  let total = 0;
+  for (const s of servers) {
+    if (!s.pid) continue;
+    total += cpuOf(s.pid, true);
+    for (const child of childPids(s.pid)) total += cpuOf(child, false);
+  }
+  return total;
+}
+
+const ownCpu = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+type Probe = (server: PgServer) => Promise<unknown>;
+
+interface Phase {
+  operator: number;
+  server: number;
+  latencies: number[];
+  failures: number;
+}
+
+/** Probes every server once a second for `seconds` (or only waits, with no probe). */
+async function phase(servers: PgServer[], seconds: number, probe?: Probe): Promise<Phase> {
+  const latencies: number[] = [];
+  let failures = 0;
+  const [operator0, server0] = [ownCpu(), serverCpu(servers)];
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const tick = Date.now();
+    if (probe)
+      await Promise.all(
+        servers.map(async s => {
+          const started = Date.now();
+          await probe(s).catch(() => failures++);
+          latencies.push(Date.now() - started);
+        }),
+      );
+    await sleep(Math.max(0, 1000 - (Date.now() - tick)));
+  }
+  return {
+    operator: ownCpu() - operator0,
+    server: serverCpu(servers) - server0,
+    latencies,
+    failures,
+  };
+}
+
+async function main(): Promise<void> {
+  const instances = arg("instances", 100);
+  const seconds = arg("seconds", 30);
+  const cluster = new Cluster();
+  const servers: PgServer[] = [];
+  try {
+    const startedAt = Date.now();
+    for (let i = 0; i < instances; i++)
+      servers.push(
+        await cluster.primary(`pg${i}`, { shared_buffers: "16MB", max_connections: "20" }),
+      );
+    console.log(
+      `${instances} PostgreSQL 15 servers up in ${fmt((Date.now() - startedAt) / 1000)} s`,
+    );
+
+    const sessions = new ProbeSessions({ acceptCheckMs: 5000 });
+    const idle = await phase(servers, seconds);
+    const fresh = await phase(servers, seconds, s => probeInstance(s.target, PROBE_TIMEOUT_MS));
+    const reused = await phase(servers, seconds, s =>
+      sessions.probeInstance(s.target, PROBE_TIMEOUT_MS),
+    );
+    sessions.closeAll();
+
+    const perInstanceSecond = (cpu: number) => (cpu / instances / seconds) * 1000; // ms
+    const row = (label: string, p: Phase) => {
+      const operator = perInstanceSecond(p.operator - idle.operator);
+      const server = perInstanceSecond(p.server - idle.server);
+      return `${label.padEnd(38)} ${fmt(operator, 3).padStart(7)} ${fmt(server, 3).padStart(9)} ${fmt(operator + server, 3).padStart(8)}   ${fmt(percentile(p.latencies, 0.5), 0).padStart(5)} / ${fmt(percentile(p.latencies, 0.99), 0).padStart(5)} ms   ${p.failures}`;
+    };
+    console.log(
+      `\n=== probe cost: ${instances} instances, one probe per instance per second, ${seconds} s per mode ===`,
+    );
+    console.log(
+      `CPU ms per instance per second (above idle)  operator    server    total   latency p50 / p99   failed`,
+    );
+    const a = row("a new connection per probe (before)", fresh);
+    const b = row("long-lived sessions, accept check 5 s", reused);
+    console.log(a);
+    console.log(b);
+    const total = (p: Phase) => p.operator + p.server - idle.operator - idle.server;
+    console.log(`sessions / new connections, total CPU: x${fmt(total(reused) / total(fresh), 3)}`);
+    console.log(
+      `idle servers alone: ${fmt(perInstanceSecond(idle.server), 3)} ms per instance per second`,
+    );
+  } finally {
+    await cluster.destroy();
+  }
+}
+
+main().catch(err => {
+  console.error(err);
+  process.exitCode = 1;
+});

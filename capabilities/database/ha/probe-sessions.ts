@@ -1,0 +1,197 @@
+/**
+ * The monitor's probes on long-lived sessions: one connection per instance, authenticated once
+ * and reused by every probe, where a connection per probe cost a SCRAM handshake per instance per
+ * second on both sides (and under CPU starvation, the handshake alone could outlast the probe's
+ * timeout). ADR 0016.
+ *
+ * What a reused session cannot see, it checks on its own:
+ * - a session that broke between probes (a restart, a terminated backend) is not a failure of
+ *   the instance: the probe tries once more on a new connection, within the same deadline;
+ * - a postmaster that stopped accepting connections still leaves established sessions working:
+ *   every `acceptCheckMs` the probe also sends PostgreSQL's SSLRequest on a new TCP connection,
+ *   which only a backend the postmaster has forked answers (no authentication, no catalog).
+ * The deadline is today's: the probe's timeout covers reconnecting, the check and the queries.
+ */
+import { Socket, connect } from "node:net";
+import type { InstanceProbe, InstanceTarget } from "./probe-types";
+import { InstanceSqlError, addressOf, close, newClient, probeQueries, wrap } from "./instance-sql";
+
+type Client = ReturnType<typeof newClient>;
+
+interface Session {
+  client: Client;
+  password: string;
+  /** Closed or failed: the next probe opens a new one. */
+  broken: boolean;
+  /** When the postmaster last proved it accepts connections (opening this session, or a check). */
+  acceptedAt: number;
+}
+
+export interface ProbeSessionOptions {
+  /** How often a probe on a reused session also checks that new connections are accepted. */
+  acceptCheckMs: number;
+  now?: () => number;
+}
+
+/** PostgreSQL's SSLRequest: length 8, code 1234/5679. The server answers one byte, S or N. */
+const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
+
+const APPLICATION_NAME = "pgkeeper-probe";
+
+class Deadline {
+  constructor(
+    readonly at: number,
+    private readonly now: () => number,
+  ) {}
+  get remaining(): number {
+    return this.at - this.now();
+  }
+}
+
+export class ProbeSessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly now: () => number;
+
+  constructor(private readonly opts: ProbeSessionOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  async probeInstance(t: InstanceTarget, timeoutMs: number): Promise<InstanceProbe> {
+    const key = addressOf(t);
+    const deadline = new Deadline(this.now() + timeoutMs, this.now);
+    const session = this.sessions.get(key);
+    if (session && !session.broken && session.password === t.password) {
+      try {
+        return await this.onSession(key, session, t, timeoutMs, deadline);
+      } catch (err) {
+        this.drop(key, session);
+        // No answer in time is the instance's failure; a broken session may only be ours.
+        if (isDeadline(err) || deadline.remaining <= 0) throw err;
+      }
+    } else if (session) this.drop(key, session);
+    return this.onNewSession(key, t, timeoutMs, deadline);
+  }
+
+  /** Closes the sessions of every instance not in `keep` (no longer tracked). */
+  retainOnly(keep: Pick<InstanceTarget, "host" | "port">[]): void {
+    const kept = new Set(keep.map(addressOf));
+    for (const [key, session] of this.sessions) if (!kept.has(key)) this.drop(key, session);
+  }
+
+  closeAll(): void {
+    this.retainOnly([]);
+  }
+
+  /** How many sessions are open (for tests and the bench). */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  private async onSession(
+    key: string,
+    session: Session,
+    t: InstanceTarget,
+    timeoutMs: number,
+    deadline: Deadline,
+  ): Promise<InstanceProbe> {
+    return withDeadline(t, timeoutMs, deadline, session.client, async () => {
+      if (this.now() - session.acceptedAt >= this.opts.acceptCheckMs) {
+        await acceptsConnections(t, deadline);
+        session.acceptedAt = this.now();
+      }
+      return probeQueries(session.client);
+    });
+  }
+
+  private async onNewSession(
+    key: string,
+    t: InstanceTarget,
+    timeoutMs: number,
+    deadline: Deadline,
+  ): Promise<InstanceProbe> {
+    const client = newClient(t, timeoutMs, APPLICATION_NAME);
+    const session: Session = {
+      client,
+      password: t.password,
+      broken: false,
+      acceptedAt: this.now(),
+    };
+    const markBroken = () => (session.broken = true);
+    client.on("error", markBroken);
+    client.on("end", markBroken);
+    try {
+      const probe = await withDeadline(t, timeoutMs, deadline, client, async () => {
+        await client.connect();
+        return probeQueries(client);
+      });
+      this.sessions.set(key, session);
+      return probe;
+    } catch (err) {
+      void close(client, false);
+      throw err;
+    }
+  }
+
+  private drop(key: string, session: Session): void {
+    if (this.sessions.get(key) === session) this.sessions.delete(key);
+    session.broken = true;
+    void close(session.client, true);
+  }
+}
+
+const isDeadline = (err: unknown): boolean =>
+  err instanceof InstanceSqlError && / no answer within \d+ ms$/.test(err.message);
+
+/**
+ * `work` within what is left of the probe's deadline; past it, the client's socket is destroyed
+ * (the session is useless once a statement is abandoned) and the probe fails as it always has:
+ * "probe on host:port: no answer within <timeout> ms".
+ */
+async function withDeadline<T>(
+  t: InstanceTarget,
+  timeoutMs: number,
+  deadline: Deadline,
+  client: Client,
+  work: () => Promise<T>,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        reject(new InstanceSqlError(`probe on ${addressOf(t)}: no answer within ${timeoutMs} ms`));
+        client.connection.stream.destroy();
+      },
+      Math.max(0, deadline.remaining),
+    );
+  });
+  try {
+    return await Promise.race([work(), expired]);
+  } catch (err) {
+    throw wrap(err, "probe", t);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Whether the postmaster still accepts connections: an SSLRequest on a new TCP connection is
+ * answered by the backend it forks, before any authentication. A frozen or overwhelmed
+ * postmaster leaves it unanswered (the kernel still completes the TCP handshake).
+ */
+function acceptsConnections(t: InstanceTarget, deadline: Deadline): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket: Socket = connect({ host: t.host, port: t.port });
+    const fail = (why: string) => {
+      socket.destroy();
+      reject(new Error(`new connections are not accepted: ${why}`));
+    };
+    socket.setTimeout(Math.max(1, deadline.remaining), () => fail("no answer to SSLRequest"));
+    socket.once("connect", () => socket.write(SSL_REQUEST));
+    socket.once("data", () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once("error", err => fail(err.message));
+    socket.once("end", () => fail("closed without answering SSLRequest"));
+  });
+}
