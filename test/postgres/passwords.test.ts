@@ -1,9 +1,12 @@
 /**
  * Password rotation as the operator does it, against real servers: ALTER ROLE with a SCRAM
- * verifier computed by the operator, and the replication passfile of a running standby (started
- * by the real entrypoint, so its WAL receiver logs in through that passfile) rewritten over SQL,
- * so that it reconnects with the new password and nothing restarts.
+ * verifier computed by the operator, and the replication passfile of a running standby rewritten
+ * over SQL, so that it reconnects with the new password and nothing restarts. Only a standby
+ * started before TLS (ADR 0017) streams with the superuser's password from a passfile (one started
+ * now streams as streaming_replica by certificate, test/postgres/tls.test.ts): this one is set up
+ * as such a pod's is, with primary_conninfo naming the passfile.
  */
+import path from "node:path";
 import {
   acceptsPassword,
   setRolePassword,
@@ -11,7 +14,6 @@ import {
 } from "../../capabilities/database/ha/instance-sql";
 import { scramVerifier } from "../../capabilities/database/lib/scram";
 import { Cluster } from "./harness/cluster";
-import { entrypointFor } from "./harness/entrypoint";
 import { PgServer } from "./harness/server";
 
 jest.setTimeout(180_000);
@@ -24,8 +26,13 @@ beforeEach(async () => {
   cluster = new Cluster();
   primary = await cluster.primary("db-0");
   standby = await cluster.standby(primary, "db-1");
-  await standby.stop("fast");
-  await standby.start(120_000, entrypointFor(cluster, standby, primary, "db-1"));
+  const passfile = path.join(cluster.ownedDir("db-1-run"), "pgpass");
+  cluster.writeOwned(passfile, `*:*:*:postgres:${cluster.password}\n`);
+  standby.sql(
+    `ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres passfile=${passfile} application_name=db-1'`,
+  );
+  standby.sql("SELECT pg_reload_conf()");
+  await standby.waitFor("SELECT conninfo LIKE '%passfile%' FROM pg_stat_wal_receiver", "t");
   await streaming();
 });
 afterEach(() => cluster.destroy());

@@ -5,6 +5,8 @@ import type { Database } from "../../capabilities/database/api/database";
 import type { DatabaseSpec } from "../../capabilities/database/api/database-schema";
 import { withDefaults } from "../../capabilities/database/api/defaults";
 import { BuildInput } from "../../capabilities/database/specs/meta";
+import { DatabaseTls, postgresDnsNames } from "../../capabilities/database/specs/tls";
+import { tlsMaterial } from "../../capabilities/database/reconcile/tls";
 
 export const DB_NAME = "orders";
 export const NAMESPACE = "shop";
@@ -25,4 +27,14 @@ export function database(spec: Partial<DatabaseSpec> = {}): Database {
 export function input(spec: Partial<DatabaseSpec> = {}): BuildInput {
   const db = database(spec);
   return { db, spec: withDefaults(db.spec!, version => `postgres:${version}`) };
+}
+
+/**
+ * The TLS material of the fixture Database (issued once: key generation is slow enough to
+ * notice in a table of builders).
+ */
+let tls: DatabaseTls | undefined;
+export function fixtureTls(): DatabaseTls {
+  tls ??= tlsMaterial(DB_NAME, {}, postgresDnsNames(input()), new Date("2026-12-01T00:00:00Z"));
+  return tls;
 }

@@ -16,6 +16,8 @@ const MINIMAL_PATCH = {
   postgresql: { synchronous: { mode: "off" } },
   failover: { enabled: true, delaySeconds: 0, promoteAfterFenceTimeout: false },
   readOnly: { maxLag: "64Mi" },
+  tls: { allowPlaintext: false },
+  enableSuperuserAccess: false,
   paused: false,
 };
 
@@ -42,6 +44,8 @@ describe("defaultsPatch", () => {
       {
         failover: { delaySeconds: 0, promoteAfterFenceTimeout: false },
         readOnly: { maxLag: "64Mi" },
+        tls: { allowPlaintext: false },
+        enableSuperuserAccess: false,
       },
     ],
     [
@@ -65,6 +69,8 @@ describe("defaultsPatch", () => {
         paused: false,
         instances: 1,
         failover: { enabled: false, delaySeconds: 0, promoteAfterFenceTimeout: false },
+        tls: { allowPlaintext: false },
+        enableSuperuserAccess: false,
       },
       {
         image: MINIMAL_PATCH.image,

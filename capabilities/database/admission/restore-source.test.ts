@@ -1,4 +1,4 @@
-import { restoreSourceDenials, SourceReader } from "./restore-source";
+import { restoreSourceDenials, serverSecretDenials, SourceReader } from "./restore-source";
 import { CheckedDatabase } from "./rules/types";
 
 const UID = "0f8e6c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b";
@@ -104,5 +104,36 @@ describe("restoreSourceDenials", () => {
     const r = reader({});
     await restoreSourceDenials(recovering("16", "s3-ca"), "shop", r);
     expect(r.asked.sort()).toEqual(["database shop/orders", "secret shop/s3", "secret shop/s3-ca"]);
+  });
+});
+
+describe("serverSecretDenials", () => {
+  const withServer = (name?: string) =>
+    ({
+      metadata: { name: "a" },
+      spec: {
+        version: "16",
+        storage: { size: "1Gi" },
+        ...(name ? { tls: { serverSecretName: name } } : {}),
+      },
+    }) as unknown as CheckedDatabase;
+
+  it.each<[string, string | undefined, Scene, string[]]>([
+    ["none named", undefined, {}, []],
+    ["named and there", "mine", { secrets: { mine: true } }, []],
+    ["named, unreadable", "mine", { secrets: { mine: undefined } }, []],
+    [
+      "named and missing",
+      "mine",
+      { secrets: { mine: false } },
+      [
+        'spec.tls.serverSecretName: Secret "mine" does not exist in namespace "shop"; create it first',
+      ],
+    ],
+  ])("%s", async (_, name, scene, expected) => {
+    const got = (await serverSecretDenials(withServer(name), "shop", reader(scene))).map(
+      d => `${d.field}: ${d.message}`,
+    );
+    expect(got).toEqual(expected);
   });
 });

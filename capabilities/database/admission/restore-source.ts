@@ -33,10 +33,7 @@ async function secretDenial(
   if (name === undefined) return [];
   if ((await reader.secretExists(namespace, name)) !== false) return [];
   return [
-    deny(
-      field,
-      `Secret "${name}" does not exist in namespace "${namespace}"; create it first: the first instance reads the source repository with it`,
-    ),
+    deny(field, `Secret "${name}" does not exist in namespace "${namespace}"; create it first`),
   ];
 }
 
@@ -57,6 +54,22 @@ async function majorDenial(
       `is the repository of Database ${named.namespace}/${named.name}, a PostgreSQL ${source.version} one, but spec.version is ${db.spec.version}; a base backup only restores into its own major`,
     ),
   ];
+}
+
+/**
+ * spec.tls.serverSecretName must name a Secret of this namespace: reconcile copies the
+ * certificate from it, and refuses to go on without it. (Its contents are checked there, where
+ * the apiserver need not be asked for a Secret's data at every admission.)
+ */
+export async function serverSecretDenials(
+  db: CheckedDatabase,
+  namespace: string,
+  reader: SourceReader,
+): Promise<Denial[]> {
+  const name = db.spec.tls?.serverSecretName;
+  return name === undefined
+    ? []
+    : secretDenial(reader, namespace, name, "spec.tls.serverSecretName");
 }
 
 /** Denials of the recovery source of a Database being created in `namespace`. Never throws. */

@@ -9,7 +9,7 @@ import { DatabaseSpec } from "../api/database-schema";
 import { DEFAULT_CONFIG, OperatorConfig, operatorConfig } from "../lib/config";
 import { errorMessage } from "../lib/errors";
 import { clusterReader } from "./cluster-reader";
-import { restoreSourceDenials, SourceReader } from "./restore-source";
+import { restoreSourceDenials, serverSecretDenials, SourceReader } from "./restore-source";
 import { RULES } from "./rules";
 import { checkShape } from "./rules/shape";
 import { CheckedDatabase, deny, Denial, Rule, RuleContext } from "./rules/types";
@@ -98,7 +98,12 @@ async function requestDenials(
   const denials = validateDatabase(obj, old, operatorConfig());
   if (denials.length > 0 || !create) return denials;
   const namespace = req.Request.namespace ?? req.Raw.metadata?.namespace ?? "default";
-  return restoreSourceDenials(asChecked(obj), namespace, reader);
+  const checked = asChecked(obj);
+  const [source, server] = await Promise.all([
+    restoreSourceDenials(checked, namespace, reader),
+    serverSecretDenials(checked, namespace, reader),
+  ]);
+  return [...source, ...server];
 }
 
 /**

@@ -613,6 +613,21 @@ export const databaseSpecSchema = object(
         ],
       },
     ),
+    tls: object(
+      {
+        allowPlaintext: boolean(
+          "Also accept connections without TLS (still with a password). Default false: every connection over the network, replication included, is TLS, and a plaintext one is refused.",
+        ),
+        serverSecretName: string(
+          "A Secret of yours with the server certificate to serve instead of the one pgkeeper issues (cert-manager layout: tls.crt, tls.key, ca.crt). It must name <name>-rw, <name>-ro and *.<name>-hl in this namespace (short, .<namespace>, .<namespace>.svc and .svc.cluster.local) and be valid; clients verify against its ca.crt. Replication and pgkeeper's own client certificates still come from the Database's CA.",
+          { minLength: 1, maxLength: 253, pattern: SECRET_NAME_PATTERN },
+        ),
+      },
+      "TLS of client and replication connections (ADR 0017). pgkeeper runs a CA per Database (Secret <name>-ca) and serves a certificate it renews before expiry without restarting PostgreSQL; <name>-app carries ca.crt and an sslmode=verify-full uri.",
+    ),
+    enableSuperuserAccess: boolean(
+      "Let the superuser (postgres) log in over the network with its password (over TLS). Default false: the superuser logs in over the network only with pgkeeper's own client certificate and password, for the operator; its password in <name>-superuser stays for break-glass use through the pod's local socket.",
+    ),
     paused: boolean("Stop reconciling this Database (status says so). Nothing is deleted."),
   },
   "Desired state of a PostgreSQL database cluster.",

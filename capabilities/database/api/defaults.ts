@@ -75,6 +75,9 @@ export interface ResolvedSpec {
     restore?: { source: string; backup?: string };
     recovery?: ResolvedRecovery;
   };
+  /** Secure unless said otherwise: plaintext refused, superuser network logins by certificate. */
+  tls: { allowPlaintext: boolean; serverSecretName?: string };
+  enableSuperuserAccess: boolean;
   paused: boolean;
 }
 
@@ -101,9 +104,18 @@ export function withDefaults(
     readOnly: { ...spec.readOnly, maxLag: spec.readOnly?.maxLag ?? DEFAULT_MAX_READ_LAG },
     ...(backup ? { backup: backupDefaults(backup) } : {}),
     ...(bootstrap ? { bootstrap: bootstrapDefaults(bootstrap) } : {}),
+    ...securityDefaults(spec),
     paused: spec.paused ?? false,
   };
 }
+
+/** Secure unless the spec says otherwise (ADR 0017). */
+const securityDefaults = (
+  spec: DatabaseSpec,
+): Pick<ResolvedSpec, "tls" | "enableSuperuserAccess"> => ({
+  tls: { ...spec.tls, allowPlaintext: spec.tls?.allowPlaintext ?? false },
+  enableSuperuserAccess: spec.enableSuperuserAccess ?? false,
+});
 
 function backupDefaults(
   backup: NonNullable<DatabaseSpec["backup"]>,

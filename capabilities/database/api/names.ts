@@ -35,6 +35,10 @@ export const childNames = (db: string) =>
     superuserSecret: `${db}-superuser`,
     appSecret: `${db}-app`,
     backupTlsSecret: `${db}-backup-tls`,
+    /** The Database's CA (key included) and the operator's client certificate: never mounted. */
+    caSecret: `${db}-ca`,
+    /** What the instances mount: the CA certificate, the server's and replication's certificates. */
+    tlsSecret: `${db}-tls`,
     configMap: `${db}-config`,
     topologyConfigMap: `${db}-topology`,
     rwService: `${db}-rw`,

@@ -77,6 +77,9 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
       sqlCalls.push(`passfile ${t.password} on ${t.host}`);
       return true;
     },
+    reloadConfiguration: async (t: InstanceTarget) => void sqlCalls.push(`reload ${t.host}`),
+    ensureReplicationRole: async (t: InstanceTarget) =>
+      void sqlCalls.push(`replication role on ${t.host}`),
     requestRepair: async (t: InstanceTarget) => {
       sqlCalls.push(`repair ${t.host}`);
       if (repairFail) throw repairFail;
@@ -1018,5 +1021,36 @@ describe("status and parameters", () => {
     t.stored().status = { ...t.stored().status, synchronousStandbys: ["orders-1", "orders-2"] };
     await t.run(); // primary answers with no standbys (they are reconnecting)
     expect(t.stored().status?.synchronousStandbys).toEqual(["orders-1", "orders-2"]);
+  });
+});
+
+describe("TLS upkeep (no restarts)", () => {
+  it("reloads each instance whose pg_hba.conf or certificate changed on disk, and only those", async () => {
+    const t = setup();
+    t.probe(0, { probe: answer({ inRecovery: false, configFilesChanged: true }) });
+    t.probe(2, { probe: answer({ lsn: "0/3000100", configFilesChanged: true }) });
+    await t.run();
+    expect(t.sqlCalls.filter(c => c.startsWith("reload"))).toEqual([
+      `reload ${t.ip(0)}`,
+      `reload ${t.ip(2)}`,
+    ]);
+    expect(t.pod(0)).toBeDefined(); // nothing restarted
+  });
+
+  it("creates the replication role on a primary that has none (a cluster from before TLS)", async () => {
+    const t = setup();
+    t.probe(0, { probe: answer({ inRecovery: false, replicationRoleMissing: true }) });
+    await t.run();
+    expect(t.sqlCalls).toContain(`replication role on ${t.ip(0)}`);
+  });
+
+  it("does neither without the lease", async () => {
+    const t = setup();
+    t.setLeader(false);
+    t.probe(0, {
+      probe: answer({ inRecovery: false, configFilesChanged: true, replicationRoleMissing: true }),
+    });
+    await t.run();
+    expect(t.sqlCalls.filter(c => /^(reload|replication role)/.test(c))).toEqual([]);
   });
 });

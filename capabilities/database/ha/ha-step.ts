@@ -8,12 +8,12 @@ import { Database } from "../api/database";
 import { ANNOTATION_SWITCHOVER, databaseKey, ordinalOf } from "../api/names";
 import { KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
 import { parseQuantity } from "../lib/quantity";
-import { POSTGRES_PORT } from "../specs/layout";
 import { Decision, HaInput, InstanceView, decide, primaryFailure } from "./decide";
 import { instanceStatus, InstancesStatus, readServing } from "./instance-status";
 import { applyParameters, followNewPrimary } from "./live-parameters";
 import { DatabaseMemory, PendingAfterReload } from "./memory";
-import { ProbeRecord } from "./monitor";
+import { ProbeRecord, ProbeTarget } from "./monitor";
+import type { TargetOf } from "./targets";
 import type { ConditionInput } from "../api/conditions";
 import { instanceName } from "../api/names";
 import { archivingCondition, backlogPastHalf } from "./archiving";
@@ -22,6 +22,7 @@ import type { ArchiverState } from "./probe-types";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
 import { syncPassfiles } from "./passfile";
+import { keepTls } from "./tls-upkeep";
 import { repairStuckReplicas } from "./repair-replica";
 import { fenceSecondPrimaries } from "./second-primary";
 import { failoverTargetNow } from "./target-after-fence";
@@ -119,8 +120,7 @@ function operationContext(
     db,
     input: step.input,
     pods: step.pods,
-    password: step.password,
-    port: POSTGRES_PORT,
+    target: step.target,
     now: step.now,
     isLeader: step.isLeader,
     applyChild: step.applyChild,
@@ -142,10 +142,19 @@ function haInputOf(step: HaStepInput, instances: InstanceView[], memory: Databas
 }
 
 /** The pods the monitor probes: those with an address that are not going away. */
-const probeTargets = (pods: KubeObject[]) =>
+const probeTargets = (pods: KubeObject[], target: TargetOf): ProbeTarget[] =>
   pods
     .filter(p => !isTerminating(p) && podIP(p))
-    .map(p => ({ name: p.metadata?.name ?? "", uid: p.metadata?.uid ?? "", ip: podIP(p) ?? "" }));
+    .map(p => {
+      const ip = podIP(p) ?? "";
+      const tls = target(ip).tls;
+      return {
+        name: p.metadata?.name ?? "",
+        uid: p.metadata?.uid ?? "",
+        ip,
+        ...(tls ? { tls } : {}),
+      };
+    });
 
 const keyOf = (db: Database): string =>
   databaseKey(db.metadata?.namespace ?? "", db.metadata?.name ?? "");
@@ -156,7 +165,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   ha.memory.keepPods(key, new Set(step.pods.map(p => p.metadata?.uid ?? "")));
   const memory = ha.memory.of(key);
   const maxLag = parseQuantity(step.input.spec.readOnly.maxLag);
-  ha.monitor.track(key, probeTargets(step.pods), step.password, maxLag);
+  ha.monitor.track(key, probeTargets(step.pods, step.target), step.password, maxLag);
   const records = ha.monitor.view(key);
   const instanceViews = views(step.pods, records, step.primary, memory);
   const ctx = operationContext(step, instanceViews, memory);
@@ -194,6 +203,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   }
   const config = await applyParameters(step, step.primary, instanceViews, records, memory);
   await syncPassfiles(step, records, memory);
+  await keepTls(step, records, memory);
   await announceArchiveFailure(step, instanceViews, memory);
   await announceRecoveryFailure(step, recovery, memory);
   return result(step.primary, {

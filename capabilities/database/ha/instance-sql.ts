@@ -19,7 +19,8 @@ import {
 } from "../lib/guc-value";
 import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
 import { parseLsn } from "./lsn";
-import { FILE_REPAIR_MARKER } from "../specs/layout";
+import { FILE_REPAIR_MARKER, REPLICATION_USER } from "../specs/layout";
+import { REPLICATION_SETUP } from "../specs/replication-role";
 
 import type { ArchiverState, InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
 
@@ -107,6 +108,19 @@ export function newClient(
     connectionTimeoutMillis: budgetMs,
     statement_timeout: budgetMs,
     keepAlive: true,
+    // verify-full: the chain to the Database's (or the user's) CA, and the pod's DNS name, since
+    // the host is its IP (pg sets no servername for an IP; Node checks the one given here).
+    ...(t.tls
+      ? {
+          ssl: {
+            ca: t.tls.ca,
+            cert: t.tls.cert,
+            key: t.tls.key,
+            servername: t.tls.servername,
+            rejectUnauthorized: true,
+          },
+        }
+      : {}),
   });
   // Without a listener, a server dying between statements would be an uncaught 'error' event
   // that kills the operator; the failure reaches callers through the pending query or a deadline.
@@ -164,9 +178,20 @@ async function inRecovery(c: pg.Client): Promise<boolean> {
 
 // ---- probe ----------------------------------------------------------------------------------
 
+/**
+ * Whether pg_hba.conf or a TLS file changed on disk after the server last loaded its
+ * configuration: the kubelet updated a mounted ConfigMap or Secret (a renewed certificate), and
+ * a reload applies it without a restart. Files that are missing count for nothing.
+ * pg_stat_file's times are whole seconds: a file changed in the second of the last load counts
+ * as changed (at worst one reload too many, never one too few).
+ */
+const FILES_CHANGED_SQL = `(SELECT max(m) >= date_trunc('second', pg_conf_load_time()) FROM (
+    SELECT (pg_stat_file(current_setting(name), true)).modification AS m
+      FROM unnest(ARRAY['hba_file', 'ssl_cert_file', 'ssl_key_file', 'ssl_ca_file']) AS name) AS files)`;
+
 type Role = Pick<
   InstanceProbe,
-  "timeline" | "lsn" | "replayLsn" | "walReceiverStatus" | "archiver"
+  "timeline" | "lsn" | "replayLsn" | "walReceiverStatus" | "archiver" | "replicationRoleMissing"
 > & {
   standbys: StandbyInfo[];
 };
@@ -174,10 +199,18 @@ type Role = Pick<
 async function primaryState(c: pg.Client): Promise<Role> {
   // pg_control_checkpoint() lags a promotion until the next checkpoint; the WAL file name of the
   // insert position carries the timeline being written right now.
-  const row = await one<{ lsn: string; walfile: string; archiving: boolean }>(
+  const row = await one<{
+    lsn: string;
+    walfile: string;
+    archiving: boolean;
+    replication_role: boolean;
+  }>(
     c,
     `SELECT pg_current_wal_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_lsn()) AS walfile,
-            current_setting('archive_mode') <> 'off' AS archiving`,
+            current_setting('archive_mode') <> 'off' AS archiving,
+            EXISTS (SELECT FROM pg_roles WHERE rolname = $1 AND rolreplication AND rolcanlogin)
+              AND to_regprocedure('pgkeeper.checkpoint()') IS NOT NULL AS replication_role`,
+    [REPLICATION_USER],
   );
   const { rows } = await c.query<{
     name: string;
@@ -192,6 +225,7 @@ async function primaryState(c: pg.Client): Promise<Role> {
   return {
     timeline: parseInt(row.walfile.slice(0, 8), 16),
     lsn: row.lsn,
+    ...(row.replication_role ? {} : { replicationRoleMissing: true }),
     // Read only where archiving is on: the probe runs every second on every primary.
     ...(row.archiving ? { archiver: await archiverState(c) } : {}),
     standbys: rows.map(r => ({
@@ -290,17 +324,20 @@ export async function probeQueries(c: pg.Client): Promise<InstanceProbe> {
     started: Date;
     pending: string[];
     limits: Record<string, string> | null;
+    files_changed: boolean | null;
   }>(
     c,
     `SELECT pg_is_in_recovery() AS in_recovery, pg_postmaster_start_time() AS started,
               ARRAY(SELECT name FROM pg_settings WHERE pending_restart ORDER BY name) AS pending,
-              (SELECT json_object_agg(name, setting) FROM pg_settings WHERE name = ANY($1)) AS limits`,
+              (SELECT json_object_agg(name, setting) FROM pg_settings WHERE name = ANY($1)) AS limits,
+              ${FILES_CHANGED_SQL} AS files_changed`,
     [HOT_STANDBY_LIMIT_NAMES],
   );
   const role = common.in_recovery ? await replicaState(c) : await primaryState(c);
   return {
     inRecovery: common.in_recovery,
     ...role,
+    ...(common.files_changed ? { configFilesChanged: true } : {}),
     postmasterStartTime: common.started.toISOString(),
     pendingRestart: common.pending,
     hotStandbyLimits: Object.fromEntries(
@@ -565,5 +602,26 @@ export async function applyParameters(
       await reloadAndWait(c);
     }
     return { changed, ...(await restartAndDrift(c, wanted)) };
+  });
+}
+
+// ---- TLS upkeep (ADR 0017) ------------------------------------------------------------------
+
+/** Reloads the configuration (pg_hba.conf and the TLS files included) and waits until it is. */
+export async function reloadConfiguration(t: InstanceTarget, timeoutMs = 10_000): Promise<void> {
+  await withClient(t, "reload", timeoutMs, reloadAndWait);
+}
+
+/** Creates or repairs streaming_replica on a primary (one from before TLS has none). */
+export async function ensureReplicationRole(t: InstanceTarget, timeoutMs = 10_000): Promise<void> {
+  await withClient(t, "ensure the replication role", timeoutMs, async c => {
+    await c.query(
+      `DO $$ BEGIN
+         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${REPLICATION_USER}') THEN
+           CREATE ROLE ${REPLICATION_USER};
+         END IF;
+       END $$`,
+    );
+    for (const statement of REPLICATION_SETUP) await c.query(statement);
   });
 }

@@ -4,12 +4,12 @@
  */
 import { isTerminating, podIP } from "../cluster/cluster";
 import { errorMessage } from "../lib/errors";
-import { POSTGRES_PORT } from "../specs/layout";
 import { instanceParameters } from "../specs/postgresql-conf";
 import { InstanceView } from "./decide";
 import { DatabaseMemory } from "./memory";
 import { ProbeRecord } from "./monitor";
 import { HaStepInput, announceOnce } from "./step-input";
+import { mountsTls } from "./targets";
 
 /**
  * Right after a failover or switchover, in the same pass: every standby gets primary_conninfo
@@ -41,7 +41,7 @@ export async function applyParameters(
   for (const view of instances) {
     const target = configurable(step, view, records);
     if (!target) continue;
-    const desired = instanceParameters(step.input, view.name, primary);
+    const desired = instanceParameters(step.input, view.name, primary, target.tls);
     const wanted = JSON.stringify(desired);
     if (memory.appliedParameters.get(target.uid) === wanted) continue;
     try {
@@ -68,10 +68,7 @@ async function applyOn(
   ip: string,
   desired: Record<string, string>,
 ): Promise<string[]> {
-  const result = await step.ha.sql.applyParameters(
-    { host: ip, port: POSTGRES_PORT, password: step.password },
-    desired,
-  );
+  const result = await step.ha.sql.applyParameters(step.target(ip), desired);
   if (result.changed) {
     const pending = result.pendingRestart.length
       ? `; pending restart: ${result.pendingRestart.join(", ")}`
@@ -90,9 +87,9 @@ function configurable(
   step: HaStepInput,
   view: InstanceView,
   records: Map<string, ProbeRecord>,
-): { uid: string; ip: string } | undefined {
+): { uid: string; ip: string; tls: boolean } | undefined {
   const pod = step.pods.find(p => p.metadata?.name === view.name);
   const ip = podIP(pod);
   if (!pod || !ip || isTerminating(pod) || !records.get(view.name)?.ok) return undefined;
-  return { uid: pod.metadata?.uid ?? "", ip };
+  return { uid: pod.metadata?.uid ?? "", ip, tls: mountsTls(pod) };
 }

@@ -14,6 +14,8 @@ import { lagBytes } from "./lsn";
 import type { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
 
 export interface ProbeTarget {
+  /** TLS to reach it with (ha/targets.ts); absent for a pod from before TLS. */
+  tls?: InstanceTarget["tls"];
   name: string;
   /** Pod UID: a new pod under the same name starts with a clean record. */
   uid: string;
@@ -193,7 +195,12 @@ export class InstanceMonitor {
 
   private async answer(entry: Tracked, target: ProbeTarget): Promise<ProbeRecord> {
     const probe = await this.opts.sql.probeInstance(
-      { host: target.ip, port: this.opts.port, password: entry.password },
+      {
+        host: target.ip,
+        port: this.opts.port,
+        password: entry.password,
+        ...(target.tls ? { tls: target.tls } : {}),
+      },
       this.opts.timeoutMs,
     );
     return { uid: target.uid, ok: true, failures: 0, probe };

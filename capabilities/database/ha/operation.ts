@@ -33,6 +33,7 @@ import { Cluster, KubeObject, isPodReady, isTerminating, podIP, refOf } from "..
 import { DatabaseWriter } from "../cluster/database-writer";
 import { errorMessage } from "../lib/errors";
 import { BuildInput, buildTopologyConfigMap } from "../specs";
+import type { TargetOf } from "./targets";
 import type { InstanceSql } from "./probe-types";
 
 export type Operation = NonNullable<DatabaseStatus["operation"]>;
@@ -60,8 +61,8 @@ export interface OperationContext {
   db: Database;
   input: BuildInput;
   pods: KubeObject[];
-  password: string;
-  port: number;
+  /** How to reach the instance at an IP (ha/targets.ts). */
+  target: TargetOf;
   now: () => Date;
   /** Checked before every step that acts: a deposed leader must stop at once. */
   isLeader: () => boolean;
@@ -316,7 +317,7 @@ async function checkpointQuietly(ctx: OperationContext, pod: KubeObject): Promis
   const ip = podIP(pod);
   if (!ip) return;
   try {
-    await ctx.sql.checkpoint({ host: ip, port: ctx.port, password: ctx.password });
+    await ctx.sql.checkpoint(ctx.target(ip));
   } catch {
     // Only an optimisation: the shutdown checkpoints anyway.
   }
@@ -329,10 +330,7 @@ async function promote(ctx: OperationContext, op: Operation): Promise<OperationR
     return targetLost(ctx, op, `${op.to}'s pod is ${target ? "going away" : "gone"}`);
   ensureLeader(ctx);
   try {
-    await ctx.sql.promote(
-      { host: ip, port: ctx.port, password: ctx.password },
-      PROMOTE_TIMEOUT_SECONDS,
-    );
+    await ctx.sql.promote(ctx.target(ip), PROMOTE_TIMEOUT_SECONDS);
   } catch (err) {
     const lost = await targetLost(ctx, op, `promoting ${op.to} fails: ${errorMessage(err)}`);
     if (lost.abandoned) return lost;

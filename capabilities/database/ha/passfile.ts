@@ -8,7 +8,6 @@
 import { KubeObject, isTerminating, podIP } from "../cluster/cluster";
 import { errorMessage } from "../lib/errors";
 import { passwordFingerprint } from "../lib/scram";
-import { POSTGRES_PORT } from "../specs/layout";
 import type { DatabaseMemory } from "./memory";
 import type { ProbeRecord } from "./monitor";
 import { HaStepInput, announceOnce } from "./step-input";
@@ -34,7 +33,7 @@ export async function syncPassfiles(
   for (const { pod, uid, ip } of answering(step.pods, records)) {
     if (memory.passfileWritten.get(uid) === wanted) continue;
     try {
-      await step.ha.sql.writePassfile({ host: ip, port: POSTGRES_PORT, password: step.password });
+      await step.ha.sql.writePassfile(step.target(ip));
       memory.passfileWritten.set(uid, wanted);
     } catch (err) {
       errors.push(`${pod.metadata?.name}: ${errorMessage(err)}`);

@@ -20,7 +20,8 @@ type Client = ReturnType<typeof newClient>;
 
 interface Session {
   client: Client;
-  password: string;
+  /** What it authenticated with: another password or certificate opens a new session. */
+  credentials: string;
   /** Closed or failed: the next probe opens a new one. */
   broken: boolean;
   /** When the postmaster last proved it accepts connections (opening this session, or a check). */
@@ -37,6 +38,9 @@ export interface ProbeSessionOptions {
 const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
 
 const APPLICATION_NAME = "pgkeeper-probe";
+
+const credentialsOf = (t: InstanceTarget): string =>
+  JSON.stringify([t.password, t.tls?.cert, t.tls?.ca, t.tls?.servername]);
 
 class Deadline {
   constructor(
@@ -60,7 +64,7 @@ export class ProbeSessions {
     const key = addressOf(t);
     const deadline = new Deadline(this.now() + timeoutMs, this.now);
     const session = this.sessions.get(key);
-    if (session && !session.broken && session.password === t.password) {
+    if (session && !session.broken && session.credentials === credentialsOf(t)) {
       try {
         return await this.onSession(key, session, t, timeoutMs, deadline);
       } catch (err) {
@@ -112,7 +116,7 @@ export class ProbeSessions {
     const client = newClient(t, timeoutMs, APPLICATION_NAME);
     const session: Session = {
       client,
-      password: t.password,
+      credentials: credentialsOf(t),
       broken: false,
       acceptedAt: this.now(),
     };

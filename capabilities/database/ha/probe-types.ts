@@ -46,6 +46,10 @@ export interface InstanceProbe {
   archiver?: ArchiverState;
   /** Primary: pg_stat_replication. */
   standbys: StandbyInfo[];
+  /** pg_hba.conf or a TLS file changed on disk since the last load: a reload applies it. */
+  configFilesChanged?: boolean;
+  /** Primary: streaming_replica is missing (a database cluster from before TLS). */
+  replicationRoleMissing?: boolean;
 }
 
 export interface InstanceTarget {
@@ -54,6 +58,11 @@ export interface InstanceTarget {
   password: string;
   user?: string;
   database?: string;
+  /**
+   * TLS (ADR 0017): the CA the server's certificate must chain to, the name it must carry (the
+   * host is an IP), and the operator's client certificate. Absent: no TLS (a pod from before it).
+   */
+  tls?: { ca: string; cert: string; key: string; servername: string };
 }
 
 /** The SQL operations HA needs, as an interface so reconcile tests can stand in for PostgreSQL. */
@@ -69,6 +78,10 @@ export interface InstanceSql {
   writePassfile(t: InstanceTarget): Promise<boolean>;
   /** Leaves the repair marker in a replica's data directory (stuck-replica.ts). */
   requestRepair(t: InstanceTarget): Promise<void>;
+  /** pg_reload_conf(), waiting until it took effect. */
+  reloadConfiguration(t: InstanceTarget): Promise<void>;
+  /** Creates (or repairs) the replication role on a primary. */
+  ensureReplicationRole(t: InstanceTarget): Promise<void>;
   applyParameters(
     t: InstanceTarget,
     desired: Record<string, string>,

@@ -8,7 +8,6 @@
  */
 import { podIP, refOf } from "../cluster/cluster";
 import { errorMessage } from "../lib/errors";
-import { POSTGRES_PORT } from "../specs/layout";
 import type { InstanceView } from "./decide";
 import type { DatabaseMemory } from "./memory";
 import type { HaStepInput } from "./step-input";
@@ -30,7 +29,7 @@ export async function repairStuckReplicas(
     if (!pod || !ip) continue;
     const reason = stuckReason(view, step.primary);
     try {
-      await step.ha.sql.requestRepair({ host: ip, port: POSTGRES_PORT, password: step.password });
+      await step.ha.sql.requestRepair(step.target(ip));
     } catch (err) {
       // Tried again at the next pass; one Event per distinct failure.
       await announceOnce(

@@ -10,18 +10,14 @@ import { DatabaseWriter } from "../cluster/database-writer";
 import { BuildInput } from "../specs";
 import { HaInput, InstanceView } from "./decide";
 import { DatabaseMemory, HaMemory } from "./memory";
-import { ProbeRecord } from "./monitor";
+import { ProbeRecord, ProbeTarget } from "./monitor";
+import type { TargetOf } from "./targets";
 import type { InstanceSql } from "./probe-types";
 
 /** What reconcile needs from the HA machinery (absent: no SQL, no failover; unit tests). */
 export interface HaDeps {
   monitor: {
-    track(
-      key: string,
-      targets: { name: string; uid: string; ip: string }[],
-      password: string,
-      maxLagBytes?: number,
-    ): void;
+    track(key: string, targets: ProbeTarget[], password: string, maxLagBytes?: number): void;
     view(key: string): Map<string, ProbeRecord>;
     untrack?(key: string): void;
     untrackAll?(): void;
@@ -44,7 +40,10 @@ export interface HaStepInput {
   input: BuildInput;
   primary: string;
   pods: KubeObject[];
+  /** The superuser's password in use (the passfiles of pods from before TLS follow it). */
   password: string;
+  /** How to reach the instance at an IP (ha/targets.ts): TLS with the operator's certificate. */
+  target: TargetOf;
   now: () => Date;
   isLeader: () => boolean;
   /** StatefulSet status.updateRevision, when its controller has seen our latest template. */

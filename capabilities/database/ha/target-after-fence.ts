@@ -2,7 +2,6 @@
  * The failover target chosen again once the old primary is fenced, from two rounds of probes:
  * nothing can reach the standbys any more, so their positions are final once they stop moving.
  */
-import { POSTGRES_PORT } from "../specs/layout";
 import { podIP, isTerminating } from "../cluster/cluster";
 import { InstanceView, failoverCandidate, stillMoving } from "./decide";
 import { DatabaseMemory } from "./memory";
@@ -53,7 +52,7 @@ async function probedNow(step: HaStepInput, view: InstanceView): Promise<Instanc
   const pod = step.pods.find(p => p.metadata?.name === view.name);
   const ip = podIP(pod);
   if (view.name === step.primary || !pod || !ip || isTerminating(pod)) return view;
-  const target = { host: ip, port: POSTGRES_PORT, password: step.password };
+  const target = step.target(ip);
   try {
     const probe = await step.ha.sql.probeInstance(target, FRESH_PROBE_TIMEOUT_MS);
     return { ...view, sql: { ok: true, failures: 0, probe } };

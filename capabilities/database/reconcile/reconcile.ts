@@ -13,15 +13,24 @@
 import { Database } from "../api/database";
 import { ResolvedSpec, withDefaults } from "../api/defaults";
 import { DatabaseStatus } from "../api/database-schema";
-import { databaseKey } from "../api/names";
+import { childNames, databaseKey } from "../api/names";
 import { Cluster, EventInput, KubeObject, describeRef } from "../cluster/cluster";
 import { DatabaseWriter } from "../cluster/database-writer";
 import { countWrites } from "../cluster/write-wrappers";
 import { HaDeps, HaResult, haStep } from "../ha/ha-step";
 import { withHaStatus } from "../ha/ha-status";
 import { OperatorConfig, defaultImageFor } from "../lib/config";
-import { BuildInput, Passwords, desiredChildren, obsoleteChildren, serverDnsNames } from "../specs";
+import {
+  BuildInput,
+  Passwords,
+  desiredChildren,
+  obsoleteChildren,
+  postgresDnsNames,
+  serverDnsNames,
+} from "../specs";
 import { ensureBackupTls } from "./backup-tls";
+import { OperatorCredentials, targetsFor } from "../ha/targets";
+import { ensureTls, operatorTls, withTlsTransition } from "./tls";
 import { summarizeBackups } from "./backup-summary";
 import { BackupInstances, reconcileBackups, settleBackupsWithoutDatabase } from "./backups";
 import { untilNextFireMs } from "./scheduled-backups";
@@ -127,7 +136,7 @@ async function converge(
   const { cluster } = deps;
   const pods = await listInstancePods(cluster, db);
   const found = await passwordsInUse(deps, db, pods);
-  const input = buildInput(db, spec);
+  const input = withTlsTransition(buildInput(db, spec), pods);
   // High availability must not wait for unrelated children: a quota, a policy engine refusing
   // one object, a foreign object with a child's name or an app Secret nobody can restore must
   // never prevent a failover. The children's failure is reported once HA had its turn.
@@ -136,10 +145,14 @@ async function converge(
       ? { error: found.error }
       : await settled(convergeChildren(deps, db, input, found.passwords));
   await announceRestored(cluster, db, found.restored);
+  // After the children: what the pods mount (and the operator presents) is what was applied.
   const ha =
     found.superuser === undefined
       ? undefined
-      : await runHa({ deps, db, writer }, input, pods, found.superuser);
+      : await runHa({ deps, db, writer }, input, pods, {
+          password: found.superuser,
+          tls: await operatorTls(cluster, db),
+        });
   const primary = ha?.primary ?? primaryOf(db);
   if (!ha?.busy) await labelRoles(cluster, pods, primary, ha?.notServing);
   const backups = await runBackups(cluster, db, input, backupInstances(pods, ha), deps.now());
@@ -164,6 +177,13 @@ function withScheduleRequeue(outcome: Outcome, spec: ResolvedSpec, now: Date): O
   return { ...outcome, requeueAfterMs: Math.min(outcome.requeueAfterMs ?? Infinity, untilBackup) };
 }
 
+/** Where a rotation logs in: each login says its own password (the previous one is known there). */
+async function rotationTargets(deps: ReconcileDeps, db: Database, pods: KubeObject[]) {
+  const tls = deps.ha ? await operatorTls(deps.cluster, db) : undefined;
+  const headless = childNames(db.metadata?.name ?? "").headlessService;
+  return targetsFor(pods, { password: "", ...(tls ? { tls } : {}) }, headless);
+}
+
 /**
  * The passwords in use, after applying those edited in their Secret to PostgreSQL, and
  * remembered (a Secret deleted later is put back from them). Either both, or the error that keeps
@@ -185,7 +205,14 @@ async function passwordsInUse(
   const generate = deps.newPassword ?? generatePassword;
   const stored = await ensurePasswords(deps.cluster, db, generate, memory?.passwords);
   const { found, failures } = await rotatePasswords(
-    { cluster: deps.cluster, db, sql: deps.ha?.sql, pods, primary: primaryOf(db) },
+    {
+      cluster: deps.cluster,
+      db,
+      sql: deps.ha?.sql,
+      pods,
+      primary: primaryOf(db),
+      target: await rotationTargets(deps, db, pods),
+    },
     stored,
   );
   const passwords = passwordsOrError(found);
@@ -325,7 +352,8 @@ async function convergeChildren(
   const backupTls = input.spec.backup?.objectStore
     ? await ensureBackupTls(deps.cluster, db, serverDnsNames(input), deps.now())
     : undefined;
-  for (const child of desiredChildren(input, passwords, backupTls)) {
+  const tls = await ensureTls(deps.cluster, db, postgresDnsNames(input), deps.now());
+  for (const child of desiredChildren(input, passwords, { tls, backupTls })) {
     results.push(await convergeChild(deps.cluster, db, withAppliedHash(child)));
   }
   for (const ref of obsoleteChildren(input)) {
@@ -340,7 +368,7 @@ async function runHa(
   { deps, db, writer }: Pass,
   input: BuildInput,
   pods: KubeObject[],
-  password: string,
+  credentials: OperatorCredentials,
 ): Promise<HaResult | undefined> {
   if (!deps.ha) return undefined;
   return haStep({
@@ -350,7 +378,8 @@ async function runHa(
     input,
     primary: primaryOf(db),
     pods,
-    password,
+    password: credentials.password,
+    target: targetsFor(pods, credentials, childNames(db.metadata?.name ?? "").headlessService),
     now: deps.now,
     isLeader: deps.isLeader ?? (() => true),
     updateRevision: await updateRevisionOf(deps, db),

@@ -14,10 +14,11 @@
  */
 import { Database } from "../api/database";
 import { Cluster, KubeObject, podIP } from "../cluster/cluster";
-import type { InstanceSql } from "../ha/probe-types";
+import type { InstanceSql, InstanceTarget } from "../ha/probe-types";
+import type { Login, TargetOf } from "../ha/targets";
 import { errorMessage } from "../lib/errors";
 import { scramVerifier } from "../lib/scram";
-import { APP_DATABASE, POSTGRES_PORT, SUPERUSER } from "../specs/layout";
+import { APP_DATABASE, SUPERUSER } from "../specs/layout";
 import type { FoundPasswords, PasswordChange } from "./passwords";
 
 export interface RotationContext {
@@ -26,6 +27,8 @@ export interface RotationContext {
   sql?: Pick<InstanceSql, "setRolePassword" | "acceptsPassword">;
   pods: KubeObject[];
   primary: string;
+  /** How to reach an instance (ha/targets.ts): TLS with the operator's certificate. */
+  target: TargetOf;
 }
 
 /** What became of the edits: `found` with the passwords now in use, and the failures. */
@@ -40,17 +43,12 @@ const keyOf = (c: PasswordChange): "superuser" | "app" =>
 /** Makes one change on the primary at `host`; returns the Event message. */
 async function apply(
   sql: NonNullable<RotationContext["sql"]>,
-  host: string,
+  at: (login: Login) => InstanceTarget,
   change: PasswordChange,
   superuser: string | undefined,
 ): Promise<string> {
-  const as = (user: string, password: string) => ({
-    host,
-    port: POSTGRES_PORT,
-    user,
-    password,
-    database: user === SUPERUSER ? "postgres" : APP_DATABASE,
-  });
+  const as = (user: string, password: string) =>
+    at({ user, password, database: user === SUPERUSER ? "postgres" : APP_DATABASE });
   if (change.from === undefined) {
     if (!(await sql.acceptsPassword(as(change.role, change.to))))
       throw new Error("PostgreSQL refuses it, and the password it has is unknown here");
@@ -77,7 +75,12 @@ export async function rotatePasswords(
     try {
       if (!ctx.sql) throw new Error("no SQL access to the instances");
       if (!host) throw new Error(`the primary ${ctx.primary} has no address`);
-      const message = await apply(ctx.sql, host, change, next.superuser);
+      const message = await apply(
+        ctx.sql,
+        login => ctx.target(host, login),
+        change,
+        next.superuser,
+      );
       next[keyOf(change)] = change.to;
       await ctx.cluster.recordEvent(ctx.db, { type: "Normal", reason: "PasswordRotated", message });
     } catch (err) {

@@ -1,5 +1,5 @@
 import type { V1Container } from "@kubernetes/client-node";
-import { input, NAMESPACE } from "../../../test/unit/builder-fixtures";
+import { fixtureTls, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
 import { BackupTls, buildBackupTlsSecret, serverDnsNames } from "./backup-tls";
 import { buildConfigMap } from "./configmap";
 import { desiredChildren, obsoleteChildren } from "./index";
@@ -43,7 +43,9 @@ describe("the backup TLS Secret and the pgbackrest sidecar", () => {
     ["archiving", archiving, true],
     ["not archiving", plain, false],
   ])("%s: Secret, sidecar and server configuration present = %p", (_t, i, present) => {
-    const kinds = desiredChildren(i, PASSWORDS, TLS).map(c => `${c.kind}/${c.metadata.name}`);
+    const kinds = desiredChildren(i, PASSWORDS, { tls: fixtureTls(), backupTls: TLS }).map(
+      c => `${c.kind}/${c.metadata.name}`,
+    );
     expect(kinds.includes("Secret/orders-backup-tls")).toBe(present);
     expect(obsoleteChildren(i).some(r => r.name === "orders-backup-tls")).toBe(!present);
     expect(containers(i).map(c => c.name)).toEqual(

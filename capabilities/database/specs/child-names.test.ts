@@ -8,7 +8,7 @@ import { instanceName, LABEL_DATABASE } from "../api/names";
 import { jobNameFor } from "../reconcile/backup-step";
 import { scheduledBackup } from "../reconcile/scheduled-backups";
 import { desiredChildren } from ".";
-import { database, input } from "../../../test/unit/builder-fixtures";
+import { database, fixtureTls, input } from "../../../test/unit/builder-fixtures";
 import { MAX_INSTANCES } from "../api/database-schema";
 
 const LONGEST = `a${"b".repeat(MAX_NAME_LENGTH - 2)}z`;
@@ -37,7 +37,8 @@ function withName(): ReturnType<typeof input> {
   return built;
 }
 
-const children = () => desiredChildren(withName(), { superuser: "s", app: "a" });
+const children = () =>
+  desiredChildren(withName(), { superuser: "s", app: "a" }, { tls: fixtureTls() });
 
 /** Every label value on an object and, for a StatefulSet, on its pod template. */
 function labelValues(o: { metadata: { labels?: Record<string, string> }; spec?: unknown }) {

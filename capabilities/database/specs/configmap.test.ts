@@ -23,7 +23,7 @@ describe("buildConfigMap", () => {
 
   it.each([
     ["postgresql.conf", /^wal_level = 'replica'$/m],
-    ["pg_hba.conf", /^host\s+all\s+all\s+all\s+scram-sha-256$/m],
+    ["pg_hba.conf", /^hostssl\s+all\s+all\s+all\s+scram-sha-256$/m],
     ["entrypoint.sh", ENTRYPOINT_SH],
     ["probe.sh", PROBE_SH],
     ["managed.conf", /^wal_keep_size = '512MB'$/m],
@@ -65,7 +65,7 @@ describe("configHash", () => {
 
   it("changes with the fixed configuration", () => {
     const cm = buildConfigMap(input());
-    const data = { ...cm.data, "pg_hba.conf": "host all all all trust\n" };
+    const data = { ...cm.data, "postgresql.conf": "ssl = off\n" };
     expect(configHash({ ...cm, data })).not.toBe(hash);
   });
 
@@ -79,6 +79,9 @@ describe("configHash", () => {
     ["the instance count", { instances: 3 }],
     ["the image", { image: "example/postgres:16.4" }],
     ["the storage size", { storage: { size: "5Gi" } }],
+    // pg_hba.conf is reloaded where it changed (ha/tls-upkeep.ts): no restart.
+    ["plaintext allowed", { tls: { allowPlaintext: true } }],
+    ["superuser access enabled", { enableSuperuserAccess: true }],
   ])("does not change with %s", (_, spec) => {
     expect(configHash(buildConfigMap(input(spec)))).toBe(hash);
   });

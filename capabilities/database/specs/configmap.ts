@@ -37,7 +37,11 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
     data: {
       [FILE_POSTGRESQL_CONF]: renderPostgresqlConf(id.name, store !== undefined),
       [FILE_MANAGED_CONF]: renderManagedConf(input),
-      [FILE_PG_HBA]: renderPgHba(),
+      [FILE_PG_HBA]: renderPgHba({
+        allowPlaintext: input.spec.tls.allowPlaintext,
+        enableSuperuserAccess: input.spec.enableSuperuserAccess,
+        transition: input.tlsTransition === true,
+      }),
       [FILE_ENTRYPOINT]: ENTRYPOINT_SH,
       [FILE_PROBE]: PROBE_SH,
       ...(store
@@ -66,12 +70,13 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
  * sha256 (hex) of the ConfigMap's data, independent of key order. It goes on the pod template
  * instead of a timestamp: the template changes only when the configuration does. The managed
  * parameters are left out: they are applied live (ALTER SYSTEM and a reload), and restart-only
- * ones are rolled out from status.pendingRestart, so they must not mark every pod outdated.
+ * ones are rolled out from status.pendingRestart, so they must not mark every pod outdated. So is
+ * pg_hba.conf: PostgreSQL reloads it, and ha/ reloads each instance once the new file is there.
  */
 export function configHash(configMap: V1ConfigMap): string {
   const data = configMap.data ?? {};
   const entries = Object.keys(data)
-    .filter(key => key !== FILE_MANAGED_CONF)
+    .filter(key => key !== FILE_MANAGED_CONF && key !== FILE_PG_HBA)
     .sort()
     .map(key => [key, data[key]]);
   return createHash("sha256").update(JSON.stringify(entries)).digest("hex");

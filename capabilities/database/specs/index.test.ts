@@ -1,4 +1,4 @@
-import { DB_NAME, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
+import { DB_NAME, fixtureTls, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
 import { CHILD_KINDS } from "../api/kinds";
 import { configHash, desiredChildren, obsoleteChildren } from "./index";
 import { ownerReference } from "./meta";
@@ -8,7 +8,9 @@ const passwords = { superuser: "su-pw", app: "app-pw" };
 const store = { endpoint: "s3.internal", bucket: "pg", credentials: { secretName: "s3" } };
 const backup: DatabaseSpec["backup"] = { schedule: "@daily", objectStore: store };
 const names = (spec: Partial<DatabaseSpec>) =>
-  desiredChildren(input(spec), passwords).map(o => `${o.kind}/${o.metadata.name}`);
+  desiredChildren(input(spec), passwords, { tls: fixtureTls() }).map(
+    o => `${o.kind}/${o.metadata.name}`,
+  );
 
 describe("desiredChildren", () => {
   it.each<[string, Partial<DatabaseSpec>, string[]]>([
@@ -16,6 +18,8 @@ describe("desiredChildren", () => {
       "1 instance, no backup",
       {},
       [
+        `Secret/${DB_NAME}-ca`,
+        `Secret/${DB_NAME}-tls`,
         `Secret/${DB_NAME}-superuser`,
         `Secret/${DB_NAME}-app`,
         `ConfigMap/${DB_NAME}-config`,
@@ -30,6 +34,8 @@ describe("desiredChildren", () => {
       "3 instances with backups",
       { instances: 3, backup },
       [
+        `Secret/${DB_NAME}-ca`,
+        `Secret/${DB_NAME}-tls`,
         `Secret/${DB_NAME}-superuser`,
         `Secret/${DB_NAME}-app`,
         `ConfigMap/${DB_NAME}-config`,
@@ -46,7 +52,7 @@ describe("desiredChildren", () => {
     expect(names(spec)).toEqual(expected);
   });
 
-  const all = desiredChildren(input({ instances: 3, backup }), passwords);
+  const all = desiredChildren(input({ instances: 3, backup }), passwords, { tls: fixtureTls() });
 
   it.each(all.map(o => [`${o.kind}/${o.metadata.name}`, o] as const))(
     "%s: namespace, labels, owner, apiVersion and kind",
@@ -72,7 +78,7 @@ describe("desiredChildren", () => {
 
   it("passes the passwords to the Secrets", () => {
     const decoded = all
-      .filter(o => o.kind === "Secret")
+      .filter(o => o.kind === "Secret" && o.metadata.name.match(/-(superuser|app)$/))
       .map(o =>
         Buffer.from((o as { data: Record<string, string> }).data.password, "base64").toString(),
       );
@@ -80,7 +86,9 @@ describe("desiredChildren", () => {
   });
 
   it("is pure: the same input gives equal objects", () => {
-    expect(desiredChildren(input({ instances: 3, backup }), passwords)).toEqual(all);
+    expect(
+      desiredChildren(input({ instances: 3, backup }), passwords, { tls: fixtureTls() }),
+    ).toEqual(all);
   });
 });
 

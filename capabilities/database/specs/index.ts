@@ -20,6 +20,7 @@ import { buildAppSecret, buildSuperuserSecret } from "./secrets";
 import { buildServices } from "./services";
 import { buildStatefulSet } from "./statefulset";
 import { buildTopologyConfigMap } from "./topology";
+import { buildCaSecret, buildTlsSecret, DatabaseTls } from "./tls";
 
 export { buildBackupTlsSecret, serverDnsNames } from "./backup-tls";
 export type { BackupTls } from "./backup-tls";
@@ -31,6 +32,14 @@ export { buildAppSecret, buildSuperuserSecret } from "./secrets";
 export { buildServices } from "./services";
 export { buildStatefulSet } from "./statefulset";
 export { buildTopologyConfigMap } from "./topology";
+export {
+  buildCaSecret,
+  buildTlsSecret,
+  instanceServerName,
+  postgresDnsNames,
+  TLS_FILES,
+} from "./tls";
+export type { DatabaseTls } from "./tls";
 
 /** Any object a Database owns. */
 export type ChildObject =
@@ -52,21 +61,27 @@ export interface Passwords {
   app: string;
 }
 
-/**
- * Every object that must exist for this Database, in apply order. Pure. `backupTls` is the
- * material of `<db>-backup-tls` (reconcile issues it when the Database backs up to a store).
- */
+/** The key material reconcile issues and keeps (reconcile/tls.ts, reconcile/backup-tls.ts). */
+export interface KeyMaterial {
+  tls: DatabaseTls;
+  /** `<db>-backup-tls`'s, when the Database backs up to a store. */
+  backupTls?: BackupTls;
+}
+
+/** Every object that must exist for this Database, in apply order. Pure. */
 export function desiredChildren(
   input: BuildInput,
   passwords: Passwords,
-  backupTls?: BackupTls,
+  keys: KeyMaterial,
 ): ChildObject[] {
   const configMap = buildConfigMap(input);
-  const tlsSecret = buildBackupTlsSecret(input, backupTls);
+  const backupTlsSecret = buildBackupTlsSecret(input, keys.backupTls);
   return [
-    buildSuperuserSecret(input, passwords.superuser),
-    buildAppSecret(input, passwords.app),
-    ...(tlsSecret ? [tlsSecret] : []),
+    buildCaSecret(input, keys.tls),
+    buildTlsSecret(input, keys.tls),
+    buildSuperuserSecret(input, passwords.superuser, keys.tls.serverCa),
+    buildAppSecret(input, passwords.app, keys.tls.serverCa),
+    ...(backupTlsSecret ? [backupTlsSecret] : []),
     configMap,
     buildTopologyConfigMap(input),
     ...buildServices(input),

@@ -7,8 +7,13 @@
 export const POSTGRES_PORT = 5432;
 export const POSTGRES_PORT_NAME = "postgres";
 
-/** The superuser; also used for streaming replication and base backups (for now). */
+/** The superuser: the local socket, the operator (with its certificate), break-glass access. */
 export const SUPERUSER = "postgres";
+/**
+ * The role standbys stream, clone and rewind as (REPLICATION, certificate authentication), and
+ * the common name of its client certificate.
+ */
+export const REPLICATION_USER = "streaming_replica";
 /** The application role and database created at bootstrap. */
 export const APP_USER = "app";
 export const APP_DATABASE = "app";
@@ -85,6 +90,13 @@ export const PASSFILE = `${RUN_DIR}/pgpass`;
 
 /** Container names. */
 export const POSTGRES_CONTAINER = "postgres";
+
+/**
+ * The Secret `<db>-tls` (specs/tls.ts), mounted in every instance: the Database's CA certificate
+ * (it verifies client certificates), pgkeeper's server certificate and replication's client one.
+ */
+export const TLS_DIR = "/tls";
+export const TLS_VOLUME = "tls";
 
 /** Volume names. */
 export const DATA_VOLUME = "pgdata";

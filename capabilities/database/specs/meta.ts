@@ -23,6 +23,11 @@ export interface BuildInput {
    * primary's ordinal stays until a switchover has moved the primary below the new count.
    */
   replicas?: number;
+  /**
+   * Some instance still runs a pod from before TLS (no certificates mounted): pg_hba.conf lets
+   * the superuser stream and connect by password until every pod is replaced (ADR 0017).
+   */
+  tlsTransition?: boolean;
 }
 
 /** Metadata every built object carries: server-side apply needs name and namespace. */

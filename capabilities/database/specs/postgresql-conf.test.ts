@@ -3,6 +3,7 @@ import {
   MAX_REPLICATION_SLOTS,
   MAX_WAL_SENDERS,
   quoteValue,
+  HbaOptions,
   renderPgHba,
   instanceParameters,
   managedParameters,
@@ -137,9 +138,17 @@ describe("instanceParameters: what the operator keeps in one instance's postgres
     expect(params).toEqual({
       ...Object.fromEntries(managedParameters(built)),
       primary_conninfo:
-        `host=${name}-rw port=5432 user=postgres passfile=/controller/run/pgpass ` +
+        `host=${name}-rw port=5432 user=streaming_replica sslmode=verify-full ` +
+        "sslrootcert=/tls/server-ca.crt sslcert=/tls/replication.crt sslkey=/tls/replication.key " +
         `application_name=${name}-2 fallback_application_name=${name}-1 connect_timeout=5`,
     });
+  });
+
+  it("keeps the superuser's passfile for an instance from before TLS (no certificates mounted)", () => {
+    expect(instanceParameters(built, `${name}-2`, `${name}-1`, false).primary_conninfo).toBe(
+      `host=${name}-rw port=5432 user=postgres passfile=/controller/run/pgpass ` +
+        `application_name=${name}-2 fallback_application_name=${name}-1 connect_timeout=5`,
+    );
   });
 
   it("changes with the primary (a reload then reconnects the WAL receiver)", () => {
@@ -169,29 +178,114 @@ describe("quoteValue", () => {
 });
 
 describe("pg_hba.conf", () => {
-  const rules = renderPgHba()
-    .split("\n")
-    .filter(l => l !== "" && !l.startsWith("#"))
-    .map(l => l.split(/\s+/));
+  const SECURE: HbaOptions = {
+    allowPlaintext: false,
+    enableSuperuserAccess: false,
+    transition: false,
+  };
+  const rulesOf = (o: HbaOptions) =>
+    renderPgHba(o)
+      .split("\n")
+      .filter(l => l !== "" && !l.startsWith("#"))
+      .map(l => l.split(/\s+/));
 
-  it.each([
-    [["local", "all", "postgres", "trust"]],
-    [["local", "replication", "postgres", "trust"]],
-    [["local", "all", "all", "scram-sha-256"]],
-    [["host", "replication", "postgres", "all", "scram-sha-256"]],
-    [["host", "all", "all", "all", "scram-sha-256"]],
-  ])("has the rule %p", rule => {
-    expect(rules).toContainEqual(rule);
+  /** The method of the first rule matching a connection, as PostgreSQL picks it; "none" refuses. */
+  function methodFor(o: HbaOptions, via: "local" | "tls" | "plain", db: string, user: string) {
+    const rule = rulesOf(o).find(([type, database, role]) => {
+      const typeMatches =
+        type === "local" ? via === "local" : type === "host" ? via !== "local" : via === "tls";
+      const dbMatches = database === db || (database === "all" && db !== "replication");
+      return typeMatches && dbMatches && (role === user || role === "all");
+    });
+    if (!rule) return "none";
+    return rule.slice(rule[0] === "local" ? 3 : 4).join(" ");
+  }
+
+  it.each<[string, Partial<HbaOptions>, "local" | "tls" | "plain", string, string, string]>([
+    ["the local superuser", {}, "local", "postgres", "postgres", "trust"],
+    [
+      "local replication (pg_basebackup in the pod)",
+      {},
+      "local",
+      "replication",
+      "postgres",
+      "trust",
+    ],
+    ["a local application", {}, "local", "app", "app", "scram-sha-256"],
+    ["a standby streaming", {}, "tls", "replication", "streaming_replica", "cert"],
+    ["pg_rewind's connection", {}, "tls", "postgres", "streaming_replica", "cert"],
+    ["streaming_replica elsewhere", {}, "tls", "app", "streaming_replica", "scram-sha-256"],
+    [
+      "the superuser over TLS: certificate and password",
+      {},
+      "tls",
+      "postgres",
+      "postgres",
+      "scram-sha-256 clientcert=verify-full",
+    ],
+    ["the superuser replicating over TLS", {}, "tls", "replication", "postgres", "none"],
+    [
+      "the superuser with access enabled",
+      { enableSuperuserAccess: true },
+      "tls",
+      "app",
+      "postgres",
+      "scram-sha-256",
+    ],
+    ["an application over TLS", {}, "tls", "app", "app", "scram-sha-256"],
+    ["an application in plaintext", {}, "plain", "app", "app", "reject"],
+    ["the superuser in plaintext", {}, "plain", "postgres", "postgres", "reject"],
+    ["a standby in plaintext", {}, "plain", "replication", "streaming_replica", "none"],
+    [
+      "an application in plaintext, allowed",
+      { allowPlaintext: true },
+      "plain",
+      "app",
+      "app",
+      "scram-sha-256",
+    ],
+    [
+      "a standby in plaintext, plaintext allowed",
+      { allowPlaintext: true },
+      "plain",
+      "replication",
+      "streaming_replica",
+      "none",
+    ],
+    [
+      "a pre-TLS standby during the transition",
+      { transition: true },
+      "tls",
+      "replication",
+      "postgres",
+      "scram-sha-256",
+    ],
+    [
+      "the operator to a pre-TLS pod, in transition",
+      { transition: true },
+      "plain",
+      "postgres",
+      "postgres",
+      "scram-sha-256",
+    ],
+    [
+      "an application in plaintext, in transition",
+      { transition: true },
+      "plain",
+      "app",
+      "app",
+      "reject",
+    ],
+  ])("%s: %s", (...[, options, via, db, user, method]) => {
+    expect(methodFor({ ...SECURE, ...options }, via, db, user)).toBe(method);
   });
 
-  it("never trusts a network connection", () => {
-    expect(rules.filter(r => r[0] !== "local" && r.includes("trust"))).toEqual([]);
-  });
-
-  it("puts the superuser's local trust before the catch-all local rule (first match wins)", () => {
-    const index = (rule: string[]) => rules.findIndex(r => r.join(" ") === rule.join(" "));
-    expect(index(["local", "all", "postgres", "trust"])).toBeLessThan(
-      index(["local", "all", "all", "scram-sha-256"]),
-    );
+  it("never trusts a network connection, whatever the options", () => {
+    for (const allowPlaintext of [false, true])
+      for (const enableSuperuserAccess of [false, true])
+        for (const transition of [false, true]) {
+          const rules = rulesOf({ allowPlaintext, enableSuperuserAccess, transition });
+          expect(rules.filter(r => r[0] !== "local" && r.includes("trust"))).toEqual([]);
+        }
   });
 });

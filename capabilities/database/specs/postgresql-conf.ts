@@ -6,6 +6,7 @@ import { DEFAULT_ARCHIVE_TIMEOUT_SECONDS, type ResolvedSpec } from "../api/defau
 import { instanceName } from "../api/names";
 import { parameterNameProblem } from "../api/parameter-names";
 import { BuildInput, identity, namesOf } from "./meta";
+import { TLS_FILES, TlsFiles } from "./tls";
 import {
   CONFIG_DIR,
   FILE_ARCHIVE,
@@ -13,6 +14,7 @@ import {
   INSTANCE_CONF,
   PASSFILE,
   POSTGRES_PORT,
+  REPLICATION_USER,
   RUN_DIR,
   SUPERUSER,
 } from "./layout";
@@ -55,6 +57,20 @@ export function synchronousStandbyNames(input: BuildInput): string {
   return `ANY ${sync.number} (${names.join(", ")})`;
 }
 
+/**
+ * TLS (ADR 0017): the server's certificate, and the CA client certificates (replication's, the
+ * operator's) must chain to. All reloadable: a renewed certificate is served after a reload.
+ */
+function sslParameters(files: TlsFiles): [string, string][] {
+  return [
+    ["ssl", "on"],
+    ["ssl_cert_file", files.serverCert],
+    ["ssl_key_file", files.serverKey],
+    ["ssl_ca_file", files.clientCa],
+    ["ssl_min_protocol_version", "TLSv1.2"],
+  ];
+}
+
 /** The parameters pgkeeper owns, in file order. Values unquoted; `renderConf` quotes them. */
 function operatorParameters(dbName: string, archiving: boolean): [string, string][] {
   return [
@@ -78,6 +94,7 @@ function operatorParameters(dbName: string, archiving: boolean): [string, string
     // A client that gives up mid-handshake (probes with short timeouts, under load) must not
     // leave a backend authenticating for the default minute.
     ["authentication_timeout", "10s"],
+    ...sslParameters(TLS_FILES),
   ];
 }
 
@@ -147,15 +164,27 @@ function archiveParameters(input: BuildInput): [string, string][] {
 export function replicationConninfo(c: {
   host: string;
   port: string;
-  passfile: string;
   applicationName: string;
   following?: string;
+  /**
+   * The TLS files (ADR 0017): streaming_replica by certificate, the server verified. Without
+   * them, as an instance started before TLS does: the superuser by password from the passfile.
+   */
+  tls?: TlsFiles;
 }): string {
+  const auth = c.tls
+    ? [
+        `user=${REPLICATION_USER}`,
+        "sslmode=verify-full",
+        `sslrootcert=${c.tls.serverCa}`,
+        `sslcert=${c.tls.replicationCert}`,
+        `sslkey=${c.tls.replicationKey}`,
+      ]
+    : [`user=${SUPERUSER}`, `passfile=${PASSFILE}`];
   return [
     `host=${c.host}`,
     `port=${c.port}`,
-    `user=${SUPERUSER}`,
-    `passfile=${c.passfile}`,
+    ...auth,
     `application_name=${c.applicationName}`,
     ...(c.following ? [`fallback_application_name=${c.following}`] : []),
     "connect_timeout=5",
@@ -175,13 +204,15 @@ export function instanceParameters(
   input: BuildInput,
   instance: string,
   primary: string,
+  /** The instance has the certificates mounted (false: a pod from before TLS). */
+  tls = true,
 ): Record<string, string> {
   const conninfo = replicationConninfo({
     host: namesOf(input).rwService,
     port: String(POSTGRES_PORT),
-    passfile: PASSFILE,
     applicationName: instance,
     following: primary,
+    ...(tls ? { tls: TLS_FILES } : {}),
   });
   return { ...Object.fromEntries(managedParameters(input)), primary_conninfo: conninfo };
 }
@@ -217,20 +248,50 @@ export function renderManagedConf(input: BuildInput): string {
   ].join("\n");
 }
 
+/** What pg_hba.conf lets in over the network (ADR 0017). */
+export interface HbaOptions {
+  allowPlaintext: boolean;
+  enableSuperuserAccess: boolean;
+  /**
+   * An instance still runs a pod from before TLS (no certificates mounted): it streams, and the
+   * operator reaches it, as the superuser by password, TLS or not, until every pod is replaced.
+   */
+  transition: boolean;
+}
+
 /**
- * pg_hba.conf: the superuser over the local socket without a password (the probes, the
- * entrypoint and the operator's exec sessions); everything over the network with SCRAM, including
- * replication and base backups as the superuser. First match wins, so the order matters.
+ * pg_hba.conf. The local socket: the superuser without a password (probes, the entrypoint, the
+ * operator's exec sessions). The network: TLS only (`hostssl`), unless plaintext is allowed;
+ * standbys as streaming_replica by certificate; the superuser by pgkeeper's certificate and its
+ * password (only the operator has both) unless superuser access is enabled; everyone else by
+ * SCRAM. First match wins, so the order matters.
  */
-export function renderPgHba(): string {
+export function renderPgHba(o: HbaOptions): string {
+  const superuser = o.enableSuperuserAccess
+    ? "scram-sha-256"
+    : "scram-sha-256 clientcert=verify-full";
+  const transition = o.transition
+    ? [
+        "# Until every instance runs with certificates (pods from before TLS):",
+        `host    replication  ${SUPERUSER}           all      scram-sha-256`,
+        `host    all          ${SUPERUSER}           all      scram-sha-256`,
+      ]
+    : [];
   return [
     "# Managed by pgkeeper; edits are overwritten.",
-    "# TYPE  DATABASE     USER       ADDRESS  METHOD",
-    `local   all          ${SUPERUSER}             trust`,
-    `local   replication  ${SUPERUSER}             trust`,
-    "local   all          all                 scram-sha-256",
-    `host    replication  ${SUPERUSER}   all      scram-sha-256`,
-    "host    all          all        all      scram-sha-256",
+    "# TYPE  DATABASE     USER                ADDRESS  METHOD",
+    `local   all          ${SUPERUSER}                     trust`,
+    `local   replication  ${SUPERUSER}                     trust`,
+    "local   all          all                         scram-sha-256",
+    ...transition,
+    `hostssl replication  ${REPLICATION_USER}   all      cert`,
+    // pg_rewind reads the source's files over an ordinary connection.
+    `hostssl postgres     ${REPLICATION_USER}   all      cert`,
+    `hostssl all          ${SUPERUSER}           all      ${superuser}`,
+    `hostssl all          all                 all      scram-sha-256`,
+    o.allowPlaintext
+      ? "host    all          all                 all      scram-sha-256"
+      : "host    all          all                 all      reject",
     "",
   ].join("\n");
 }

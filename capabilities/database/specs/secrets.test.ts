@@ -20,7 +20,7 @@ const builders = [
 ] as const;
 
 describe.each(builders)("%s Secret", (_, build, name, username, dbname) => {
-  const secret = build(input(), "s3cret");
+  const secret = build(input(), "s3cret", "CA PEM");
   const values = decode(secret.data);
 
   it.each([
@@ -49,9 +49,13 @@ describe.each(builders)("%s Secret", (_, build, name, username, dbname) => {
     ["host", HOST],
     ["port", "5432"],
     ["dbname", dbname],
-    ["uri", `postgresql://${username}:s3cret@${HOST}:5432/${dbname}`],
-    ["jdbc-uri", `jdbc:postgresql://${HOST}:5432/${dbname}?user=${username}&password=s3cret`],
+    ["uri", `postgresql://${username}:s3cret@${HOST}:5432/${dbname}?sslmode=verify-full`],
+    [
+      "jdbc-uri",
+      `jdbc:postgresql://${HOST}:5432/${dbname}?user=${username}&password=s3cret&sslmode=verify-full`,
+    ],
     ["pgpass", `${HOST}:5432:${dbname}:${username}:s3cret\n`],
+    ["ca.crt", "CA PEM"],
   ])("has %s", (key, expected) => {
     expect(values[key]).toBe(expected);
   });
@@ -59,7 +63,7 @@ describe.each(builders)("%s Secret", (_, build, name, username, dbname) => {
 
 describe("passwords with special characters", () => {
   const cred = (password: string) =>
-    credentialValues({ username: "app", password, host: HOST, dbname: "app" });
+    credentialValues({ username: "app", password, host: HOST, dbname: "app", serverCa: "" });
 
   it.each(["p@ss:w/rd", "a?b#c%d", "x&y=z+ ", "quote'\"back\\slash", "ünïcødé€", "[]{}|^`~!$*()"])(
     "round-trips %p through the URI",

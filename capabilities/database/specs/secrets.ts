@@ -28,6 +28,7 @@ export const SECRET_KEYS = [
   "uri",
   "jdbc-uri",
   "pgpass",
+  "ca.crt",
 ] as const;
 
 export type SecretKey = (typeof SECRET_KEYS)[number];
@@ -37,6 +38,8 @@ interface Credentials {
   password: string;
   host: string;
   dbname: string;
+  /** What clients verify the server with (ADR 0017): the uris ask for sslmode=verify-full. */
+  serverCa: string;
 }
 
 /** Read-write Service DNS name, as clients in other namespaces reach it. */
@@ -58,9 +61,10 @@ export function credentialValues(c: Credentials): Record<SecretKey, string> {
     host: c.host,
     port,
     dbname: c.dbname,
-    uri: `postgresql://${user}:${password}@${c.host}:${port}/${dbname}`,
-    "jdbc-uri": `jdbc:postgresql://${c.host}:${port}/${dbname}?user=${user}&password=${password}`,
+    uri: `postgresql://${user}:${password}@${c.host}:${port}/${dbname}?sslmode=verify-full`,
+    "jdbc-uri": `jdbc:postgresql://${c.host}:${port}/${dbname}?user=${user}&password=${password}&sslmode=verify-full`,
     pgpass: [c.host, port, c.dbname, c.username, c.password].map(pgpassField).join(":") + "\n",
+    "ca.crt": c.serverCa,
   };
 }
 
@@ -82,21 +86,34 @@ function buildSecret(input: BuildInput, name: string, c: Credentials): Child<V1S
   };
 }
 
-/** `<db>-superuser`: the `postgres` role (also used for replication and backups for now). */
-export function buildSuperuserSecret(input: BuildInput, password: string): Child<V1Secret> {
+/**
+ * `<db>-superuser`: the `postgres` role, for break-glass use (the local socket; over the network
+ * only with spec.enableSuperuserAccess).
+ */
+export function buildSuperuserSecret(
+  input: BuildInput,
+  password: string,
+  serverCa: string,
+): Child<V1Secret> {
   return buildSecret(input, namesOf(input).superuserSecret, {
     username: SUPERUSER,
     password,
+    serverCa,
     host: rwHost(input),
     dbname: "postgres",
   });
 }
 
 /** `<db>-app`: the application role `app`, owner of database `app`. */
-export function buildAppSecret(input: BuildInput, password: string): Child<V1Secret> {
+export function buildAppSecret(
+  input: BuildInput,
+  password: string,
+  serverCa: string,
+): Child<V1Secret> {
   return buildSecret(input, namesOf(input).appSecret, {
     username: APP_USER,
     password,
+    serverCa,
     host: rwHost(input),
     dbname: APP_DATABASE,
   });

@@ -46,6 +46,8 @@ import {
   RUN_VOLUME,
   SUPERUSER,
   TMP_VOLUME,
+  TLS_DIR,
+  TLS_VOLUME,
   TOPOLOGY_DIR,
   TOPOLOGY_VOLUME,
 } from "./layout";
@@ -173,6 +175,7 @@ function postgresContainer(input: BuildInput): V1Container {
     volumeMounts: [
       ...INSTANCE_MOUNTS,
       { name: TOPOLOGY_VOLUME, mountPath: TOPOLOGY_DIR, readOnly: true },
+      { name: TLS_VOLUME, mountPath: TLS_DIR, readOnly: true },
       ...(input.spec.backup?.objectStore?.ca
         ? [{ name: PGBACKREST_CA_VOLUME, mountPath: PGBACKREST_CA_DIR, readOnly: true }]
         : []),
@@ -217,6 +220,9 @@ function volumes(input: BuildInput): V1Volume[] {
     { name: RUN_VOLUME, emptyDir: {} },
     { name: TMP_VOLUME, emptyDir: {} },
     { name: TOPOLOGY_VOLUME, configMap: { name: namesOf(input).topologyConfigMap } },
+    // 0440 with the pod's fsGroup: root-owned and group-readable, which PostgreSQL and libpq
+    // both accept for a key file; nobody else can read it.
+    { name: TLS_VOLUME, secret: { secretName: namesOf(input).tlsSecret, defaultMode: 0o440 } },
     ...caVolume(input),
     ...(input.spec.backup?.objectStore ? [backupTlsVolume(input)] : []),
   ];
@@ -276,6 +282,8 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
           containers: [postgresContainer(input), ...pgbackrestContainer(input)],
           volumes: volumes(input),
           securityContext: podSecurityContext(),
+          // PostgreSQL never talks to the Kubernetes API: no token in its pods.
+          automountServiceAccountToken: false,
           terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
           // Service links put one env var per Service of the namespace into every container.
           enableServiceLinks: false,

@@ -5,11 +5,30 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { tlsMaterial } from "../../../capabilities/database/reconcile/tls";
+import { CREATE_REPLICATION_ROLE } from "../../../capabilities/database/specs/replication-role";
+import { DatabaseTls, TLS_SECRET_KEYS, tlsFilesIn } from "../../../capabilities/database/specs/tls";
 import { bin, freePort, RunAs, serverAccount } from "./os";
 import { PgServer } from "./server";
+
+/**
+ * What an instance pod has of TLS (ADR 0017), for servers the instance scripts connect to: a
+ * certificate for `localhost` (how they reach a primary here), streaming_replica by certificate
+ * in pg_hba.conf, before initdb's password rules, which the harness itself logs in by.
+ */
+const HBA_TLS_LINES =
+  "hostssl replication streaming_replica all cert\nhostssl postgres streaming_replica all cert\n";
 
 /** Settings every test server gets; tests change others through the code under test. */
 export const BASE_CONF: Record<string, string> = {
@@ -33,10 +52,17 @@ export class Cluster {
   readonly password = randomBytes(12).toString("hex");
   readonly account: RunAs = serverAccount();
   private readonly servers: PgServer[] = [];
+  /** The instance scripts' TLS directory (PGKEEPER_TLS_DIR): `<db>-tls`'s files. */
+  readonly tlsDir: string;
+  readonly tls: DatabaseTls;
 
   constructor() {
     this.root = mkdtempSync(path.join(tmpdir(), "pgk-"));
     if (this.account.uid !== undefined) chownSync(this.root, this.account.uid, this.account.gid!);
+    this.tls = tlsMaterial("harness", {}, ["localhost"], new Date());
+    this.tlsDir = this.ownedDir("tls");
+    for (const [part, key] of Object.entries(TLS_SECRET_KEYS))
+      this.writeOwned(path.join(this.tlsDir, key), this.tls[part as keyof DatabaseTls]);
   }
 
   private run(command: string, args: string[], env: Record<string, string> = {}): void {
@@ -75,16 +101,28 @@ export class Cluster {
       ].flat(),
     );
     const port = await freePort();
+    const files = tlsFilesIn(this.tlsDir);
     appendFileSync(
       path.join(dataDir, "postgresql.conf"),
       confLines({
         ...BASE_CONF,
         port: String(port),
         unix_socket_directories: this.ownedDir(`${name}.sock`),
+        ssl: "on",
+        ssl_cert_file: files.serverCert,
+        ssl_key_file: files.serverKey,
+        ssl_ca_file: files.clientCa,
         ...conf,
       }),
     );
-    return this.started(new PgServer(name, dataDir, port, this.password, this.account));
+    const hba = path.join(dataDir, "pg_hba.conf");
+    writeFileSync(hba, HBA_TLS_LINES + readFileSync(hba, "utf8"));
+    const server = await this.started(
+      new PgServer(name, dataDir, port, this.password, this.account),
+    );
+    // Local commit: a test's synchronous_standby_names must not wait for standbys not there yet.
+    server.sql(["SET synchronous_commit = local;", ...CREATE_REPLICATION_ROLE].join(" "));
+    return server;
   }
 
   /**

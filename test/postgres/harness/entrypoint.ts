@@ -59,9 +59,11 @@ export function entrypointFor(
       PGKEEPER_CONFIG_DIR: config,
       PGKEEPER_RUN_DIR: run,
       PGKEEPER_TOPOLOGY_DIR: topology,
+      PGKEEPER_TLS_DIR: cluster.tlsDir,
       PGKEEPER_PORT: String(primary.port),
       [ENV.podName]: podName,
-      [ENV.primaryHost]: "127.0.0.1",
+      // The name the primary's certificate carries (verify-full).
+      [ENV.primaryHost]: "localhost",
       [ENV.superuserPassword]: cluster.password,
     },
   };
@@ -119,6 +121,7 @@ export function recoveryEntrypointFor(
     PGKEEPER_TOPOLOGY_DIR: topology,
     PGKEEPER_PORT: String(server.port),
     PGKEEPER_TERMINATION_LOG: terminationLog,
+    PGKEEPER_TLS_DIR: cluster.tlsDir,
     [ENV.podName]: `${server.name}`,
     [ENV.primaryHost]: "127.0.0.1",
     [ENV.superuserPassword]: cluster.password,

@@ -6,7 +6,7 @@
  * nothing next to the source exists at run time. In the template literals below `\${` is a shell
  * expansion and `${` a TypeScript constant.
  */
-import { CONFIG_DIR, POSTGRES_PORT, RUN_DIR } from "../layout";
+import { CONFIG_DIR, POSTGRES_PORT, RUN_DIR, TLS_DIR } from "../layout";
 
 export const COMMON_SH = `set -eu
 
@@ -15,6 +15,7 @@ export const COMMON_SH = `set -eu
 {
   RUN_DIR=\${PGKEEPER_RUN_DIR:-${RUN_DIR}}
   CONFIG_DIR=\${PGKEEPER_CONFIG_DIR:-${CONFIG_DIR}}
+  TLS_DIR=\${PGKEEPER_TLS_DIR:-${TLS_DIR}}
   PORT=\${PGKEEPER_PORT:-${POSTGRES_PORT}}
 }
 

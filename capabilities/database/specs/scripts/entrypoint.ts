@@ -41,22 +41,39 @@ import {
   FILE_REPAIR_MARKER,
   FILE_RESTORE_WAL,
   INSTANCE_CONF,
-  PASSFILE,
+  REPLICATION_USER,
   SUPERUSER,
   TOPOLOGY_DIR,
 } from "../layout";
 import { STANZA } from "../pgbackrest";
 import { replicationConninfo } from "../postgresql-conf";
+import {
+  CHECKPOINT_FUNCTION,
+  CREATE_REPLICATION_ROLE,
+  ENSURE_REPLICATION_ROLE_PSQL,
+} from "../replication-role";
+import { tlsFilesIn } from "../tls";
 import { COMMON_SH } from "./common";
 
-const PASSFILE_NAME = PASSFILE.slice(PASSFILE.lastIndexOf("/") + 1);
-/** printf format of instance.conf's primary_conninfo: host, port, passfile, application_name. */
+/** printf format of instance.conf's primary_conninfo: host, port, application_name. */
+const SCRIPT_TLS = tlsFilesIn("$TLS_DIR");
 const CONNINFO_FORMAT = replicationConninfo({
   host: "%s",
   port: "%s",
-  passfile: "%s",
   applicationName: "%s",
+  tls: SCRIPT_TLS,
 });
+/**
+ * libpq keywords of every connection this script makes to the primary: streaming_replica by its
+ * certificate, the server verified against the name it is reached by (ADR 0017).
+ */
+const TLS_KEYWORDS = [
+  `user=${REPLICATION_USER}`,
+  "sslmode=verify-full",
+  `sslrootcert=${SCRIPT_TLS.serverCa}`,
+  `sslcert=${SCRIPT_TLS.replicationCert}`,
+  `sslkey=${SCRIPT_TLS.replicationKey}`,
+].join(" ");
 const INSTANCE_CONF_NAME = INSTANCE_CONF.slice(INSTANCE_CONF.lastIndexOf("/") + 1);
 
 export const ENTRYPOINT_SH = `${COMMON_SH}
@@ -87,13 +104,9 @@ ensure_user_name() {
   log "uid $(id -u) has no user name and nss_wrapper is not installed; PostgreSQL will refuse to start"
 }
 
-# The superuser password for replication and pg_basebackup, kept out of PGDATA and of the
-# command line (libpq passfile format: backslash and colon escaped).
-write_passfile() {
-  escaped=$(printf '%s' "$${ENV.superuserPassword}" | sed 's/[\\\\:]/\\\\&/g')
-  printf '*:*:*:${SUPERUSER}:%s\\n' "$escaped" >"$RUN_DIR/${PASSFILE_NAME}"
-  chmod 600 "$RUN_DIR/${PASSFILE_NAME}"
-  export PGPASSFILE="$RUN_DIR/${PASSFILE_NAME}"
+# The primary through <db>-rw, as streaming_replica with its certificate.
+primary_dsn() {
+  printf "host=%s port=%s dbname=%s ${TLS_KEYWORDS} connect_timeout=5" "$${ENV.primaryHost}" "$PORT" "$1"
 }
 
 # Included by postgresql.conf. A primary ignores primary_conninfo, so every instance gets it and
@@ -101,7 +114,7 @@ write_passfile() {
 # application_name (the pod name) is what pg_stat_replication and synchronous replication see.
 write_instance_conf() {
   printf "primary_conninfo = '${CONNINFO_FORMAT}'\\n" \\
-    "$${ENV.primaryHost}" "$PORT" "$PGPASSFILE" "$${ENV.podName}" >"$RUN_DIR/${INSTANCE_CONF_NAME}"
+    "$${ENV.primaryHost}" "$PORT" "$${ENV.podName}" >"$RUN_DIR/${INSTANCE_CONF_NAME}"
 }
 
 # The operator keeps primary_conninfo in postgresql.auto.conf naming the primary it last saw (so a
@@ -184,6 +197,7 @@ bootstrap_primary() {
     postgres >/dev/null <<SQL
 CREATE ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
 CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER};
+${CREATE_REPLICATION_ROLE.join("\n")}
 SQL
   cp "$CONFIG_DIR/${FILE_MANAGED_CONF}" "$work/postgresql.auto.conf"
   mv "$work" "$PGDATA"
@@ -271,6 +285,7 @@ SELECT 'CREATE ROLE ${APP_USER} LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WH
 ALTER ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
 SELECT 'CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER}' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '${APP_DATABASE}')
 \\gexec
+${ENSURE_REPLICATION_ROLE_PSQL}
 SQL
   kill -INT "$server_pid"
   wait "$server_pid" || true
@@ -287,7 +302,7 @@ SQL
 # never survives the next attempt.
 clone_once() {
   rm -rf "$work"
-  "$PG_BIN/pg_basebackup" -D "$work" -h "$${ENV.primaryHost}" -p "$PORT" -U ${SUPERUSER} -w \\
+  "$PG_BIN/pg_basebackup" -D "$work" -d "$(primary_dsn replication)" -w \\
     -X stream -c fast || return 1
   touch "$work/standby.signal"
 }
@@ -309,7 +324,7 @@ clone_from_primary() {
 }
 
 primary_sql() {
-  "$PG_BIN/psql" -h "$${ENV.primaryHost}" -p "$PORT" -U ${SUPERUSER} -w -d postgres -XAtq -c "$1" 2>/dev/null
+  "$PG_BIN/psql" -d "$(primary_dsn postgres)" -w -XAtq -c "$1" 2>/dev/null
 }
 
 # True when <db>-rw leads to a server out of recovery: the primary to follow.
@@ -323,7 +338,7 @@ primary_is_writable() {
 # and this instance then cannot follow the new timeline ("forked off ... before current recovery
 # point") until it is cloned again. A checkpoint on the primary first makes the timeline visible.
 checkpoint_primary() {
-  primary_sql CHECKPOINT >/dev/null
+  primary_sql "SELECT ${CHECKPOINT_FUNCTION}" >/dev/null
 }
 
 # Waits for a writable primary and checkpoints it. Fails when, meanwhile, the topology names this
@@ -370,7 +385,7 @@ rewind_onto_primary() {
   rm -f "$PGDATA/standby.signal"
   rewound=0
   "$PG_BIN/pg_rewind" --target-pgdata="$PGDATA" --config-file="$CONFIG_DIR/${FILE_POSTGRESQL_CONF}" \\
-    --source-server="host=$${ENV.primaryHost} port=$PORT user=${SUPERUSER} dbname=postgres connect_timeout=5" \\
+    --source-server="$(primary_dsn postgres)" \\
     --progress >"$RUN_DIR/rewind.log" 2>&1 || rewound=$?
   # Bounded: pg_rewind prints a few progress lines per run.
   cat "$RUN_DIR/rewind.log" >&2
@@ -421,7 +436,6 @@ count_start() {
 }
 
 ensure_user_name
-write_passfile
 write_instance_conf
 if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
   log "A re-clone was interrupted while swapping data directories; keeping the previous one"
