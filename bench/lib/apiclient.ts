@@ -20,10 +20,21 @@ export interface Response {
 
 export type Requester = (method: string, path: string, body?: unknown) => Promise<Response>;
 
+export interface ClientOptions {
+  /** Give up (reject) after this long without a complete answer. */
+  timeoutMs?: number;
+  /** Keep at most this many characters of a body (the rest is read and dropped). */
+  maxBodyChars?: number;
+}
+
 const b64 = (s: string) => Buffer.from(s, "base64");
 
 /** A requester against `base` (the apiserver from the kubeconfig unless given), `sockets` wide. */
-export function apiClient(sockets: number, base?: { url: string; insecure: boolean }): Requester {
+export function apiClient(
+  sockets: number,
+  base?: { url: string; insecure: boolean },
+  options: ClientOptions = {},
+): Requester {
   const cfg = load(readFileSync(env.kubeconfig, "utf8")) as KubeConfig;
   const cluster = cfg.clusters[0].cluster;
   const user = cfg.users[0].user;
@@ -57,7 +68,10 @@ export function apiClient(sockets: number, base?: { url: string; insecure: boole
         res => {
           let text = "";
           res.setEncoding("utf8");
-          res.on("data", c => (text += c));
+          res.on("data", (c: string) => {
+            if (options.maxBodyChars === undefined || text.length < options.maxBodyChars)
+              text += c.slice(0, (options.maxBodyChars ?? Infinity) - text.length);
+          });
           res.on("end", () =>
             resolve({
               status: res.statusCode ?? 0,
@@ -68,6 +82,10 @@ export function apiClient(sockets: number, base?: { url: string; insecure: boole
         },
       );
       req.on("error", reject);
+      if (options.timeoutMs !== undefined) {
+        const ms = options.timeoutMs;
+        req.setTimeout(ms, () => req.destroy(new Error(`no answer within ${ms} ms`)));
+      }
       if (payload) req.write(payload);
       req.end();
     });
