@@ -39,3 +39,12 @@ it("mutates every case (1-3 changes)", () => {
     expect(c.changes.length).toBeLessThanOrEqual(3);
   }
 });
+
+it("gives different seeds different cases, not the same ones reordered", () => {
+  const cases = (seed: number) =>
+    new Set(Array.from({ length: 300 }, (_, i) => JSON.stringify(generateCase(seed, i).object)));
+  const one = cases(1);
+  const shared = [...cases(2)].filter(c => one.has(c)).length;
+  // Some unmutated-looking cases coincide by chance; a reordering would share nearly all 300.
+  expect(shared).toBeLessThan(60);
+});
