@@ -14,19 +14,26 @@ const REPOSITORY_PATH =
   /^(\/[A-Za-z0-9._-]+)*\/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\/[a-z]([-a-z0-9]{0,48}[a-z0-9])?\/[0-9a-f]([-0-9a-f]{0,34}[0-9a-f])?$/;
 const BACKUP_SET = /^[0-9]{8}-[0-9]{6}F(_[0-9]{8}-[0-9]{6}[DI])?$/;
 
-/** strfmt.IsDateTime (kube-openapi): a real calendar date, 't', hh:mm:ss[.frac], z or ±hh:mm. */
+/**
+ * A date-time the apiserver takes where CEL rules read the object (target has some): the
+ * schema's format check (kube-openapi strfmt.IsDateTime: a real date, 't', hh:mm:ss[.frac],
+ * z or ±hh:mm, case-insensitive) and then CEL's conversion to a timestamp (strfmt.ParseDateTime:
+ * Go's RFC 3339 layouts, case-sensitive 'T' and 'Z', an offset below 24:00).
+ */
 export function isDateTime(s: string): boolean {
   const parts = s.toLowerCase().split("t");
   if (s.length < 4 || parts.length < 2) return false;
   const d = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(parts[0]);
   if (!d) return false;
   const [year, month, day] = [Number(d[1]), Number(d[2]), Number(d[3])];
-  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > last) return false;
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
+    return false;
   const t = /^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$/.exec(
     parts[1],
   );
-  return t !== null && t[1] <= "23" && t[2] <= "59" && t[3] <= "59";
+  if (!t || t[1] > "23" || t[2] > "59" || t[3] > "59") return false;
+  const go = /^[0-9-]{10}T[0-9:]{8}([.,][0-9]+)?(Z|[+-]([0-9]{2}):([0-9]{2}))$/.exec(s);
+  return go !== null && (go[3] ?? "00") <= "23" && (go[4] ?? "00") <= "59";
 }
 
 /** A pgBackRest label's timestamps (yyyymmdd-hhmmss) must be real ones to name any backup. */
