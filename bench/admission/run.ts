@@ -4,7 +4,10 @@
  * - webhook latency p50/p99 as the apiserver measures it
  *   (apiserver_admission_webhook_admission_duration_seconds, per webhook type), and the
  *   client-side create latency p50/p99;
- * - the webhook server's own throughput: AdmissionReviews/s sent straight to it, 50 at a time.
+ * - the webhook server's own throughput: AdmissionReviews/s sent straight to it, 50 at a time;
+ * - p50/p99 at 1 and 10 concurrent, straight to the webhook and through the apiserver, quiet and
+ *   with hostile requests (oversized, deeply nested, costly to validate) sent alongside in a loop
+ *   (issue 14: ordinary requests must not pay for a heavy one).
  * Creates are dry-run by default (the webhooks run, nothing is stored, so reconciles do not
  * compete for the CPU); --persist stores them. Figures, not a test. Run through
  * bench/admission.sh (npm run bench:admission -- --creates 1000 --concurrency 50).
@@ -16,6 +19,7 @@ import { Operator, removeWebhooks } from "../../test/integration/harness/operato
 import { delta, histogramQuantile, scrapeApiserver, Sample } from "../lib/apiserver-metrics";
 import { apiClient, percentile, pool } from "../lib/apiclient";
 import { fmt } from "../lib/process";
+import { latencyWithHostileAlongside } from "./hostile";
 
 const WEBHOOK = "pepr-pgkeeper.pepr.dev";
 const METRIC = "apiserver_admission_webhook_admission_duration_seconds_bucket";
@@ -145,6 +149,7 @@ async function main(): Promise<void> {
     await operator.start();
     await throughTheApiserver(ns, creates, concurrency, persist);
     await webhookThroughput(ns, creates, concurrency);
+    await latencyWithHostileAlongside(ns, arg("latency-requests", 400));
   } finally {
     await operator.stop();
     removeWebhooks();
