@@ -1,6 +1,7 @@
 /**
  * bench/probe: what the instance monitor's probes cost, per instance per second, with a new
- * connection (and SCRAM handshake) per probe as before, and on long-lived sessions (ADR 0016).
+ * connection (and SCRAM handshake) per probe as before, and on long-lived sessions (ADR 0016),
+ * plaintext and over TLS (ADR 0017: a TLS handshake on top of SCRAM for each new connection).
  * N real PostgreSQL 15 servers on loopback (test/postgres/harness), probed every second, each
  * mode for D seconds after an idle phase of the same length:
  * - operator CPU: this process's own (it does nothing but probe);
@@ -102,13 +103,30 @@ async function main(): Promise<void> {
       `${instances} PostgreSQL 15 servers up in ${fmt((Date.now() - startedAt) / 1000)} s`,
     );
 
-    const sessions = new ProbeSessions({ acceptCheckMs: 5000 });
+    // TLS as the operator connects (ADR 0017): the harness servers serve a certificate for
+    // "localhost", verified against their CA; the password as before.
+    const tls = (s: PgServer) => ({
+      ...s.target,
+      tls: {
+        ca: cluster.tls.serverCa,
+        cert: cluster.tls.operatorCert,
+        key: cluster.tls.operatorKey,
+        servername: "localhost",
+      },
+    });
     const idle = await phase(servers, seconds);
     const fresh = await phase(servers, seconds, s => probeInstance(s.target, PROBE_TIMEOUT_MS));
+    const sessions = new ProbeSessions({ acceptCheckMs: 5000 });
     const reused = await phase(servers, seconds, s =>
       sessions.probeInstance(s.target, PROBE_TIMEOUT_MS),
     );
     sessions.closeAll();
+    const freshTls = await phase(servers, seconds, s => probeInstance(tls(s), PROBE_TIMEOUT_MS));
+    const tlsSessions = new ProbeSessions({ acceptCheckMs: 5000 });
+    const reusedTls = await phase(servers, seconds, s =>
+      tlsSessions.probeInstance(tls(s), PROBE_TIMEOUT_MS),
+    );
+    tlsSessions.closeAll();
 
     const perInstanceSecond = (cpu: number) => (cpu / instances / seconds) * 1000; // ms
     const row = (label: string, p: Phase) => {
@@ -122,12 +140,18 @@ async function main(): Promise<void> {
     console.log(
       `CPU ms per instance per second (above idle)  operator    server    total   latency p50 / p99   failed`,
     );
-    const a = row("a new connection per probe (before)", fresh);
-    const b = row("long-lived sessions, accept check 5 s", reused);
-    console.log(a);
-    console.log(b);
+    console.log(row("a new connection per probe (before)", fresh));
+    console.log(row("long-lived sessions, accept check 5 s", reused));
+    console.log(row("TLS: a new connection per probe", freshTls));
+    console.log(row("TLS: long-lived sessions (now)", reusedTls));
     const total = (p: Phase) => p.operator + p.server - idle.operator - idle.server;
     console.log(`sessions / new connections, total CPU: x${fmt(total(reused) / total(fresh), 3)}`);
+    console.log(
+      `TLS: sessions / new connections, total CPU: x${fmt(total(reusedTls) / total(freshTls), 3)}`,
+    );
+    console.log(
+      `now (TLS sessions) / before (plaintext, a connection per probe): x${fmt(total(reusedTls) / total(fresh), 3)}`,
+    );
     console.log(
       `idle servers alone: ${fmt(perInstanceSecond(idle.server), 3)} ms per instance per second`,
     );
