@@ -141,12 +141,17 @@ YAML
     echo "repository: $(kubectl get pgdb "$NAME" -n "$NS" -o jsonpath='{.status.backup.repositoryPath}')"
   fi
   RW_IP="$(kubectl get service "$NAME-rw" -n "$NS" -o jsonpath='{.spec.clusterIP}')"
-  say "Connect through the $NAME-rw Service with the app Secret"
-  echo "  PGPASSWORD=\"\$(kubectl get secret $NAME-app -n $NS -o jsonpath='{.data.password}' | base64 -d)\" psql -h $RW_IP -U app -d app"
+  say "Connect through the $NAME-rw Service with the app Secret (TLS, the server verified by its CA and name)"
+  CA_FILE="$LOG_DIR/$NAME-ca.crt"
+  kubectl get secret "$NAME-app" -n "$NS" -o jsonpath='{.data.ca\.crt}' | base64 -d >"$CA_FILE"
+  HOST="$NAME-rw.$NS.svc"
+  echo "  PGPASSWORD=\"\$(kubectl get secret $NAME-app -n $NS -o jsonpath='{.data.password}' | base64 -d)\" \\"
+  echo "    psql \"host=$HOST hostaddr=$RW_IP user=app dbname=app sslmode=verify-full sslrootcert=$CA_FILE\""
   if command -v psql >/dev/null; then
     echo
     PGPASSWORD="$(kubectl get secret "$NAME-app" -n "$NS" -o jsonpath='{.data.password}' | base64 -d)" \
-      PGCONNECT_TIMEOUT=5 psql -h "$RW_IP" -U app -d app -c "select version()" || true
+      PGCONNECT_TIMEOUT=5 psql "host=$HOST hostaddr=$RW_IP user=app dbname=app sslmode=verify-full sslrootcert=$CA_FILE" \
+      -c "select version(), ssl, version as tls from pg_stat_ssl where pid = pg_backend_pid()" || true
   fi
 fi
 

@@ -35,6 +35,7 @@ export class Load {
   start(): void {
     const app = get("secret", this.namespace, `${this.database}-app`)?.data ?? {};
     const superuser = get("secret", this.namespace, `${this.database}-superuser`)?.data ?? {};
+    const ca = get("secret", this.namespace, `${this.database}-ca`)?.data ?? {};
     const svc = get("service", this.namespace, `${this.database}-rw`);
     const cfg: LoadConfig = {
       out: this.out,
@@ -44,8 +45,14 @@ export class Load {
         user: decode(app.username),
         password: decode(app.password),
         database: decode(app.dbname),
+        ssl: { ca: decode(app["ca.crt"]), servername: decode(app.host) },
       },
       superuserPassword: decode(superuser.password),
+      superuserTls: {
+        ca: decode(superuser["ca.crt"]),
+        cert: decode(ca["operator.crt"]),
+        key: decode(ca["operator.key"]),
+      },
       kubectl: env.kubectl,
       kubeconfig: env.kubeconfig,
       namespace: this.namespace,

@@ -19,10 +19,27 @@ import { join } from "node:path";
 import { Client } from "pg";
 import { WRITER_ID_SPACE } from "./ack-log";
 
+/** TLS of a node-postgres connection (ADR 0017): what to verify, and a client certificate. */
+export interface PgTls {
+  ca: string;
+  servername?: string;
+  cert?: string;
+  key?: string;
+}
+
 export interface LoadConfig {
   out: string;
-  app: { host: string; port: number; user: string; password: string; database: string };
+  app: {
+    host: string;
+    port: number;
+    user: string;
+    password: string;
+    database: string;
+    ssl?: PgTls;
+  };
   superuserPassword: string;
+  /** The operator's client certificate and the server CA: superuser logins need both. */
+  superuserTls?: PgTls;
   kubectl: string;
   kubeconfig: string;
   namespace: string;
@@ -123,6 +140,14 @@ async function session(cfg: LoadConfig, pod: PodAddr): Promise<Client> {
     user: "postgres",
     password: cfg.superuserPassword,
     database: "postgres",
+    ...(cfg.superuserTls
+      ? {
+          ssl: {
+            ...cfg.superuserTls,
+            servername: `${pod.name}.${cfg.database}-hl.${cfg.namespace}.svc`,
+          },
+        }
+      : {}),
     connectionTimeoutMillis: 1000,
     query_timeout: 1000,
   });

@@ -5,7 +5,7 @@
  * fast machine wrote.
  */
 import { Client } from "pg";
-import type { Credentials } from "../psql";
+import { Credentials, pgConfig } from "../psql";
 
 const SAMPLE = 20;
 
@@ -24,11 +24,7 @@ export async function missingAcknowledgedRows(
   timeoutMs = 60_000,
 ): Promise<RowCheck> {
   const client = new Client({
-    host: creds.host,
-    port: Number(creds.port),
-    user: creds.user,
-    password: creds.password,
-    database: creds.dbname,
+    ...pgConfig(creds),
     connectionTimeoutMillis: 5000,
     query_timeout: timeoutMs,
   });
