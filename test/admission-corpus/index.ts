@@ -2,6 +2,7 @@
 import { BACKUP } from "./invalid-backup";
 import { BASICS } from "./invalid-basics";
 import { BOOTSTRAP } from "./invalid-bootstrap";
+import { FOUND_BY_FUZZ } from "./invalid-found-by-fuzz";
 import { POSTGRESQL } from "./invalid-postgresql";
 import { QUANTITIES } from "./invalid-quantities";
 import { SCHEDULING } from "./invalid-scheduling";
@@ -17,6 +18,7 @@ export const INVALID: readonly InvalidCase[] = [
   ...BACKUP,
   ...BOOTSTRAP,
   ...UPDATES,
+  ...FOUND_BY_FUZZ,
 ];
 
 export { VALID };

@@ -12,8 +12,13 @@ const TIME_HINT = Object.keys(TIME_UNITS).join(", ");
 
 function readNumber(raw: string, integer: boolean): number | undefined {
   if (/^[+-]?0[xX]/.test(raw)) return parseInt(raw, 16);
-  // strtol with base 0 reads a leading 0 as octal; digits 8 and 9 end the number there.
-  if (integer && /^[+-]?0\d+$/.test(raw)) return /[89]/.test(raw) ? undefined : parseInt(raw, 8);
+  // parse_int: strtol with base 0 reads a leading 0 as octal, up to the first digit that is not
+  // one. Only a '.', 'e' or 'E' there hands the whole value to strtod (decimal); an 8 or 9 there
+  // is left over, and no unit starts with a digit: refused ("08.5", "09").
+  const octal = integer ? /^[+-]?0([0-7]*)(.?)/.exec(raw) : null;
+  if (octal && octal[0].length > 1 && !/[.eE]/.test(octal[2])) {
+    return octal[2] === "" ? parseInt(raw, 8) : undefined;
+  }
   const n = Number(raw);
   return Number.isFinite(n) ? n : undefined;
 }
@@ -54,13 +59,19 @@ function numericProblem(entry: ParameterEntry, value: string): string | undefine
   return undefined;
 }
 
-/** Enums that accept on/off also take PostgreSQL's hidden boolean spellings (true, yes, 1…). */
+/**
+ * An enum takes its names whole, in any case, nothing around them (config_enum_lookup_by_name);
+ * one that takes on/off also has the hidden whole words true, false, yes, no, 1 and 0 (its
+ * table's hidden entries), but not parse_bool's prefixes: "t" is no huge_pages value.
+ */
+const HIDDEN_BOOLEAN_WORDS = ["true", "false", "yes", "no", "1", "0"];
+
 function enumProblem(entry: ParameterEntry, value: string): string | undefined {
   const values = entry.values ?? [];
-  const v = value.trim().toLowerCase();
+  const v = value.toLowerCase();
   if (values.some(allowed => allowed.toLowerCase() === v)) return undefined;
   const boolish = values.includes("on") || values.includes("off");
-  if (boolish && parseBool(v) !== undefined) return undefined;
+  if (boolish && HIDDEN_BOOLEAN_WORDS.includes(v)) return undefined;
   return `"${value}" is not one of ${values.join(", ")}`;
 }
 

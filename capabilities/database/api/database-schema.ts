@@ -123,11 +123,14 @@ const requestsWithinLimits = (resource: "cpu" | "memory"): CelRule => ({
 const PORT =
   "([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])";
 /** host or host:port (a DNS name or an IPv4 address; no scheme: HTTPS always). */
-const ENDPOINT_PATTERN = `^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:${PORT})?$`;
+const HOST_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const ENDPOINT_PATTERN = `^${HOST_LABEL}([.]${HOST_LABEL})*(:${PORT})?$`;
 /** S3 bucket naming rules (lower case, digits, dots, hyphens; 3..63). */
 const BUCKET_PATTERN = "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$";
-const SECRET_NAME_PATTERN = "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$";
-const SECRET_KEY_PATTERN = "^[-._a-zA-Z0-9]+$";
+/** A DNS-1123 subdomain: what every Secret's name is. */
+const SECRET_NAME_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+/** A Secret's key (validation.IsConfigMapKey): never ".", "..", nor starting with "..". */
+const SECRET_KEY_PATTERN = "^([-_a-zA-Z0-9]|[.][-_a-zA-Z0-9])[-._a-zA-Z0-9]*$";
 
 const objectStore = object(
   {
@@ -148,6 +151,11 @@ const objectStore = object(
             rule: "!self.contains('..') && !self.contains('.-') && !self.contains('-.')",
             message:
               "objectStore.bucket must not have adjacent periods or a period next to a hyphen",
+          },
+          {
+            rule: "!self.startsWith('xn--') && !self.startsWith('sthree-') && !self.endsWith('-s3alias') && !self.endsWith('--ol-s3')",
+            message:
+              "objectStore.bucket must not use a prefix or suffix S3 reserves (xn--, sthree-, -s3alias, --ol-s3)",
           },
         ],
       },
@@ -239,8 +247,14 @@ const TOLERATION_RULES: CelRule[] = [
   },
 ];
 
-/** An image reference whose tag (after the last slash) starts with `major`. */
-const TAG_WITH_MAJOR = (major: string) => `^[^@]*:${major}([._-][^/:@]*)?(@.*)?$`;
+/**
+ * An image reference whose tag (after the last slash) starts with `major`: alone, before a
+ * separator ("16.3", "16-alpine") or a pre-release ("16beta1", "17rc1").
+ */
+const TAG_WITH_MAJOR = (major: string) =>
+  `^[^@]*:${major}(([._-]|(alpha|beta|rc)[0-9])[^/:@]*)?(@.*)?$`;
+/** Every major a tag can name: 10 and later, and the two-part majors before them (9.6, 8.4). */
+const ANY_MAJOR = "(1[0-9]|[2-9][0-9]|[6-9][.][0-9])";
 
 const cronPattern = "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\\S+\\s+){4}\\S+)$";
 
@@ -636,7 +650,7 @@ export const databaseSpecSchema = object(
     "x-kubernetes-validations": [
       {
         // The webhook's image rule (tagMajor) in CEL: a tag that starts with a major names this one.
-        rule: `!has(self.image) || !self.image.matches('${TAG_WITH_MAJOR("(1[0-9]|[2-9][0-9])")}') || self.image.matches('${TAG_WITH_MAJOR("' + self.version + '")}')`,
+        rule: `!has(self.image) || !self.image.matches('${TAG_WITH_MAJOR(ANY_MAJOR)}') || self.image.matches('${TAG_WITH_MAJOR("' + self.version + '")}')`,
         message: "spec.image's tag names another PostgreSQL major than spec.version",
         fieldPath: ".image",
       },

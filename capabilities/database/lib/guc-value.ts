@@ -115,9 +115,13 @@ export function unitOf(unit: string): { kind: "memory" | "time"; factor: number 
   return undefined;
 }
 
-/** A number as strtol (base 0) or strtod reads it, then blanks, a unit, blanks. */
+/**
+ * A number as strtol (base 0) or strtod reads it, then blanks, a unit, blanks. Blanks are C's
+ * isspace in the C locale (JavaScript's \s would also skip a no-break space, which PostgreSQL
+ * does not).
+ */
 export const NUMBER_WITH_UNIT =
-  /^\s*([+-]?(?:0[xX][0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))\s*([A-Za-z]*)\s*$/;
+  /^[ \t\n\v\f\r]*([+-]?(?:0[xX][0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))[ \t\n\v\f\r]*([A-Za-z]*)[ \t\n\v\f\r]*$/;
 
 /** A desired numeric value expressed in the unit pg_settings uses, or undefined if unreadable. */
 export function toSettingUnit(desired: string, unit: string | null): number | undefined {
@@ -135,9 +139,12 @@ export function toSettingUnit(desired: string, unit: string | null): number | un
 const TRUE_WORDS = ["true", "yes", "on", "1"];
 const FALSE_WORDS = ["false", "no", "off", "0"];
 
-/** PostgreSQL's boolean input: any unambiguous prefix of true/false/yes/no, on/off, 1/0. */
+/**
+ * PostgreSQL's boolean input (parse_bool): any unambiguous prefix of true/false/yes/no, on/off,
+ * 1/0, in any case, and nothing around it (no blanks are skipped).
+ */
 export function parseBool(value: string): boolean | undefined {
-  const v = value.trim().toLowerCase();
+  const v = value.toLowerCase();
   if (v === "" || v === "o") return undefined; // "o" could be on or off
   if (TRUE_WORDS.some(w => w.startsWith(v))) return true;
   if (FALSE_WORDS.some(w => w.startsWith(v))) return false;

@@ -71,9 +71,19 @@ function labelSelectorDenials(selector: unknown, field: string): Denial[] {
   return [...badLabels, ...expressions];
 }
 
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
 function podTermDenials(term: Record<string, unknown>, field: string): Denial[] {
   const denials = labelSelectorDenials(term.labelSelector, `${field}.labelSelector`);
   denials.push(...labelSelectorDenials(term.namespaceSelector, `${field}.namespaceSelector`));
+  if (Array.isArray(term.namespaces)) {
+    term.namespaces.forEach((ns, i) => {
+      if (typeof ns !== "string" || !DNS_LABEL.test(ns))
+        denials.push(
+          deny(`${field}.namespaces[${i}]`, `${JSON.stringify(ns)} is not a namespace name`),
+        );
+    });
+  }
   if (typeof term.topologyKey === "string" && term.topologyKey === "") {
     denials.push(deny(`${field}.topologyKey`, "must not be empty (e.g. kubernetes.io/hostname)"));
   } else if (typeof term.topologyKey === "string" && !isLabelKey(term.topologyKey)) {
@@ -97,6 +107,15 @@ function nodeAffinityDenials(node: unknown, field: string): Denial[] {
         nodeTermDenials(t, `${requiredField}.nodeSelectorTerms[${i}]`),
       )
     : [];
+  // No pod matches an empty list of terms: the StatefulSet's pods would never be scheduled.
+  if (isRecord(required) && list(required.nodeSelectorTerms).length === 0) {
+    terms.push(
+      deny(
+        `${requiredField}.nodeSelectorTerms`,
+        "must have at least one term (none matches no node)",
+      ),
+    );
+  }
   const preferredField = `${field}.preferredDuringSchedulingIgnoredDuringExecution`;
   const preferred = list(node.preferredDuringSchedulingIgnoredDuringExecution).flatMap((p, i) => [
     ...weightDenials(p, `${preferredField}[${i}]`),

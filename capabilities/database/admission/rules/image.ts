@@ -28,13 +28,16 @@ function isImageReference(ref: string): boolean {
 
 /**
  * The PostgreSQL major a tag names, when it starts with one ("16", "16.3", "16-alpine",
- * "15.8-bookworm"); undefined for tags that say nothing (latest, dates, digests only).
+ * "15.8-bookworm", "16beta1", and the two-part majors before 10: "9.6"); undefined for tags that
+ * say nothing (latest, dates, digests only).
  */
 export function tagMajor(ref: string): string | undefined {
   const nameAndTag = ref.split("@")[0];
   const colon = nameAndTag.indexOf(":", nameAndTag.lastIndexOf("/") + 1);
   if (colon < 0) return undefined;
-  return /^(1\d|[2-9]\d)(?=$|[._-])/.exec(nameAndTag.slice(colon + 1))?.[1];
+  const tag = nameAndTag.slice(colon + 1);
+  const old = /^([6-9]\.\d)(?=$|[._-]|(alpha|beta|rc)\d)/.exec(tag)?.[1];
+  return old ?? /^(1\d|[2-9]\d)(?=$|[._-]|(alpha|beta|rc)\d)/.exec(tag)?.[1];
 }
 
 /**

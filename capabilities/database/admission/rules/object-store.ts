@@ -5,15 +5,20 @@
 import { ObjectStoreSpec } from "../../api/database-schema";
 import { Denial, deny, Rule } from "./types";
 
-/** S3: no IP-address-like names, no adjacent periods, no period next to a hyphen. */
+/** S3: no IP-address-like names, no adjacent periods, no period next to a hyphen, no reserved affixes. */
 function bucketProblem(bucket: string): string | undefined {
   if (/^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$/.test(bucket)) return "must not look like an IP address";
   if (/\.\.|\.-|-\./.test(bucket))
     return "must not have adjacent periods or a period next to a hyphen";
+  if (/^(xn--|sthree-)|(-s3alias|--ol-s3)$/.test(bucket))
+    return "uses a prefix or suffix S3 reserves (xn--, sthree-, -s3alias, --ol-s3)";
   return undefined;
 }
 
-function portProblem(endpoint: string): string | undefined {
+function endpointProblem(endpoint: string): string | undefined {
+  const host = endpoint.replace(/:[0-9]+$/, "");
+  if (host.split(".").some(label => label === "" || label.length > 63))
+    return "has an empty host name label or one over 63 characters";
   const port = /:([0-9]+)$/.exec(endpoint)?.[1];
   if (port === undefined || (Number(port) >= 1 && Number(port) <= 65535)) return undefined;
   return `port ${port} is out of range; allowed 1..65535`;
@@ -29,7 +34,7 @@ function pathProblem(path: string): string | undefined {
 /** Denials of one object store at `field`. */
 export function objectStoreDenials(store: ObjectStoreSpec, field: string): Denial[] {
   const problems: [string, string | undefined][] = [
-    ["endpoint", portProblem(store.endpoint)],
+    ["endpoint", endpointProblem(store.endpoint)],
     ["bucket", bucketProblem(store.bucket)],
     ["path", store.path === undefined ? undefined : pathProblem(store.path)],
   ];
