@@ -42,6 +42,8 @@ export const FOUND_BY_FUZZ: InvalidCase[] = [
     spec: params({ effective_cache_size: "08.5" }),
     field: `${P}[effective_cache_size]`,
   },
+  { id: "fuzz-1-4432-datestyle", spec: params({ DateStyle: "30s" }), field: `${P}[DateStyle]` },
+  { id: "datestyle-conflict", spec: params({ DateStyle: "ISO, SQL" }), field: `${P}[DateStyle]` },
   { id: "bool-with-blank", spec: params({ enable_seqscan: " on" }), field: `${P}[enable_seqscan]` },
   { id: "fuzz-1-24-image-beta", spec: spec({ image: "postgres:16beta1" }), field: "spec.image" },
   { id: "fuzz-1-2369-image-old-major", spec: spec({ image: "postgres:9.6" }), field: "spec.image" },

@@ -85,7 +85,7 @@ describe("TLS by default", () => {
       superuserAt(ns, DB, pod(primary)),
       "select r.usename || ' ' || s.ssl from pg_stat_replication r join pg_stat_ssl s using (pid) order by 1",
     );
-    expect(rows.split("\n")).toEqual(["streaming_replica t"]);
+    expect(rows.split("\n")).toEqual(["streaming_replica true"]);
   });
 
   it("serves a renewed server certificate after a reload, with no restart", async () => {

@@ -47,3 +47,22 @@ describe("parameterValueProblem", () => {
     expect(problem(name, value) === undefined).toBe(accepted);
   });
 });
+
+describe("DateStyle", () => {
+  const dateStyle = (value: string) =>
+    parameterValueProblem(parameterEntry("16", "DateStyle")!.entry, value, "DateStyle");
+  it.each<[string, boolean]>([
+    ["ISO, MDY", true],
+    ["iso,dmy", true],
+    ["German", true],
+    ["SQL, European", true],
+    ["DMY, European", true],
+    ["default", true],
+    ["30s", false],
+    ["TRY", false],
+    ["ISO, SQL", false],
+    ["DMY, MDY", false],
+  ])("%j accepted: %p", (value, accepted) => {
+    expect(dateStyle(value) === undefined).toBe(accepted);
+  });
+});

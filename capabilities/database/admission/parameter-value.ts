@@ -75,8 +75,46 @@ function enumProblem(entry: ParameterEntry, value: string): string | undefined {
   return `"${value}" is not one of ${values.join(", ")}`;
 }
 
+const DATE_STYLES = ["iso", "sql", "postgres", "german"];
+/** Input orders by their synonyms. */
+const DATE_ORDERS: Record<string, string> = {
+  ymd: "ymd",
+  dmy: "dmy",
+  euro: "dmy",
+  european: "dmy",
+  mdy: "mdy",
+  us: "mdy",
+  noneuro: "mdy",
+  noneuropean: "mdy",
+};
+
+/**
+ * DateStyle (check_datestyle): a comma-separated list of an output style and an input order
+ * (or DEFAULT), at most one of each. A word it does not know stops the server at start.
+ */
+function dateStyleProblem(value: string): string | undefined {
+  const words = value.split(",").map(w => w.trim().toLowerCase());
+  const styles = words.filter(w => DATE_STYLES.includes(w));
+  const orders = words.filter(w => Object.hasOwn(DATE_ORDERS, w));
+  const unknown = words.filter(w => w !== "default" && !styles.includes(w) && !orders.includes(w));
+  if (unknown.length > 0)
+    return `"${value}": ${JSON.stringify(unknown[0])} is no DateStyle word; use ISO, SQL, Postgres or German, and DMY, MDY or YMD`;
+  if (new Set(styles).size > 1 || new Set(orders.map(o => DATE_ORDERS[o])).size > 1)
+    return `"${value}" names conflicting date styles or orders`;
+  return undefined;
+}
+
+/** String parameters whose value PostgreSQL checks, by lower-case name. */
+const STRING_CHECKS: Record<string, (value: string) => string | undefined> = {
+  datestyle: dateStyleProblem,
+};
+
 /** Why PostgreSQL would refuse `value` for a parameter described by `entry`, or undefined. */
-export function parameterValueProblem(entry: ParameterEntry, value: string): string | undefined {
+export function parameterValueProblem(
+  entry: ParameterEntry,
+  value: string,
+  name = "",
+): string | undefined {
   switch (entry.type) {
     case "bool":
       return parseBool(value) === undefined ? `"${value}" is not a boolean (on or off)` : undefined;
@@ -86,6 +124,6 @@ export function parameterValueProblem(entry: ParameterEntry, value: string): str
     case "enum":
       return enumProblem(entry, value);
     default:
-      return undefined;
+      return STRING_CHECKS[name.toLowerCase()]?.(value);
   }
 }

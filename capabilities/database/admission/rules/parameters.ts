@@ -152,7 +152,7 @@ export const parameterCatalogRule: Rule = {
         if (known.entry.context === "internal") {
           return [deny(field, "is read-only (fixed when PostgreSQL was built or initialised)")];
         }
-        const problem = parameterValueProblem(known.entry, value);
+        const problem = parameterValueProblem(known.entry, value, known.name);
         if (problem) return [deny(field, problem)];
         const guarantee = BREAKS_GUARANTEES[known.name];
         return guarantee?.refused(value) ? [deny(field, guarantee.why)] : [];
