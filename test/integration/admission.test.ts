@@ -213,7 +213,7 @@ describe("with the webhooks gone (operator not installed)", () => {
           recovery: { ...RECOVERY, source: { ...RECOVERY.source, repositoryPath: "/a/../b" } },
         },
       },
-      "must not climb out of its prefix",
+      "must not contain . or .. segments (climbing out of its prefix)",
     ],
     [
       "a recovery source with a store prefix (ignored otherwise)",
