@@ -97,9 +97,17 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   started = ctl;
   startInformers(cache, ctl.onChildEvent);
 
-  if (runtime.metricsPort > 0) {
-    serveMetrics(register, runtime.metricsPort)
-      .then(() => log.info({ port: runtime.metricsPort }, "Serving metrics on /metrics"))
+  if (runtime.metricsConfigError) {
+    log.error({ error: runtime.metricsConfigError }, "Metrics endpoint not started");
+  } else if (runtime.metricsPort > 0) {
+    const { metricsPort: port, metricsTls: tls, metricsTokenFile: tokenFile } = runtime;
+    serveMetrics(register, { port, ...(tls ? { tls } : {}), ...(tokenFile ? { tokenFile } : {}) })
+      .then(() =>
+        log.info(
+          { port, https: Boolean(tls), token: Boolean(tokenFile) },
+          "Serving metrics on /metrics",
+        ),
+      )
       .catch(err => log.error({ error: errorMessage(err) }, "Metrics endpoint failed to start"));
   }
 

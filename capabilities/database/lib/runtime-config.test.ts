@@ -31,12 +31,37 @@ describe("readRuntimeConfig", () => {
     ["PGKEEPER_METRICS_PORT", "70000", c => c.metricsPort, 9464],
     ["PGKEEPER_METRICS_PORT", "abc", c => c.metricsPort, 9464],
     ["PGKEEPER_PEPR_PORT", "3101", c => c.peprPort, 3101],
+    ["PGKEEPER_METRICS_TOKEN_FILE", "/t/token", c => c.metricsTokenFile, "/t/token"],
+    ["PGKEEPER_METRICS_TOKEN_FILE", " ", c => c.metricsTokenFile, undefined],
+    // One TLS file alone is refused, never served as plain HTTP.
+    ["PGKEEPER_METRICS_TLS_CERT_FILE", "/t/tls.crt", c => c.metricsTls, undefined],
+    [
+      "PGKEEPER_METRICS_TLS_CERT_FILE",
+      "/t/tls.crt",
+      c => c.metricsConfigError,
+      "PGKEEPER_METRICS_TLS_CERT_FILE and PGKEEPER_METRICS_TLS_KEY_FILE must be set together",
+    ],
+    [
+      "PGKEEPER_METRICS_TLS_KEY_FILE",
+      "/t/tls.key",
+      c => c.metricsConfigError,
+      "PGKEEPER_METRICS_TLS_CERT_FILE and PGKEEPER_METRICS_TLS_KEY_FILE must be set together",
+    ],
   ] as [string, string, (c: ReturnType<typeof readRuntimeConfig>) => unknown, unknown][])(
     "%s=%s",
     (name, value, pick, expected) => {
       expect(pick(readRuntimeConfig({ HOSTNAME: "h", [name]: value }))).toEqual(expected);
     },
   );
+
+  it("serves metrics over TLS with both files set", () => {
+    const cfg = readRuntimeConfig({
+      PGKEEPER_METRICS_TLS_CERT_FILE: "/t/tls.crt",
+      PGKEEPER_METRICS_TLS_KEY_FILE: "/t/tls.key",
+    });
+    expect(cfg.metricsTls).toEqual({ certFile: "/t/tls.crt", keyFile: "/t/tls.key" });
+    expect(cfg.metricsConfigError).toBeUndefined();
+  });
 
   it.each([
     [{ d: "6", r: "4", p: "1" }, [6000, 4000, 1000]],

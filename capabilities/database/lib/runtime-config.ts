@@ -24,6 +24,12 @@ export interface RuntimeConfig {
   leaderElection: LeaderElectionConfig;
   /** Port of our Prometheus endpoint (/metrics); 0 turns it off. */
   metricsPort: number;
+  /** Serve it over HTTPS with these PEM files (renewals are picked up without a restart). */
+  metricsTls?: { certFile: string; keyFile: string };
+  /** Scrapers must send the token this file holds as a bearer token. */
+  metricsTokenFile?: string;
+  /** Why the metrics settings cannot be honoured: the endpoint stays off rather than serve less. */
+  metricsConfigError?: string;
   /** Port of Pepr's own HTTPS server (webhooks, /healthz, Pepr's /metrics). */
   peprPort: number;
 }
@@ -77,6 +83,26 @@ function timings(
   };
 }
 
+type MetricsSecurity = Pick<
+  RuntimeConfig,
+  "metricsTls" | "metricsTokenFile" | "metricsConfigError"
+>;
+
+/** TLS needs both files; one alone is refused, never served as plain HTTP. */
+function metricsSecurity(env: Env): MetricsSecurity {
+  const certFile = env.PGKEEPER_METRICS_TLS_CERT_FILE?.trim();
+  const keyFile = env.PGKEEPER_METRICS_TLS_KEY_FILE?.trim();
+  const tokenFile = env.PGKEEPER_METRICS_TOKEN_FILE?.trim();
+  const security: MetricsSecurity = {
+    ...(certFile && keyFile ? { metricsTls: { certFile, keyFile } } : {}),
+    ...(tokenFile ? { metricsTokenFile: tokenFile } : {}),
+  };
+  if (Boolean(certFile) !== Boolean(keyFile))
+    security.metricsConfigError =
+      "PGKEEPER_METRICS_TLS_CERT_FILE and PGKEEPER_METRICS_TLS_KEY_FILE must be set together";
+  return security;
+}
+
 /** Reads the configuration from `env` (process.env by default). Pure given its arguments. */
 export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
   return {
@@ -91,6 +117,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
       ...timings(env),
     },
     metricsPort: port(env.PGKEEPER_METRICS_PORT, DEFAULT_METRICS_PORT),
+    ...metricsSecurity(env),
     peprPort: port(env.PGKEEPER_PEPR_PORT, DEFAULT_PEPR_PORT),
   };
 }

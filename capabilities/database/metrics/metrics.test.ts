@@ -1,8 +1,5 @@
-import { get } from "node:http";
-import { AddressInfo } from "node:net";
 import { Registry } from "prom-client";
 import { OperatorMetrics } from "./metrics";
-import { serveMetrics } from "./server";
 
 const setup = () => {
   const registry = new Registry();
@@ -121,31 +118,6 @@ describe("OperatorMetrics", () => {
     const text = await registry.metrics();
     expect(text).not.toContain('database="ledger"');
     expect(text).toContain('database="other"');
-  });
-});
-
-describe("serveMetrics", () => {
-  it("serves the registry on GET /metrics and 404 elsewhere", async () => {
-    const { registry, m } = setup();
-    m.observeReconcile("success", 0.01);
-    const server = await serveMetrics(registry, 0, "127.0.0.1");
-    const port = (server.address() as AddressInfo).port;
-    const fetchText = (path: string) =>
-      new Promise<{ code?: number; body: string }>((resolve, reject) =>
-        get({ host: "127.0.0.1", port, path }, res => {
-          let body = "";
-          res.on("data", c => (body += c));
-          res.on("end", () => resolve({ code: res.statusCode, body }));
-        }).on("error", reject),
-      );
-    try {
-      const ok = await fetchText("/metrics");
-      expect(ok.code).toBe(200);
-      expect(ok.body).toContain('pgkeeper_reconcile_duration_seconds_count{result="success"} 1');
-      expect((await fetchText("/other")).code).toBe(404);
-    } finally {
-      await new Promise(resolve => server.close(resolve));
-    }
   });
 });
 
