@@ -63,6 +63,8 @@ beforeAll(async () => {
   run("bash", ["hack/build.sh", "-i", IMAGE], 300_000);
   // pepr deploy waits for its Deployments without a timeout of its own: bound it here.
   run(join(env.repo, "node_modules", ".bin", "pepr"), ["deploy", "--yes", "-i", IMAGE], 300_000);
+  // What Pepr generates, tightened as the README's Operations section says to after a deploy.
+  run("bash", ["hack/harden-operator.sh"], 60_000);
   // The image default for Databases is per cluster: the local one uses the local image.
   for (const deployment of ["pepr-pgkeeper", "pepr-pgkeeper-watcher"]) {
     kubectlOk([
@@ -124,4 +126,40 @@ it("the in-cluster admission webhook denies an invalid Database", () => {
     name: "pepr-pgkeeper",
     namespace: "pepr-system",
   });
+});
+
+it("the operator's pods run with seccomp RuntimeDefault, no privilege escalation, no capabilities, non-root", () => {
+  interface Container {
+    name: string;
+    securityContext?: {
+      allowPrivilegeEscalation?: boolean;
+      capabilities?: { drop?: string[] };
+      runAsNonRoot?: boolean;
+    };
+    resources?: { limits?: { memory?: string } };
+  }
+  interface PodSpec {
+    securityContext?: { seccompProfile?: { type?: string }; runAsNonRoot?: boolean };
+    containers: Container[];
+  }
+  const pods = JSON.parse(kubectlOk(["get", "pods", "-n", "pepr-system", "-o", "json"])) as {
+    items: { metadata: { name: string; deletionTimestamp?: string }; spec: PodSpec }[];
+  };
+  const running = pods.items.filter(p => !p.metadata.deletionTimestamp);
+  expect(running.length).toBeGreaterThanOrEqual(3); // two admission pods and the watcher
+  for (const pod of running) {
+    expect([pod.metadata.name, pod.spec.securityContext?.seccompProfile?.type]).toEqual([
+      pod.metadata.name,
+      "RuntimeDefault",
+    ]);
+    for (const c of pod.spec.containers) {
+      expect(c.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ["ALL"] },
+        runAsNonRoot: true,
+      });
+    }
+  }
+  const watcher = running.find(p => p.metadata.name.startsWith("pepr-pgkeeper-watcher-"));
+  expect(watcher?.spec.containers[0].resources?.limits?.memory).toBe("768Mi");
 });
