@@ -28,6 +28,7 @@ const LIMITS: AdmissionLimits = {
   maxNodes: 100_000,
   maxDrainBytes: 16 * 1024 * 1024,
   lingerMs: 5000,
+  keepAliveMs: 120_000,
 };
 
 interface Reply {

@@ -20,7 +20,9 @@ export function withAdmissionGuard(
     // Pepr 1.1.4 passes (TLS options, Express app); anything else means it changed under us.
     if (typeof listener !== "function")
       throw new Error("Pepr created its server without a listener");
-    return original(options, guardAdmission(listener, limits, log));
+    const server = original(options, guardAdmission(listener, limits, log));
+    server.keepAliveTimeout = limits.keepAliveMs;
+    return server;
   };
   https.createServer = guarded as typeof https.createServer;
   try {
