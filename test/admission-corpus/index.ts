@@ -3,6 +3,7 @@ import { BACKUP } from "./invalid-backup";
 import { BASICS } from "./invalid-basics";
 import { BOOTSTRAP } from "./invalid-bootstrap";
 import { FOUND_BY_FUZZ } from "./invalid-found-by-fuzz";
+import { NETWORK } from "./invalid-network";
 import { POSTGRESQL } from "./invalid-postgresql";
 import { QUANTITIES } from "./invalid-quantities";
 import { SCHEDULING } from "./invalid-scheduling";
@@ -19,6 +20,7 @@ export const INVALID: readonly InvalidCase[] = [
   ...BOOTSTRAP,
   ...UPDATES,
   ...FOUND_BY_FUZZ,
+  ...NETWORK,
 ];
 
 export { VALID };

@@ -1,5 +1,5 @@
 /** Specs that must be admitted: realistic production Databases, every supported version. */
-import { recovery, SECRET, spec, Spec, STORE, ValidCase } from "./types";
+import { BASE, recovery, SECRET, spec, Spec, STORE, ValidCase } from "./types";
 
 const DIGEST = "sha256:" + "c".repeat(64);
 
@@ -241,4 +241,23 @@ export const VALID: ValidCase[] = [
       },
     },
   },
+  { id: "network-off", spec: { ...BASE, networkPolicy: { enabled: false } } },
+  {
+    id: "network-clients",
+    spec: {
+      ...BASE,
+      networkPolicy: {
+        enabled: true,
+        clients: [
+          {
+            namespaceSelector: { matchLabels: { team: "a" } },
+            podSelector: { matchLabels: { app: "api" } },
+          },
+          { ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } },
+          { ipBlock: { cidr: "fd00::/8" } },
+        ],
+      },
+    },
+  },
+  { id: "network-no-clients", spec: { ...BASE, networkPolicy: { clients: [] } } },
 ];

@@ -292,6 +292,7 @@ describe("crashes", () => {
       "service",
       "statefulset",
       "poddisruptionbudget",
+      "networkpolicy",
       "persistentvolumeclaim",
     ].flatMap(kind =>
       list(kind, ns, "pgkeeper.dev/database=crash").map(
@@ -307,6 +308,7 @@ describe("crashes", () => {
       [
         "configmap/crash-config:db",
         "configmap/crash-topology:db",
+        "networkpolicy/crash:db",
         "poddisruptionbudget/crash-primary:db",
         "poddisruptionbudget/crash-replicas:db",
         "secret/crash-app:db",

@@ -16,6 +16,7 @@ import { normalize } from "./normalize";
 import { judgePostgresql } from "./postgresql";
 import { compare, parseQuantity } from "./quantity";
 import { judgeScheduling } from "./scheduling";
+import { judgeNetworkPolicy } from "./network";
 
 function judgeName(j: Judge, metadata: unknown): void {
   const f = "metadata.name";
@@ -35,6 +36,7 @@ function judgeSpec(j: Judge, spec: unknown, cluster: ClusterView | undefined): v
   judgePostgresql(j, spec.postgresql, version, spec.instances);
   judgeBackup(j, spec.backup);
   judgeBootstrap(j, spec.bootstrap, version, cluster);
+  judgeNetworkPolicy(j, spec.networkPolicy);
 }
 
 export interface JudgeOptions {

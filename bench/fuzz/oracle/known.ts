@@ -49,6 +49,10 @@ const store = object({
 });
 
 const compute = leaves("cpu", "memory");
+const labelSelectorShape = object({
+  matchLabels: map,
+  matchExpressions: { kind: "list", items: leaves("key", "operator", "values") },
+});
 
 export const SPEC: Shape = object({
   version: leaf,
@@ -80,6 +84,17 @@ export const SPEC: Shape = object({
       backupSet: leaf,
       target: leaves("time", "lsn", "xid", "name", "immediate"),
     }),
+  }),
+  networkPolicy: object({
+    enabled: leaf,
+    clients: {
+      kind: "list",
+      items: object({
+        podSelector: labelSelectorShape,
+        namespaceSelector: labelSelectorShape,
+        ipBlock: leaves("cidr", "except"),
+      }),
+    },
   }),
   paused: leaf,
 });

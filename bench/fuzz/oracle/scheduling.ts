@@ -93,7 +93,7 @@ function weight(j: Judge, w: unknown, f: string): void {
   if ((w as number) < 1 || (w as number) > 100) j.bad(f, "must be 1..100", "k8s");
 }
 
-function labelSelector(j: Judge, s: unknown, f: string): void {
+export function labelSelector(j: Judge, s: unknown, f: string): void {
   if (s === undefined) return;
   if (!isRecord(s)) return j.bad(f, "not an object", "crd");
   if (s.matchLabels !== undefined) {

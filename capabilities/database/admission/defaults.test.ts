@@ -18,6 +18,7 @@ const MINIMAL_PATCH = {
   readOnly: { maxLag: "64Mi" },
   tls: { allowPlaintext: false },
   enableSuperuserAccess: false,
+  networkPolicy: { enabled: true, clients: [{ podSelector: {} }] },
   paused: false,
 };
 
@@ -46,6 +47,7 @@ describe("defaultsPatch", () => {
         readOnly: { maxLag: "64Mi" },
         tls: { allowPlaintext: false },
         enableSuperuserAccess: false,
+        networkPolicy: MINIMAL_PATCH.networkPolicy,
       },
     ],
     [
@@ -71,6 +73,7 @@ describe("defaultsPatch", () => {
         failover: { enabled: false, delaySeconds: 0, promoteAfterFenceTimeout: false },
         tls: { allowPlaintext: false },
         enableSuperuserAccess: false,
+        networkPolicy: { enabled: false },
       },
       {
         image: MINIMAL_PATCH.image,
@@ -95,6 +98,27 @@ describe("defaultsPatch", () => {
     ],
   ])("%s", (_title, spec, expected) => {
     expect(defaultsPatch(spec, config)).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ["on create: on, the namespace's pods as clients", minimal, MINIMAL_PATCH.networkPolicy],
+    [
+      "on create with clients named: on, those clients",
+      { ...minimal, networkPolicy: { clients: [] } },
+      { enabled: true },
+    ],
+    [
+      "on create, turned off: stays off",
+      { ...minimal, networkPolicy: { enabled: false } },
+      undefined,
+    ],
+  ])("networkPolicy %s", (_title, spec, expected) => {
+    expect(defaultsPatch(spec, config)?.networkPolicy).toEqual(expected);
+  });
+
+  it("networkPolicy on update: a Database from before the field stays without one", () => {
+    const stored = { ...minimal, ...MINIMAL_PATCH, networkPolicy: undefined };
+    expect(defaultsPatch(stored, config, stored)).toBeUndefined();
   });
 
   it.each([undefined, null, "spec", 5, [], {}])("never throws, no patch for %p", spec => {

@@ -61,6 +61,16 @@ function imageFor(spec: DatabaseSpec, oldSpec: unknown, config: OperatorConfig):
 }
 
 /**
+ * A new Database keeps a NetworkPolicy unless its spec says `enabled: false`. Only at creation:
+ * a Database created before the field stays as it is (no policy) until its owner opts in, since
+ * a policy where the network plugin enforces it would cut off clients from other namespaces.
+ */
+const networkPolicyOnCreate = (spec: DatabaseSpec): DatabaseSpec =>
+  spec.networkPolicy?.enabled === undefined
+    ? { ...spec, networkPolicy: { ...spec.networkPolicy, enabled: true } }
+    : spec;
+
+/**
  * The object to merge into `spec` so every defaultable field is filled, or undefined when
  * nothing is missing. Never throws: a malformed spec (or an unsupported version, whose image
  * cannot be chosen) gets no patch, and validation reports what is wrong.
@@ -75,7 +85,10 @@ export function defaultsPatch(
     const typed = spec as DatabaseSpec;
     if (!(SUPPORTED_VERSIONS as readonly string[]).includes(typed.version)) return undefined;
     const image = imageFor(typed, oldSpec, config);
-    const resolved = withDefaults(typed, () => image) as unknown as Record<string, unknown>;
+    const resolved = withDefaults(
+      oldSpec === undefined ? networkPolicyOnCreate(typed) : typed,
+      () => image,
+    ) as unknown as Record<string, unknown>;
     const patch = absentPart(typed as Record<string, unknown>, resolved);
     return Object.keys(patch).length === 0 ? undefined : (patch as SpecPatch);
   } catch {

@@ -906,6 +906,48 @@ const CASES: Case[] = [
     ],
   ],
   [
+    "network clients: selectors, an IPv6 block with an except inside it",
+    db({
+      networkPolicy: {
+        enabled: true,
+        clients: [
+          { namespaceSelector: { matchLabels: { team: "a" } }, podSelector: {} },
+          { ipBlock: { cidr: "fd00::/8", except: ["fd00:1::/32"] } },
+          { ipBlock: { cidr: "10.0.0.0/8" } },
+        ],
+      },
+    }),
+    undefined,
+    [],
+  ],
+  [
+    "network clients: a peer with nothing, one with both, a bad CIDR, an except outside",
+    db({
+      networkPolicy: {
+        enabled: true,
+        clients: [
+          {},
+          { ipBlock: { cidr: "10.0.0.0/8" }, podSelector: {} },
+          { ipBlock: { cidr: "10.0.0.0/33" } },
+          {
+            ipBlock: { cidr: "10.0.0.0/8", except: ["11.0.0.0/16", "10.0.0.0/8", "010.1.0.0/16"] },
+          },
+          { podSelector: { matchExpressions: [{ key: "app", operator: "Is" }] } },
+        ],
+      },
+    }),
+    undefined,
+    [
+      "spec.networkPolicy.clients[0]: a client needs podSelector, namespaceSelector or ipBlock",
+      "spec.networkPolicy.clients[1]: a client is either an ipBlock or selectors, not both",
+      'spec.networkPolicy.clients[2].ipBlock.cidr: "10.0.0.0/33" is not a CIDR',
+      'spec.networkPolicy.clients[3].ipBlock.except[0]: "11.0.0.0/16" must be a CIDR strictly inside 10.0.0.0/8',
+      'spec.networkPolicy.clients[3].ipBlock.except[1]: "10.0.0.0/8" must be a CIDR strictly inside',
+      'spec.networkPolicy.clients[3].ipBlock.except[2]: "010.1.0.0/16" must be a CIDR strictly inside',
+      'spec.networkPolicy.clients[4].podSelector.matchExpressions[0].operator: "Is" is not allowed',
+    ],
+  ],
+  [
     "a schedule no date matches (February 30th)",
     db(stored({ schedule: "0 3 30 2 *" })),
     undefined,

@@ -371,6 +371,55 @@ const recovery = object(
   { required: ["source"] },
 );
 
+/** core/v1's LabelSelector, as the apiserver publishes it inside a pod affinity term. */
+const LABEL_SELECTOR =
+  CORE_V1.Affinity.properties.podAffinity.properties.requiredDuringSchedulingIgnoredDuringExecution
+    .items.properties.labelSelector;
+
+export const MAX_NETWORK_CLIENTS = 32;
+
+/** A networking/v1 NetworkPolicyPeer: who may connect (ADR 0018). */
+const networkPeer = object(
+  {
+    podSelector: coreType<Record<string, unknown>>(
+      LABEL_SELECTOR,
+      "Pods (in this namespace, or in those namespaceSelector picks) allowed to connect; {} is every pod.",
+    ),
+    namespaceSelector: coreType<Record<string, unknown>>(
+      LABEL_SELECTOR,
+      "Namespaces whose pods are allowed to connect; {} is every namespace.",
+    ),
+    ipBlock: object(
+      {
+        cidr: string("Addresses allowed to connect, as a CIDR (10.0.0.0/8, fd00::/8).", {
+          minLength: 1,
+          maxLength: 64,
+        }),
+        except: array(
+          string("A CIDR inside cidr.", { maxLength: 64 }),
+          "Ranges of cidr not allowed.",
+          { maxItems: 32 },
+        ),
+      },
+      "Addresses outside the cluster's pods (a pod's address is not stable: use selectors).",
+      { required: ["cidr"] },
+    ),
+  },
+  "Clients allowed in, as a NetworkPolicy peer: podSelector and/or namespaceSelector, or ipBlock.",
+  {
+    "x-kubernetes-validations": [
+      {
+        rule: "has(self.podSelector) || has(self.namespaceSelector) || has(self.ipBlock)",
+        message: "a client needs podSelector, namespaceSelector or ipBlock",
+      },
+      {
+        rule: "!has(self.ipBlock) || !(has(self.podSelector) || has(self.namespaceSelector))",
+        message: "a client is either an ipBlock or selectors, not both",
+      },
+    ],
+  },
+);
+
 export const databaseSpecSchema = object(
   {
     version: stringEnum(
@@ -641,6 +690,19 @@ export const databaseSpecSchema = object(
     ),
     enableSuperuserAccess: boolean(
       "Let the superuser (postgres) log in over the network with its password (over TLS). Default false: the superuser logs in over the network only with pgkeeper's own client certificate and password, for the operator; its password in <name>-superuser stays for break-glass use through the pod's local socket.",
+    ),
+    networkPolicy: object(
+      {
+        enabled: boolean(
+          "Keep a NetworkPolicy <name> that lets in only this Database's instances and backup Jobs, pgkeeper's operator namespace, and spec.networkPolicy.clients. Set true on new Databases; false (or unset, as on Databases created before this field) removes it.",
+        ),
+        clients: array(
+          networkPeer,
+          "Who may connect to PostgreSQL (port 5432). Default: every pod in this namespace. [] lets in only the instances, backup Jobs and the operator.",
+          { maxItems: MAX_NETWORK_CLIENTS },
+        ),
+      },
+      "Ingress to the instance pods (ADR 0018). Enforced only where the cluster's network plugin enforces NetworkPolicy.",
     ),
     paused: boolean("Stop reconciling this Database (status says so). Nothing is deleted."),
   },

@@ -11,6 +11,8 @@ const DEFAULT_FAILOVER_DELAY_SECONDS = 0;
 const DEFAULT_BACKUP_RETENTION = 7;
 /** A replica further behind than this leaves `<db>-ro`. */
 const DEFAULT_MAX_READ_LAG = "64Mi";
+/** Who may connect when spec.networkPolicy names no clients: every pod of the namespace. */
+export const DEFAULT_NETWORK_CLIENTS: Record<string, unknown>[] = [{ podSelector: {} }];
 
 /** A store with its defaults; a recovery source's has no `path` (its repositoryPath is whole). */
 export interface ResolvedStoreAccess {
@@ -78,6 +80,8 @@ export interface ResolvedSpec {
   /** Secure unless said otherwise: plaintext refused, superuser network logins by certificate. */
   tls: { allowPlaintext: boolean; serverSecretName?: string };
   enableSuperuserAccess: boolean;
+  /** Present when the Database keeps a NetworkPolicy; absent (off) when unset or false. */
+  networkPolicy?: { enabled: true; clients: Record<string, unknown>[] };
   paused: boolean;
 }
 
@@ -89,7 +93,7 @@ export function withDefaults(
   spec: DatabaseSpec,
   defaultImage: (version: string) => string,
 ): ResolvedSpec {
-  const { backup, bootstrap, ...rest } = spec;
+  const { backup, bootstrap, networkPolicy, ...rest } = spec;
   return {
     ...rest,
     image: spec.image ?? defaultImage(spec.version),
@@ -105,9 +109,23 @@ export function withDefaults(
     ...(backup ? { backup: backupDefaults(backup) } : {}),
     ...(bootstrap ? { bootstrap: bootstrapDefaults(bootstrap) } : {}),
     ...securityDefaults(spec),
+    ...networkPolicyDefaults(networkPolicy),
     paused: spec.paused ?? false,
   };
 }
+
+/** On only when the spec says so (Mutate says so for every new Database, ADR 0018). */
+const networkPolicyDefaults = (
+  networkPolicy: DatabaseSpec["networkPolicy"],
+): Pick<ResolvedSpec, "networkPolicy"> =>
+  networkPolicy?.enabled === true
+    ? {
+        networkPolicy: {
+          enabled: true,
+          clients: networkPolicy.clients ?? structuredClone(DEFAULT_NETWORK_CLIENTS),
+        },
+      }
+    : {};
 
 /** Secure unless the spec says otherwise (ADR 0017). */
 const securityDefaults = (

@@ -13,6 +13,7 @@ export const CHILD_KINDS = [
   { apiVersion: "v1", kind: "PersistentVolumeClaim" },
   { apiVersion: "apps/v1", kind: "StatefulSet" },
   { apiVersion: "policy/v1", kind: "PodDisruptionBudget" },
+  { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy" },
   { apiVersion: "batch/v1", kind: "CronJob" },
   { apiVersion: "batch/v1", kind: "Job" },
 ] as const;

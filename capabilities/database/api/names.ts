@@ -46,6 +46,8 @@ export const childNames = (db: string) =>
     headlessService: `${db}-hl`,
     pdbPrimary: `${db}-primary`,
     pdbReplicas: `${db}-replicas`,
+    /** Ingress to the instances (spec.networkPolicy): the Database's own name, in its own kind. */
+    networkPolicy: db,
     /** Made by earlier versions (backup.volume, removed): only ever deleted. */
     legacyBackupCronJob: `${db}-backup`,
   }) as const;

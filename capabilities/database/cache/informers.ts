@@ -25,6 +25,7 @@ const MODELS: Record<ChildKind, GenericClass> = {
   PersistentVolumeClaim: kind.PersistentVolumeClaim,
   StatefulSet: kind.StatefulSet,
   PodDisruptionBudget: kind.PodDisruptionBudget,
+  NetworkPolicy: kind.NetworkPolicy,
   CronJob: kind.CronJob,
   Job: kind.Job,
 };

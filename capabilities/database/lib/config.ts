@@ -23,6 +23,8 @@ export interface OperatorConfig {
    * still accepts new connections (a reused session cannot tell). ADR 0016.
    */
   probeAcceptCheckMs: number;
+  /** Where the operator's pods run: each Database's NetworkPolicy lets this namespace in. */
+  operatorNamespace: string;
 }
 
 export const DEFAULT_CONFIG: OperatorConfig = {
@@ -35,6 +37,7 @@ export const DEFAULT_CONFIG: OperatorConfig = {
   probeTimeoutMs: 1500,
   probeFailureThreshold: 3,
   probeAcceptCheckMs: 5000,
+  operatorNamespace: "pepr-system",
 };
 
 const positiveInt = (raw: string | undefined, fallback: number): number => {
@@ -44,7 +47,7 @@ const positiveInt = (raw: string | undefined, fallback: number): number => {
 };
 
 /** Reads the configuration from `env` (process.env by default). Pure given its argument. */
-function readConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
+export function readConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
   return {
     postgresImage: env.PGKEEPER_POSTGRES_IMAGE?.trim() || DEFAULT_CONFIG.postgresImage,
     maxConcurrentReconciles: positiveInt(
@@ -64,6 +67,10 @@ function readConfig(env: Record<string, string | undefined> = process.env): Oper
       env.PGKEEPER_PROBE_ACCEPT_CHECK_MS,
       DEFAULT_CONFIG.probeAcceptCheckMs,
     ),
+    operatorNamespace:
+      env.PGKEEPER_OPERATOR_NAMESPACE?.trim() ||
+      env.POD_NAMESPACE?.trim() ||
+      DEFAULT_CONFIG.operatorNamespace,
   };
 }
 

@@ -353,7 +353,13 @@ async function convergeChildren(
     ? await ensureBackupTls(deps.cluster, db, serverDnsNames(input), deps.now())
     : undefined;
   const tls = await ensureTls(deps.cluster, db, postgresDnsNames(input), deps.now());
-  for (const child of desiredChildren(input, passwords, { tls, backupTls })) {
+  const children = desiredChildren(
+    input,
+    passwords,
+    { tls, backupTls },
+    deps.config.operatorNamespace,
+  );
+  for (const child of children) {
     results.push(await convergeChild(deps.cluster, db, withAppliedHash(child)));
   }
   for (const ref of obsoleteChildren(input)) {

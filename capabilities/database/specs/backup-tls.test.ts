@@ -43,9 +43,12 @@ describe("the backup TLS Secret and the pgbackrest sidecar", () => {
     ["archiving", archiving, true],
     ["not archiving", plain, false],
   ])("%s: Secret, sidecar and server configuration present = %p", (_t, i, present) => {
-    const kinds = desiredChildren(i, PASSWORDS, { tls: fixtureTls(), backupTls: TLS }).map(
-      c => `${c.kind}/${c.metadata.name}`,
-    );
+    const kinds = desiredChildren(
+      i,
+      PASSWORDS,
+      { tls: fixtureTls(), backupTls: TLS },
+      "pepr-system",
+    ).map(c => `${c.kind}/${c.metadata.name}`);
     expect(kinds.includes("Secret/orders-backup-tls")).toBe(present);
     expect(obsoleteChildren(i).some(r => r.name === "orders-backup-tls")).toBe(!present);
     expect(containers(i).map(c => c.name)).toEqual(

@@ -21,6 +21,7 @@ const NAME_LIMIT: Record<string, number> = {
   Service: 63,
   StatefulSet: 63,
   PodDisruptionBudget: 253,
+  NetworkPolicy: 253,
 };
 
 const spec = {
@@ -29,6 +30,7 @@ const spec = {
     objectStore: { endpoint: "s3.example", bucket: "pg", credentials: { secretName: "s3" } },
     schedule: "0 3 * * *",
   },
+  networkPolicy: { enabled: true },
 };
 
 function withName(): ReturnType<typeof input> {
@@ -38,7 +40,7 @@ function withName(): ReturnType<typeof input> {
 }
 
 const children = () =>
-  desiredChildren(withName(), { superuser: "s", app: "a" }, { tls: fixtureTls() });
+  desiredChildren(withName(), { superuser: "s", app: "a" }, { tls: fixtureTls() }, "pepr-system");
 
 /** Every label value on an object and, for a StatefulSet, on its pod template. */
 function labelValues(o: { metadata: { labels?: Record<string, string> }; spec?: unknown }) {

@@ -8,7 +8,7 @@ const passwords = { superuser: "su-pw", app: "app-pw" };
 const store = { endpoint: "s3.internal", bucket: "pg", credentials: { secretName: "s3" } };
 const backup: DatabaseSpec["backup"] = { schedule: "@daily", objectStore: store };
 const names = (spec: Partial<DatabaseSpec>) =>
-  desiredChildren(input(spec), passwords, { tls: fixtureTls() }).map(
+  desiredChildren(input(spec), passwords, { tls: fixtureTls() }, "pepr-system").map(
     o => `${o.kind}/${o.metadata.name}`,
   );
 
@@ -48,11 +48,33 @@ describe("desiredChildren", () => {
         `PodDisruptionBudget/${DB_NAME}-replicas`,
       ],
     ],
+    [
+      "a NetworkPolicy: after the Services, before the pods",
+      { networkPolicy: { enabled: true } },
+      [
+        `Secret/${DB_NAME}-ca`,
+        `Secret/${DB_NAME}-tls`,
+        `Secret/${DB_NAME}-superuser`,
+        `Secret/${DB_NAME}-app`,
+        `ConfigMap/${DB_NAME}-config`,
+        `ConfigMap/${DB_NAME}-topology`,
+        `Service/${DB_NAME}-rw`,
+        `Service/${DB_NAME}-ro`,
+        `Service/${DB_NAME}-hl`,
+        `NetworkPolicy/${DB_NAME}`,
+        `StatefulSet/${DB_NAME}`,
+      ],
+    ],
   ])("%s, in apply order", (_, spec, expected) => {
     expect(names(spec)).toEqual(expected);
   });
 
-  const all = desiredChildren(input({ instances: 3, backup }), passwords, { tls: fixtureTls() });
+  const all = desiredChildren(
+    input({ instances: 3, backup, networkPolicy: { enabled: true } }),
+    passwords,
+    { tls: fixtureTls() },
+    "pepr-system",
+  );
 
   it.each(all.map(o => [`${o.kind}/${o.metadata.name}`, o] as const))(
     "%s: namespace, labels, owner, apiVersion and kind",
@@ -87,7 +109,12 @@ describe("desiredChildren", () => {
 
   it("is pure: the same input gives equal objects", () => {
     expect(
-      desiredChildren(input({ instances: 3, backup }), passwords, { tls: fixtureTls() }),
+      desiredChildren(
+        input({ instances: 3, backup, networkPolicy: { enabled: true } }),
+        passwords,
+        { tls: fixtureTls() },
+        "pepr-system",
+      ),
     ).toEqual(all);
   });
 });
@@ -105,15 +132,27 @@ describe("obsoleteChildren", () => {
   };
   const cron = { apiVersion: "batch/v1", kind: "CronJob", name: `${DB_NAME}-backup` };
   const tls = { apiVersion: "v1", kind: "Secret", name: `${DB_NAME}-backup-tls` };
+  const policy = { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", name: DB_NAME };
+  const guarded = { networkPolicy: { enabled: true } };
   it.each<[string, Partial<DatabaseSpec>, object[]]>([
-    ["1 instance, no backup", {}, [pdbPrimary, pdbReplicas, cron, tls]],
-    ["2 instances", { instances: 2 }, [pdbReplicas, cron, tls]],
-    ["3 instances", { instances: 3 }, [cron, tls]],
-    ["3 instances with a schedule: an earlier version's CronJob", { instances: 3, backup }, [cron]],
+    ["1 instance, no backup", {}, [pdbPrimary, pdbReplicas, cron, tls, policy]],
+    ["2 instances", { instances: 2 }, [pdbReplicas, cron, tls, policy]],
+    ["3 instances", { instances: 3 }, [cron, tls, policy]],
+    [
+      "3 instances with a schedule: an earlier version's CronJob",
+      { instances: 3, backup },
+      [cron, policy],
+    ],
     [
       "an earlier version's backup volume: its CronJob, never its claim",
       { instances: 3, backup: { schedule: "@daily", volume: { size: "5Gi" } } },
-      [cron, tls],
+      [cron, tls, policy],
+    ],
+    ["a NetworkPolicy wanted: not obsolete", { instances: 3, ...guarded }, [cron, tls]],
+    [
+      "a NetworkPolicy turned off: obsolete",
+      { networkPolicy: { enabled: false } },
+      [pdbPrimary, pdbReplicas, cron, tls, policy],
     ],
   ])("%s", (_, spec, expected) => {
     expect(obsoleteChildren(input(spec))).toEqual(expected);

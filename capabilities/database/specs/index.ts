@@ -6,6 +6,7 @@
  */
 import type {
   V1ConfigMap,
+  V1NetworkPolicy,
   V1PodDisruptionBudget,
   V1Secret,
   V1Service,
@@ -15,6 +16,7 @@ import type { ChildKind } from "../api/kinds";
 import { BackupTls, buildBackupTlsSecret } from "./backup-tls";
 import { buildConfigMap, configHash } from "./configmap";
 import { BuildInput, Child, namesOf } from "./meta";
+import { buildNetworkPolicy } from "./network-policy";
 import { buildPodDisruptionBudgets } from "./pdb";
 import { buildAppSecret, buildSuperuserSecret } from "./secrets";
 import { buildServices } from "./services";
@@ -27,6 +29,7 @@ export type { BackupTls } from "./backup-tls";
 export { buildConfigMap, configHash } from "./configmap";
 export { ownerReference } from "./meta";
 export type { BuildInput, Child, ChildMeta } from "./meta";
+export { buildNetworkPolicy } from "./network-policy";
 export { buildPodDisruptionBudgets } from "./pdb";
 export { buildAppSecret, buildSuperuserSecret } from "./secrets";
 export { buildServices } from "./services";
@@ -47,7 +50,8 @@ export type ChildObject =
   | Child<V1ConfigMap>
   | Child<V1Service>
   | Child<V1StatefulSet>
-  | Child<V1PodDisruptionBudget>;
+  | Child<V1PodDisruptionBudget>
+  | Child<V1NetworkPolicy>;
 
 /** A child by kind and name (the namespace is the Database's). */
 export interface ChildRef {
@@ -68,14 +72,20 @@ export interface KeyMaterial {
   backupTls?: BackupTls;
 }
 
-/** Every object that must exist for this Database, in apply order. Pure. */
+/**
+ * Every object that must exist for this Database, in apply order. Pure. `operatorNamespace` is
+ * where the operator runs, which the NetworkPolicy lets in.
+ */
 export function desiredChildren(
   input: BuildInput,
   passwords: Passwords,
   keys: KeyMaterial,
+  operatorNamespace: string,
 ): ChildObject[] {
   const configMap = buildConfigMap(input);
   const backupTlsSecret = buildBackupTlsSecret(input, keys.backupTls);
+  // Before the pods: where the plugin enforces it, an instance is never reachable unguarded.
+  const networkPolicy = buildNetworkPolicy(input, operatorNamespace);
   return [
     buildCaSecret(input, keys.tls),
     buildTlsSecret(input, keys.tls),
@@ -85,6 +95,7 @@ export function desiredChildren(
     configMap,
     buildTopologyConfigMap(input),
     ...buildServices(input),
+    ...(networkPolicy ? [networkPolicy] : []),
     buildStatefulSet(input, configHash(configMap)),
     ...buildPodDisruptionBudgets(input),
   ];
@@ -93,7 +104,7 @@ export function desiredChildren(
 /**
  * Children that must NOT exist for this spec, so the reconciler deletes them if present (after
  * checking they are ours): the budgets after scaling down, the backup TLS Secret without
- * an object store, the backup CronJob of earlier versions (backup.volume, removed). Derived from
+ * an object store, the NetworkPolicy once spec.networkPolicy is off, the backup CronJob of earlier versions (backup.volume, removed). Derived from
  * the builders, so the two cannot disagree. The claim `<db>-backups` of earlier versions is never
  * listed: its backups are deleted only with the Database.
  */
@@ -104,11 +115,15 @@ export function obsoleteChildren(input: BuildInput): ChildRef[] {
     { apiVersion: "policy/v1", kind: "PodDisruptionBudget", name: names.pdbReplicas },
     { apiVersion: "batch/v1", kind: "CronJob", name: names.legacyBackupCronJob },
     { apiVersion: "v1", kind: "Secret", name: names.backupTlsSecret },
+    { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", name: names.networkPolicy },
   ];
   const present = [
     ...buildPodDisruptionBudgets(input),
     input.spec.backup?.objectStore
       ? { kind: "Secret", metadata: { name: names.backupTlsSecret } }
+      : undefined,
+    input.spec.networkPolicy
+      ? { kind: "NetworkPolicy", metadata: { name: names.networkPolicy } }
       : undefined,
   ].flatMap(o => (o ? [`${o.kind}/${o.metadata.name}`] : []));
   return optional.filter(c => !present.includes(`${c.kind}/${c.name}`));

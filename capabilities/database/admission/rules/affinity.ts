@@ -59,7 +59,7 @@ const nodeTermDenials = (term: Record<string, unknown>, field: string): Denial[]
     ),
   );
 
-function labelSelectorDenials(selector: unknown, field: string): Denial[] {
+export function labelSelectorDenials(selector: unknown, field: string): Denial[] {
   if (!isRecord(selector)) return [];
   const labels = isRecord(selector.matchLabels) ? selector.matchLabels : {};
   const badLabels = Object.entries(labels)

@@ -27,6 +27,7 @@ import {
 import { readOnlyMaxLagRule } from "./read-only";
 import { antiAffinityRule, nodeSelectorRule, tolerationsRule } from "./scheduling";
 import { affinityRule } from "./affinity";
+import { networkClientsRule } from "./network-policy";
 import { objectStoreRule } from "./object-store";
 import {
   storageClassImmutableRule,
@@ -71,6 +72,7 @@ export const RULES: readonly Rule[] = [
   nodeSelectorRule,
   tolerationsRule,
   affinityRule,
+  networkClientsRule,
 ];
 
 export type { CheckedDatabase, Denial, Rule, RuleContext } from "./types";
