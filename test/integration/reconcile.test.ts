@@ -16,6 +16,8 @@ const CHILDREN: [string, string][] = [
   ["service", "-ro"],
   ["service", "-hl"],
   ["statefulset", ""],
+  // Every Database created through the webhook gets one (ADR 0018).
+  ["networkpolicy", ""],
 ];
 
 const operator = new Operator("reconcile");
@@ -134,6 +136,107 @@ describe("children", () => {
       Number(dbVersion),
     ); // only our annotations
   }, 150_000);
+
+  it("keeps a NetworkPolicy while spec.networkPolicy is on, and deletes it once it is off", async () => {
+    create(database(ns, "fenced"));
+    await converged("fenced");
+    const spec = get("database", ns, "fenced")?.spec as { networkPolicy?: object };
+    expect(spec.networkPolicy).toEqual({ enabled: true, clients: [{ podSelector: {} }] });
+    const policy = get("networkpolicy", ns, "fenced");
+    expect(policy?.spec).toMatchObject({
+      podSelector: { matchLabels: { "pgkeeper.dev/database": "fenced" } },
+      policyTypes: ["Ingress"],
+    });
+    kubectlOk([
+      "patch",
+      "database",
+      "fenced",
+      "-n",
+      ns,
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify({ spec: { networkPolicy: { enabled: false } } }),
+    ]);
+    await waitFor("the NetworkPolicy to be deleted", () => !get("networkpolicy", ns, "fenced"), {
+      timeoutMs: 60_000,
+    });
+    await converged("fenced");
+  }, 120_000);
+
+  it("deletes the backup TLS Secret once the object store is gone from the spec", async () => {
+    const objectStore = {
+      endpoint: "s3.example",
+      bucket: "pgbackups",
+      credentials: { secretName: "s3" },
+    };
+    create(database(ns, "unstored", { backup: { objectStore } }));
+    await waitFor("the backup TLS Secret", () => get("secret", ns, "unstored-backup-tls"), {
+      timeoutMs: 60_000,
+    });
+    kubectlOk([
+      "patch",
+      "database",
+      "unstored",
+      "-n",
+      ns,
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify({ spec: { backup: null } }),
+    ]);
+    await waitFor(
+      "the backup TLS Secret to be deleted",
+      () => !get("secret", ns, "unstored-backup-tls"),
+      { timeoutMs: 60_000 },
+    );
+  }, 120_000);
+
+  it("deletes the backup CronJob an earlier version made, once it sees it", async () => {
+    create(database(ns, "legacy-cron"));
+    const db = await converged("legacy-cron");
+    create({
+      apiVersion: "batch/v1",
+      kind: "CronJob",
+      metadata: {
+        name: "legacy-cron-backup",
+        namespace: ns,
+        labels: {
+          "pgkeeper.dev/database": "legacy-cron",
+          "app.kubernetes.io/managed-by": "pgkeeper",
+        },
+        ownerReferences: [
+          {
+            apiVersion: "pgkeeper.dev/v1alpha1",
+            kind: "Database",
+            name: "legacy-cron",
+            uid: db.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
+      spec: {
+        schedule: "0 3 * * *",
+        jobTemplate: {
+          spec: {
+            template: {
+              spec: {
+                restartPolicy: "Never",
+                containers: [{ name: "backup", image: "busybox:1", command: ["true"] }],
+              },
+            },
+          },
+        },
+      },
+    });
+    // A reconcile to see it: any change to the Database wakes one.
+    kubectlOk(["annotate", "database", "legacy-cron", "-n", ns, "test.pgkeeper.dev/poke=1"]);
+    await waitFor(
+      "the earlier version's CronJob to be deleted",
+      () => !get("cronjob", ns, "legacy-cron-backup"),
+      { timeoutMs: 60_000 },
+    );
+  }, 120_000);
 
   it("deleting the Database deletes its children (garbage collection)", async () => {
     create(database(ns, "doomed"));

@@ -1,0 +1,135 @@
+/**
+ * RBAC against use (issue 15): what the operator's ClusterRole and Roles grant, expanded to
+ * (API group, resource, verb), beside what the operator's identities asked the apiserver for in
+ * the audit log. A grant nothing used is power the operator does not need; a use nothing grants
+ * is a request that fails once the operator runs with its ServiceAccount instead of the test
+ * identity. Pure: the CLI (run.ts) reads the files.
+ */
+
+export interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+/** One request, as the audit log's objectRef and verb say. */
+export interface Use {
+  group: string;
+  /** `resource` or `resource/subresource`. */
+  resource: string;
+  verb: string;
+  namespace?: string;
+  name?: string;
+  /** A server-side apply that created the object (201): the apiserver also authorizes `create`. */
+  created?: boolean;
+}
+
+/** A grant or a use, as `group resource verb` (core group written `core`). */
+export type Key = string;
+
+export const keyOf = (group: string, resource: string, verb: string): Key =>
+  `${group === "" ? "core" : group} ${resource} ${verb}`;
+
+/** Every (group, resource, verb) a rule set grants; a wildcard stays a wildcard. */
+export function granted(rules: readonly PolicyRule[]): Set<Key> {
+  const keys = new Set<Key>();
+  for (const rule of rules)
+    for (const group of rule.apiGroups ?? [""])
+      for (const resource of rule.resources ?? [])
+        for (const verb of rule.verbs) keys.add(keyOf(group, resource, verb));
+  return keys;
+}
+
+/** Whether `key` is covered by `grants`, wildcards included. */
+function covers(grants: Set<Key>, key: Key): boolean {
+  const [group, resource, verb] = key.split(" ");
+  const groups = [group, "*"];
+  const resources = [resource, "*"];
+  const verbs = [verb, "*"];
+  return groups.some(g => resources.some(r => verbs.some(v => grants.has(`${g} ${r} ${v}`))));
+}
+
+/**
+ * Requests a test identity makes that the deployed operator never does: under `npx pepr dev`,
+ * Pepr registers its webhook configurations and the pepr-system namespace itself, which
+ * `pepr deploy` (an administrator) does in a cluster. Each with the reason it is not the
+ * operator's.
+ */
+export const DEV_MODE_ONLY: ReadonlyMap<Key, string> = new Map([
+  ...["create", "get", "patch", "update", "delete"].flatMap(verb => [
+    [
+      keyOf("admissionregistration.k8s.io", "mutatingwebhookconfigurations", verb),
+      "pepr dev registers the webhooks; pepr deploy does in a cluster",
+    ] as const,
+    [
+      keyOf("admissionregistration.k8s.io", "validatingwebhookconfigurations", verb),
+      "pepr dev registers the webhooks; pepr deploy does in a cluster",
+    ] as const,
+    [
+      keyOf("", "namespaces", verb),
+      "pepr dev applies pepr-system; pepr deploy does in a cluster",
+    ] as const,
+  ]),
+]);
+
+export interface Comparison {
+  /** Granted, never used: remove. */
+  unused: Key[];
+  /** Used, not granted: the deployed operator would be refused. */
+  missing: Key[];
+  /** How often each used key was asked for. */
+  uses: Map<Key, number>;
+}
+
+export function compare(rules: readonly PolicyRule[], uses: Iterable<Use>): Comparison {
+  const grants = granted(rules);
+  const counted = new Map<Key, number>();
+  for (const use of uses) {
+    const verbs = use.created ? [use.verb, "create"] : [use.verb];
+    for (const verb of verbs) {
+      const key = keyOf(use.group, use.resource, verb);
+      if (DEV_MODE_ONLY.has(key)) continue;
+      counted.set(key, (counted.get(key) ?? 0) + 1);
+    }
+  }
+  const usedKeys = new Set(counted.keys());
+  const unused = [...grants].filter(k => !k.includes("*") && !usedKeys.has(k)).sort();
+  const missing = [...usedKeys].filter(k => !covers(grants, k)).sort();
+  return { unused, missing, uses: counted };
+}
+
+interface AuditLine {
+  stage?: string;
+  verb?: string;
+  user?: { username?: string };
+  responseStatus?: { code?: number };
+  objectRef?: {
+    apiGroup?: string;
+    resource?: string;
+    subresource?: string;
+    namespace?: string;
+    name?: string;
+  };
+}
+
+/** The use an audit line records for one of `users`, or undefined (other users, stages, URLs). */
+export function useOf(line: string, users: ReadonlySet<string>): Use | undefined {
+  let event: AuditLine;
+  try {
+    event = JSON.parse(line) as AuditLine;
+  } catch {
+    return undefined;
+  }
+  const ref = event.objectRef;
+  if (event.stage !== "ResponseComplete" || !ref?.resource || !event.verb) return undefined;
+  if (!users.has(event.user?.username ?? "")) return undefined;
+  return {
+    group: ref.apiGroup ?? "",
+    resource: ref.subresource ? `${ref.resource}/${ref.subresource}` : ref.resource,
+    verb: event.verb,
+    ...(ref.namespace ? { namespace: ref.namespace } : {}),
+    ...(ref.name ? { name: ref.name } : {}),
+    ...(event.verb === "patch" && event.responseStatus?.code === 201 ? { created: true } : {}),
+  };
+}
