@@ -23,3 +23,12 @@ use_cluster
 bash hack/cluster/node-smoke.sh
 need psql postgresql-client
 npx jest --selectProjects e2e --runInBand --verbose --testTimeout=600000 "$@"
+# RBAC against use (issue 15), on a whole run only: the grants the in-cluster test saved, and
+# every request the operator made in the integration tier and here.
+audit_dir="${PGKEEPER_WORK:-.work}/audit"
+if [ "$#" -eq 0 ] && [ -s "$audit_dir/integration.log" ] && [ -s "$audit_dir/granted.json" ]; then
+  npx ts-node --transpile-only hack/rbac-audit/run.ts --granted "$audit_dir/granted.json" \
+    --audit "$audit_dir/integration.log" --audit "$PGKEEPER_AUDIT_LOG"
+else
+  echo "RBAC against use: skipped (needs a whole integration and e2e run)"
+fi

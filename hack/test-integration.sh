@@ -12,3 +12,11 @@ export PGKEEPER_NODE="${PGKEEPER_NODE:-0}"
 stop_cluster_on_exit started
 use_cluster
 npx jest --selectProjects integration --runInBand --verbose --testTimeout=120000 "$@"
+# The operator's requests in this tier, for the e2e tier's RBAC-against-use check
+# (hack/rbac-audit): the e2e tier starts another cluster, with another audit log.
+if [ "$#" -eq 0 ]; then
+  audit_dir="${PGKEEPER_WORK:-.work}/audit"
+  mkdir -p "$audit_dir"
+  grep -F -e '"username":"pgkeeper-operator"' -e '"username":"system:serviceaccount:pepr-system:' \
+    "$PGKEEPER_AUDIT_LOG" >"$audit_dir/integration.log" || true
+fi

@@ -3,7 +3,7 @@
  * watcher and admission Deployments in the cluster; webhooks are reached through their Service.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { env } from "../integration/harness/env";
 import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
@@ -57,6 +57,42 @@ function run(cmd: string, args: string[], timeoutMs: number): void {
   }
 }
 
+interface Binding {
+  kind: string;
+  metadata: { namespace?: string };
+  roleRef: { kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
+}
+
+/**
+ * The ClusterRoles and Roles bound to the operator's ServiceAccount, as they are live, saved for
+ * hack/rbac-audit (run by hack/test-e2e.sh after the whole tier).
+ */
+function saveGrantedRbac(): void {
+  const bindings = JSON.parse(
+    kubectlOk(["get", "clusterrolebindings,rolebindings", "-A", "-o", "json"]),
+  ) as { items: Binding[] };
+  const toOperator = bindings.items.filter(b =>
+    (b.subjects ?? []).some(
+      s =>
+        s.kind === "ServiceAccount" && s.name === "pepr-pgkeeper" && s.namespace === "pepr-system",
+    ),
+  );
+  const roles = toOperator.map(
+    b =>
+      JSON.parse(
+        kubectlOk(
+          b.roleRef.kind === "ClusterRole"
+            ? ["get", "clusterrole", b.roleRef.name, "-o", "json"]
+            : ["get", "role", b.roleRef.name, "-n", b.metadata.namespace ?? "", "-o", "json"],
+        ),
+      ) as unknown,
+  );
+  const dir = join(env.work, "audit");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "granted.json"), JSON.stringify(roles, null, 2));
+}
+
 beforeAll(async () => {
   await installCrd();
   ns = freshNamespace("incluster");
@@ -65,6 +101,7 @@ beforeAll(async () => {
   run(join(env.repo, "node_modules", ".bin", "pepr"), ["deploy", "--yes", "-i", IMAGE], 300_000);
   // What Pepr generates, tightened as the README's Operations section says to after a deploy.
   run("bash", ["hack/harden-operator.sh"], 60_000);
+  saveGrantedRbac();
   // The image default for Databases is per cluster: the local one uses the local image.
   for (const deployment of ["pepr-pgkeeper", "pepr-pgkeeper-watcher"]) {
     kubectlOk([
