@@ -1,5 +1,6 @@
 import { Database } from "../api/database";
 import { KubeApiError, KubeRequest } from "../lib/kube-api";
+import { CHILD_KINDS } from "../api/kinds";
 import { apiCluster, collectionPath, objectPath } from "./api-cluster";
 
 describe("api-cluster paths", () => {
@@ -8,9 +9,32 @@ describe("api-cluster paths", () => {
     ["apps/v1", "StatefulSet", "/apis/apps/v1/namespaces/ns/statefulsets"],
     ["policy/v1", "PodDisruptionBudget", "/apis/policy/v1/namespaces/ns/poddisruptionbudgets"],
     ["pgkeeper.dev/v1alpha1", "Database", "/apis/pgkeeper.dev/v1alpha1/namespaces/ns/databases"],
+    [
+      "networking.k8s.io/v1",
+      "NetworkPolicy",
+      "/apis/networking.k8s.io/v1/namespaces/ns/networkpolicies",
+    ],
   ])("%s %s", (apiVersion, kind, path) => {
     expect(collectionPath({ apiVersion, kind }, "ns")).toBe(path);
     expect(objectPath({ apiVersion, kind, namespace: "ns", name: "a" })).toBe(`${path}/a`);
+  });
+
+  // The resource names the apiserver serves (kubectl api-resources), for every managed kind.
+  const RESOURCES: Record<string, string> = {
+    Secret: "secrets",
+    ConfigMap: "configmaps",
+    Service: "services",
+    Pod: "pods",
+    PersistentVolumeClaim: "persistentvolumeclaims",
+    StatefulSet: "statefulsets",
+    PodDisruptionBudget: "poddisruptionbudgets",
+    NetworkPolicy: "networkpolicies",
+    CronJob: "cronjobs",
+    Job: "jobs",
+  };
+  it.each(CHILD_KINDS.map(k => [k.kind, k] as const))("%s: the served resource name", (kind, k) => {
+    expect(RESOURCES[kind]).toBeDefined();
+    expect(collectionPath(k, "ns").split("/").pop()).toBe(RESOURCES[kind]);
   });
 
   it("refuses kinds pgkeeper does not manage", () => {

@@ -23,12 +23,18 @@ const FIELD_MANAGER = "pepr";
 
 type Kind = Pick<ObjectRef, "apiVersion" | "kind">;
 
+/** A managed kind's resource name: English plurals, as Kubernetes spells them (NetworkPolicy → networkpolicies). */
+const resourceOf = (kind: string): string => {
+  const lower = kind.toLowerCase();
+  return /[^aeiou]y$/.test(lower) ? `${lower.slice(0, -1)}ies` : `${lower}s`;
+};
+
 /** `/api/v1/namespaces/ns/secrets` or `/apis/apps/v1/namespaces/ns/statefulsets`. */
 export function collectionPath(ref: Kind, namespace: string): string {
   if (!MANAGED_KINDS.has(kindKeyOf(ref)))
     throw new Error(`pgkeeper does not manage ${ref.apiVersion} ${ref.kind}`);
   const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
-  return `${base}/namespaces/${encodeURIComponent(namespace)}/${ref.kind.toLowerCase()}s`;
+  return `${base}/namespaces/${encodeURIComponent(namespace)}/${resourceOf(ref.kind)}`;
 }
 
 export const objectPath = (ref: ObjectRef): string =>
