@@ -4,30 +4,18 @@
  * apply later: valid label selectors, and an ipBlock whose cidr is a CIDR and whose excepts are
  * CIDRs strictly inside it (ValidateIPBlock).
  */
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { labelSelectorDenials } from "./affinity";
 import { Denial, deny, Rule } from "./types";
 import { isRecord } from "./util";
 
 interface Cidr {
-  family: 4 | 6;
-  bits: bigint;
+  address: string;
+  family: "ipv4" | "ipv6";
   prefix: number;
 }
 
-const WIDTH = { 4: 32, 6: 128 } as const;
-
-function addressBits(address: string, family: 4 | 6): bigint {
-  if (family === 4)
-    return address.split(".").reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
-  const [head, tail = ""] = address.includes("::") ? address.split("::") : [address, undefined];
-  const groups = (text: string | undefined) => (text ? text.split(":") : []);
-  const left = groups(head);
-  const right = groups(tail);
-  const missing = 8 - left.length - right.length;
-  const all = [...left, ...Array<string>(Math.max(missing, 0)).fill("0"), ...right];
-  return all.reduce((acc, group) => (acc << 16n) | BigInt(parseInt(group, 16)), 0n);
-}
+const WIDTH = { ipv4: 32, ipv6: 128 } as const;
 
 /**
  * A CIDR as Go's net.ParseCIDR reads it (what Kubernetes validates with): an address without
@@ -37,27 +25,26 @@ export function parseCidr(text: string): Cidr | undefined {
   const match = /^([^/]+)\/(0|[1-9][0-9]{0,2})$/.exec(text);
   if (!match) return undefined;
   const [, address, prefixText] = match;
-  const family = isIP(address);
-  if (family !== 4 && family !== 6) return undefined;
-  if (family === 4 && address.split(".").some(p => p.length > 1 && p.startsWith("0")))
+  const version = isIP(address);
+  if (version !== 4 && version !== 6) return undefined;
+  if (version === 4 && address.split(".").some(p => p.length > 1 && p.startsWith("0")))
     return undefined;
-  if (family === 6 && address.includes(".")) return undefined;
+  if (version === 6 && address.includes(".")) return undefined;
+  const family = version === 4 ? "ipv4" : "ipv6";
   const prefix = Number(prefixText);
-  if (prefix > WIDTH[family]) return undefined;
-  return { family, bits: addressBits(address, family), prefix };
+  return prefix > WIDTH[family] ? undefined : { address, family, prefix };
 }
 
-const networkOf = (c: Cidr): bigint => {
-  const width = BigInt(WIDTH[c.family]);
-  const host = width - BigInt(c.prefix);
-  return (c.bits >> host) << host;
-};
-
-/** Whether `inner` is a strict subset of `outer` (same family, longer prefix, inside it). */
-const strictlyInside = (inner: Cidr, outer: Cidr): boolean =>
-  inner.family === outer.family &&
-  inner.prefix > outer.prefix &&
-  networkOf({ ...inner, prefix: outer.prefix }) === networkOf(outer);
+/**
+ * Whether `inner` is a strict subset of `outer`: same family, a longer prefix, and its address
+ * in `outer` (with a longer prefix, its whole range then is).
+ */
+function strictlyInside(inner: Cidr, outer: Cidr): boolean {
+  if (inner.family !== outer.family || inner.prefix <= outer.prefix) return false;
+  const range = new BlockList();
+  range.addSubnet(outer.address, outer.prefix, outer.family);
+  return range.check(inner.address, inner.family);
+}
 
 function ipBlockDenials(block: Record<string, unknown>, field: string): Denial[] {
   if (typeof block.cidr !== "string") return [];
