@@ -8,39 +8,24 @@ const rules: PolicyRule[] = [
 
 const use = (group: string, resource: string, verb: string): Use => ({ group, resource, verb });
 
+/** Every grant of `rules`, each used once. */
+const EVERY_GRANT: Use[] = [
+  use("", "secrets", "get"),
+  use("", "secrets", "patch"),
+  use("", "configmaps", "get"),
+  use("", "configmaps", "patch"),
+  use("apps", "statefulsets", "get"),
+];
+const except = (left: Use) => EVERY_GRANT.filter(u => u !== left);
+
 describe("compare", () => {
   it.each<[string, Use[], string[], string[]]>([
-    [
-      "every grant used, nothing else",
-      [
-        use("", "secrets", "get"),
-        use("", "secrets", "patch"),
-        use("", "configmaps", "get"),
-        use("", "configmaps", "patch"),
-        use("apps", "statefulsets", "get"),
-      ],
-      [],
-      [],
-    ],
-    [
-      "a grant never used",
-      [
-        use("", "secrets", "get"),
-        use("", "secrets", "patch"),
-        use("", "configmaps", "get"),
-        use("apps", "statefulsets", "get"),
-      ],
-      ["core configmaps patch"],
-      [],
-    ],
+    ["every grant used, nothing else", EVERY_GRANT, [], []],
+    ["a grant never used", except(EVERY_GRANT[3]), ["core configmaps patch"], []],
     [
       "a use not granted (another verb, a subresource)",
       [
-        use("", "secrets", "get"),
-        use("", "secrets", "patch"),
-        use("", "configmaps", "get"),
-        use("", "configmaps", "patch"),
-        use("apps", "statefulsets", "get"),
+        ...EVERY_GRANT,
         use("apps", "statefulsets", "delete"),
         use("apps", "statefulsets/status", "get"),
       ],
@@ -49,37 +34,20 @@ describe("compare", () => {
     ],
     [
       "a wildcard grant covers uses and is never reported unused",
-      [
-        use("", "secrets", "get"),
-        use("", "secrets", "patch"),
-        use("", "configmaps", "get"),
-        use("", "configmaps", "patch"),
-        use("apps", "statefulsets", "get"),
-        use("pepr.dev", "peprstores", "watch"),
-      ],
+      [...EVERY_GRANT, use("pepr.dev", "peprstores", "watch")],
       [],
       [],
     ],
     [
       "an apply that created an object needs create as well as patch",
-      [
-        { ...use("", "secrets", "patch"), created: true },
-        use("", "secrets", "get"),
-        use("", "configmaps", "get"),
-        use("", "configmaps", "patch"),
-        use("apps", "statefulsets", "get"),
-      ],
+      [...except(EVERY_GRANT[1]), { ...use("", "secrets", "patch"), created: true }],
       [],
       ["core secrets create"],
     ],
     [
       "what pepr dev does for pepr deploy is not the operator's",
       [
-        use("", "secrets", "get"),
-        use("", "secrets", "patch"),
-        use("", "configmaps", "get"),
-        use("", "configmaps", "patch"),
-        use("apps", "statefulsets", "get"),
+        ...EVERY_GRANT,
         use("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch"),
         use("", "namespaces", "get"),
       ],

@@ -40,9 +40,11 @@ function rulesIn(file: string): PolicyRule[] {
 /** Streams an audit log (it can be large): never read whole into memory. */
 async function usesIn(file: string, users: ReadonlySet<string>): Promise<Use[]> {
   const uses: Use[] = [];
+  const names = [...users];
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   for await (const line of lines) {
-    if (![...users].some(u => line.includes(u))) continue;
+    // Most lines are other users': skip them before parsing.
+    if (!names.some(u => line.includes(u))) continue;
     const use = useOf(line, users);
     if (use) uses.push(use);
   }
