@@ -12,37 +12,27 @@ const names = (spec: Partial<DatabaseSpec>) =>
     o => `${o.kind}/${o.metadata.name}`,
   );
 
+/** What every Database has before its pods, in apply order. */
+const BEFORE_PODS = [
+  `Secret/${DB_NAME}-ca`,
+  `Secret/${DB_NAME}-tls`,
+  `Secret/${DB_NAME}-superuser`,
+  `Secret/${DB_NAME}-app`,
+  `ConfigMap/${DB_NAME}-config`,
+  `ConfigMap/${DB_NAME}-topology`,
+  `Service/${DB_NAME}-rw`,
+  `Service/${DB_NAME}-ro`,
+  `Service/${DB_NAME}-hl`,
+];
+
 describe("desiredChildren", () => {
   it.each<[string, Partial<DatabaseSpec>, string[]]>([
-    [
-      "1 instance, no backup",
-      {},
-      [
-        `Secret/${DB_NAME}-ca`,
-        `Secret/${DB_NAME}-tls`,
-        `Secret/${DB_NAME}-superuser`,
-        `Secret/${DB_NAME}-app`,
-        `ConfigMap/${DB_NAME}-config`,
-        `ConfigMap/${DB_NAME}-topology`,
-        `Service/${DB_NAME}-rw`,
-        `Service/${DB_NAME}-ro`,
-        `Service/${DB_NAME}-hl`,
-        `StatefulSet/${DB_NAME}`,
-      ],
-    ],
+    ["1 instance, no backup", {}, [...BEFORE_PODS, `StatefulSet/${DB_NAME}`]],
     [
       "3 instances with backups",
       { instances: 3, backup },
       [
-        `Secret/${DB_NAME}-ca`,
-        `Secret/${DB_NAME}-tls`,
-        `Secret/${DB_NAME}-superuser`,
-        `Secret/${DB_NAME}-app`,
-        `ConfigMap/${DB_NAME}-config`,
-        `ConfigMap/${DB_NAME}-topology`,
-        `Service/${DB_NAME}-rw`,
-        `Service/${DB_NAME}-ro`,
-        `Service/${DB_NAME}-hl`,
+        ...BEFORE_PODS,
         `StatefulSet/${DB_NAME}`,
         `PodDisruptionBudget/${DB_NAME}-primary`,
         `PodDisruptionBudget/${DB_NAME}-replicas`,
@@ -51,30 +41,20 @@ describe("desiredChildren", () => {
     [
       "a NetworkPolicy: after the Services, before the pods",
       { networkPolicy: { enabled: true } },
-      [
-        `Secret/${DB_NAME}-ca`,
-        `Secret/${DB_NAME}-tls`,
-        `Secret/${DB_NAME}-superuser`,
-        `Secret/${DB_NAME}-app`,
-        `ConfigMap/${DB_NAME}-config`,
-        `ConfigMap/${DB_NAME}-topology`,
-        `Service/${DB_NAME}-rw`,
-        `Service/${DB_NAME}-ro`,
-        `Service/${DB_NAME}-hl`,
-        `NetworkPolicy/${DB_NAME}`,
-        `StatefulSet/${DB_NAME}`,
-      ],
+      [...BEFORE_PODS, `NetworkPolicy/${DB_NAME}`, `StatefulSet/${DB_NAME}`],
     ],
   ])("%s, in apply order", (_, spec, expected) => {
     expect(names(spec)).toEqual(expected);
   });
 
-  const all = desiredChildren(
-    input({ instances: 3, backup, networkPolicy: { enabled: true } }),
-    passwords,
-    { tls: fixtureTls() },
-    "pepr-system",
-  );
+  const everything = () =>
+    desiredChildren(
+      input({ instances: 3, backup, networkPolicy: { enabled: true } }),
+      passwords,
+      { tls: fixtureTls() },
+      "pepr-system",
+    );
+  const all = everything();
 
   it.each(all.map(o => [`${o.kind}/${o.metadata.name}`, o] as const))(
     "%s: namespace, labels, owner, apiVersion and kind",
@@ -108,14 +88,7 @@ describe("desiredChildren", () => {
   });
 
   it("is pure: the same input gives equal objects", () => {
-    expect(
-      desiredChildren(
-        input({ instances: 3, backup, networkPolicy: { enabled: true } }),
-        passwords,
-        { tls: fixtureTls() },
-        "pepr-system",
-      ),
-    ).toEqual(all);
+    expect(everything()).toEqual(all);
   });
 });
 
