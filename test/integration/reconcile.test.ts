@@ -53,6 +53,20 @@ async function converged(name: string, timeoutMs = 60_000): Promise<Obj> {
   );
 }
 
+/** A JSON merge patch of a Database's spec (null removes a field). */
+const patchSpec = (name: string, spec: Record<string, unknown>): string =>
+  kubectlOk([
+    "patch",
+    "database",
+    name,
+    "-n",
+    ns,
+    "--type",
+    "merge",
+    "-p",
+    JSON.stringify({ spec }),
+  ]);
+
 const childrenOf = (name: string): Obj[] =>
   CHILDREN.map(([kind, suffix]) => get(kind, ns, `${name}${suffix}`)).filter(
     (o): o is Obj => o !== undefined,
@@ -147,17 +161,7 @@ describe("children", () => {
       podSelector: { matchLabels: { "pgkeeper.dev/database": "fenced" } },
       policyTypes: ["Ingress"],
     });
-    kubectlOk([
-      "patch",
-      "database",
-      "fenced",
-      "-n",
-      ns,
-      "--type",
-      "merge",
-      "-p",
-      JSON.stringify({ spec: { networkPolicy: { enabled: false } } }),
-    ]);
+    patchSpec("fenced", { networkPolicy: { enabled: false } });
     await waitFor("the NetworkPolicy to be deleted", () => !get("networkpolicy", ns, "fenced"), {
       timeoutMs: 60_000,
     });
@@ -174,17 +178,7 @@ describe("children", () => {
     await waitFor("the backup TLS Secret", () => get("secret", ns, "unstored-backup-tls"), {
       timeoutMs: 60_000,
     });
-    kubectlOk([
-      "patch",
-      "database",
-      "unstored",
-      "-n",
-      ns,
-      "--type",
-      "merge",
-      "-p",
-      JSON.stringify({ spec: { backup: null } }),
-    ]);
+    patchSpec("unstored", { backup: null });
     await waitFor(
       "the backup TLS Secret to be deleted",
       () => !get("secret", ns, "unstored-backup-tls"),
