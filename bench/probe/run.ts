@@ -1,7 +1,8 @@
 /**
  * bench/probe: what the instance monitor's probes cost, per instance per second, with a new
  * connection (and SCRAM handshake) per probe as before, and on long-lived sessions (ADR 0016),
- * plaintext and over TLS (ADR 0017: a TLS handshake on top of SCRAM for each new connection).
+ * plaintext as the superuser, and over TLS as the operator now logs in (ADR 0017, 0019:
+ * pgkeeper_monitor by its certificate, a TLS handshake and no SCRAM for each new connection).
  * N real PostgreSQL 15 servers on loopback (test/postgres/harness), probed every second, each
  * mode for D seconds after an idle phase of the same length:
  * - operator CPU: this process's own (it does nothing but probe);
@@ -103,14 +104,16 @@ async function main(): Promise<void> {
       `${instances} PostgreSQL 15 servers up in ${fmt((Date.now() - startedAt) / 1000)} s`,
     );
 
-    // TLS as the operator connects (ADR 0017): the harness servers serve a certificate for
-    // "localhost", verified against their CA; the password as before.
+    // TLS as the operator connects (ADR 0017 and 0019): the harness servers serve a certificate
+    // for "localhost", verified against their CA; as pgkeeper_monitor by its certificate.
     const tls = (s: PgServer) => ({
       ...s.target,
+      user: "pgkeeper_monitor",
+      password: "",
       tls: {
         ca: cluster.tls.serverCa,
-        cert: cluster.tls.operatorCert,
-        key: cluster.tls.operatorKey,
+        cert: cluster.tls.monitorCert,
+        key: cluster.tls.monitorKey,
         servername: "localhost",
       },
     });

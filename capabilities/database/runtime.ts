@@ -26,7 +26,6 @@ import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
 import { metrics } from "./metrics/metrics";
 import { serveMetrics } from "./metrics/server";
-import { POSTGRES_PORT } from "./specs/layout";
 
 /** Pepr runs Watch/Reconcile/Finalize bindings in these processes only. */
 export const isWatcherProcess = (env: Record<string, string | undefined> = process.env): boolean =>
@@ -62,7 +61,6 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     intervalMs: config.probeIntervalMs,
     timeoutMs: config.probeTimeoutMs,
     failureThreshold: config.probeFailureThreshold,
-    port: POSTGRES_PORT,
     onChange: key => {
       const { namespace, name } = splitDatabaseKey(key);
       ctl.wake(namespace, name);

@@ -2,7 +2,8 @@
  * Issue 15 on a real node (ADR 0017): every connection is TLS by default. A client verifies the
  * server against the app Secret's ca.crt and the Service's name, plaintext is refused, every
  * standby streams over TLS as streaming_replica, a renewed certificate is served with no
- * restart, and a certificate of the user's own is served instead of pgkeeper's.
+ * restart, and a certificate of the user's own is served instead of pgkeeper's. The operator
+ * probes as pgkeeper_monitor by certificate, and keeps no superuser session open (ADR 0019).
  */
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -86,6 +87,23 @@ describe("TLS by default", () => {
       "select r.usename || ' ' || s.ssl from pg_stat_replication r join pg_stat_ssl s using (pid) order by 1",
     );
     expect(rows.split("\n")).toEqual(["streaming_replica true"]);
+  });
+
+  it("is probed by the operator as pgkeeper_monitor over TLS, one session each, with no superuser session kept", async () => {
+    const sessions = (name: string) =>
+      psql(
+        superuserAt(ns, DB, pod(name)),
+        `select coalesce(string_agg(a.usename || ' ' || s.ssl, ', ' order by a.usename), 'none')
+           from pg_stat_activity a join pg_stat_ssl s using (pid)
+          where a.client_addr is not null and a.pid <> pg_backend_pid()
+            and a.usename in ('postgres', 'pgkeeper_monitor')`,
+      );
+    for (const name of [`${DB}-0`, `${DB}-1`])
+      await waitFor(
+        `${name}'s one probe session`,
+        () => sessions(name) === "pgkeeper_monitor true",
+        { timeoutMs: 30_000, intervalMs: 1000 },
+      );
   });
 
   it("serves a renewed server certificate after a reload, with no restart", async () => {

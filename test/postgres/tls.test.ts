@@ -1,25 +1,32 @@
 /**
  * TLS and least-privilege logins against a real PostgreSQL (issue 15, ADR 0017), with the
  * operator's own material (reconcile/tls.ts), pg_hba.conf (specs/postgresql-conf.ts), the
- * replication role's SQL (specs/replication-role.ts) and SQL edge (ha/instance-sql.ts,
- * ha/probe-sessions.ts):
+ * roles' SQL (specs/roles.ts) and SQL edge (ha/instance-sql.ts, ha/probe-sessions.ts):
  * - the operator connects over TLS, verifying the server's name, with its certificate and the
  *   superuser's password; the password alone, or no TLS, is refused;
  * - a standby clones and streams as streaming_replica by certificate, verifying the primary;
- * - a renewed server certificate is served after the reload the probe asks for, no restart.
+ * - a renewed server certificate is served after the reload the probe asks for, no restart;
+ * - the operator's everyday work runs as pgkeeper_monitor by certificate, which can do that and
+ *   nothing a superuser alone may (ADR 0019), and a cluster from before the role is reached as
+ *   the superuser until the operator has set it up.
  */
 import { spawnSync } from "node:child_process";
 import { connect as tcpConnect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import path from "node:path";
+import { existsSync, rmSync, utimesSync } from "node:fs";
 import {
   InstanceSqlError,
-  ensureReplicationRole,
+  applyParameters,
+  checkpoint,
+  ensureRoles,
   probeInstance,
+  promote,
   reloadConfiguration,
+  requestRepair,
 } from "../../capabilities/database/ha/instance-sql";
 import { ProbeSessions } from "../../capabilities/database/ha/probe-sessions";
-import type { InstanceTarget } from "../../capabilities/database/ha/probe-types";
+import type { InstanceProbe, InstanceTarget } from "../../capabilities/database/ha/probe-types";
 import { tlsMaterial } from "../../capabilities/database/reconcile/tls";
 import {
   renderPgHba,
@@ -41,6 +48,7 @@ const cluster = new Cluster();
 let tls: DatabaseTls;
 let files: TlsFiles;
 let primary: PgServer;
+let standby: PgServer;
 let tlsDir: string;
 
 function writeMaterial(material: DatabaseTls): void {
@@ -53,6 +61,8 @@ function writeMaterial(material: DatabaseTls): void {
   write("replication.key", material.replicationKey);
   write("operator.crt", material.operatorCert);
   write("operator.key", material.operatorKey);
+  write("monitor.crt", material.monitorCert);
+  write("monitor.key", material.monitorKey);
 }
 
 const hbaFile = () => path.join(cluster.root, "pg_hba.conf");
@@ -102,6 +112,17 @@ const operator = (over: Partial<InstanceTarget> = {}): InstanceTarget => ({
   ...over,
 });
 
+/** The operator's everyday identity at `server`: pgkeeper_monitor by certificate, no fallback. */
+const monitor = (server = primary, over: Partial<InstanceTarget> = {}): InstanceTarget => ({
+  host: "127.0.0.1",
+  port: server.port,
+  user: "pgkeeper_monitor",
+  password: "",
+  database: "postgres",
+  tls: { ca: tls.serverCa, cert: tls.monitorCert, key: tls.monitorKey, servername: POD_NAME },
+  ...over,
+});
+
 /** The certificate the server hands a new TLS connection: SSLRequest, then a handshake. */
 function servedFingerprint(port: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -141,7 +162,7 @@ describe("the operator's connections", () => {
   it("keep one TLS session per instance for the probes", async () => {
     const sessions = new ProbeSessions({ acceptCheckMs: 60_000 });
     try {
-      for (let i = 0; i < 3; i++) await sessions.probeInstance(operator(), 5000);
+      for (let i = 0; i < 3; i++) await sessions.probeInstance(monitor(), 5000);
       expect(
         primary.sql(
           "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE application_name = 'pgkeeper-probe' AND ssl",
@@ -192,7 +213,7 @@ describe("the operator's connections", () => {
 });
 
 describe("replication by certificate", () => {
-  beforeAll(() => ensureReplicationRole(operator()));
+  beforeAll(() => ensureRoles(operator()));
 
   const replicaDsn = (dbname: string) =>
     `host=localhost port=${primary.port} dbname=${dbname} user=streaming_replica sslmode=verify-full sslrootcert=${files.serverCa} sslcert=${files.replicationCert} sslkey=${files.replicationKey}`;
@@ -207,7 +228,7 @@ describe("replication by certificate", () => {
   });
 
   it("clones and streams: pg_basebackup and a WAL receiver over TLS, verifying the primary", async () => {
-    const standby = await cluster.unstarted("standby");
+    standby = await cluster.unstarted("standby");
     const clone = spawnSync(
       bin("pg_basebackup"),
       [
@@ -272,6 +293,134 @@ describe("a renewed server certificate", () => {
     // The operator, verifying against the same CA, connects to the new certificate.
     const reloaded = await probeInstance(operator(), 5000);
     expect(reloaded.postmasterStartTime).toBe(before.postmasterStartTime);
+  });
+});
+
+describe("the operator's everyday role, pgkeeper_monitor (ADR 0019)", () => {
+  const monitorDsn = (server: PgServer, over = "") =>
+    `host=localhost port=${server.port} dbname=postgres user=pgkeeper_monitor sslmode=verify-full sslrootcert=${files.serverCa} sslcert=${tlsDir}/monitor.crt sslkey=${tlsDir}/monitor.key ${over}`;
+  /** Who the operator's probe session logged in as, and whether over TLS. */
+  const probeSession = () =>
+    primary.sql(
+      "SELECT usename || ' ' || ssl FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE application_name = 'pgkeeper-probe'",
+    );
+  /** What a probe reports, without what moves on its own (positions, replication progress). */
+  const settled = ({ lsn: _, replayLsn: __, standbys, ...rest }: InstanceProbe) => ({
+    ...rest,
+    standbys: standbys.map(({ flushLsn, replayLsn, ...s }) => ({
+      ...s,
+      positions: Boolean(flushLsn && replayLsn),
+    })),
+  });
+
+  it("logs in by its certificate only, over TLS", () => {
+    expect(psql(monitorDsn(primary), "SELECT current_user").stdout.trim()).toBe("pgkeeper_monitor");
+    const withoutCert = monitorDsn(primary).replace(/ sslcert=\S+ sslkey=\S+/, "");
+    expect(psql(withoutCert, "SELECT 1").status).not.toBe(0);
+    expect(psql(monitorDsn(primary, "sslmode=disable"), "SELECT 1").status).not.toBe(0);
+  });
+
+  it("probes the primary and a standby seeing all the superuser sees", async () => {
+    for (const server of [primary, standby]) {
+      const asMonitor = await probeInstance(monitor(server), 5000);
+      const asSuperuser = await probeInstance(operator({ port: server.port }), 5000);
+      expect(settled(asMonitor)).toEqual(settled(asSuperuser));
+    }
+    const onPrimary = await probeInstance(monitor(), 5000);
+    expect(onPrimary.rolesOutdated).toBeUndefined();
+    expect(onPrimary.standbys).toEqual([
+      expect.objectContaining({ name: "standby", state: "streaming" }),
+    ]);
+    expect(onPrimary.standbys[0].flushLsn).toBeDefined(); // pg_stat_replication hides it from the unprivileged
+    expect((await probeInstance(monitor(standby), 5000)).walReceiverStatus).toBe("streaming");
+  });
+
+  it("sees a changed certificate file through pgkeeper.config_files_changed(), and reloads", async () => {
+    writeMaterial(tls); // the kubelet rewrote the mounted Secret
+    expect((await probeInstance(monitor(), 5000)).configFilesChanged).toBe(true);
+    await reloadConfiguration(monitor());
+    // Whole seconds: a file written in the second of the reload still counts as changed, so the
+    // files are dated before it, as they are once the kubelet's write is a second old.
+    const loaded = Number(primary.sql("SELECT extract(epoch FROM pg_conf_load_time())"));
+    for (const file of ["tls.crt", "tls.key", "ca.crt"])
+      utimesSync(path.join(tlsDir, file), loaded - 2, loaded - 2);
+    expect((await probeInstance(monitor(), 5000)).configFilesChanged).toBeUndefined();
+  });
+
+  it("checkpoints, and asks a replica (never a primary) for a repair", async () => {
+    await checkpoint(monitor());
+    await expect(requestRepair(monitor())).rejects.toThrow(/not in recovery/);
+    const marker = path.join(standby.dataDir, "pgkeeper.repair");
+    await requestRepair(monitor(standby));
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+  });
+
+  it.each<[string, string, RegExp]>([
+    ["ALTER SYSTEM", "ALTER SYSTEM SET work_mem = '8MB'", /permission denied/],
+    [
+      "create a role",
+      "CREATE ROLE intruder LOGIN SUPERUSER",
+      /permission denied|must be superuser/,
+    ],
+    [
+      "change a password",
+      "ALTER ROLE postgres PASSWORD 'x'",
+      /permission denied|must be superuser/,
+    ],
+    ["become the superuser", "SET ROLE postgres", /permission denied/],
+    [
+      "read the server's key",
+      "SELECT pg_read_file(current_setting('ssl_key_file'))",
+      /permission denied/,
+    ],
+    ["stat any file", "SELECT pg_stat_file('/etc/passwd')", /permission denied/],
+    ["write a file", "COPY (SELECT 1) TO '/tmp/pgkeeper-intruder'", /permission denied|superuser/],
+    [
+      "stop a backend",
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'postgres'",
+      /permission denied|must be a/,
+    ],
+  ])("cannot %s", (_, query, refusal) => {
+    const r = psql(monitorDsn(primary), query);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(refusal);
+  });
+
+  it("cannot apply parameters: that stays the superuser's", async () => {
+    await expect(applyParameters(monitor(), { work_mem: "8MB" })).rejects.toThrow(
+      /permission denied/,
+    );
+  });
+
+  describe("on a cluster from before the role", () => {
+    beforeAll(() => {
+      primary.sql("DROP OWNED BY pgkeeper_monitor; DROP ROLE pgkeeper_monitor");
+      primary.sql("COMMENT ON SCHEMA pgkeeper IS NULL");
+    });
+    afterAll(() => ensureRoles(operator()));
+    const withFallback = () => monitor(primary, { fallback: operator() });
+
+    it("is refused, so its target falls back to the superuser, and the probe asks for the roles", async () => {
+      await expect(probeInstance(monitor(), 5000)).rejects.toMatchObject({ code: "28000" });
+      const sessions = new ProbeSessions({ acceptCheckMs: 60_000, monitorRetryMs: 0 });
+      try {
+        expect((await sessions.probeInstance(withFallback(), 5000)).rolesOutdated).toBe(true);
+        expect(probeSession()).toBe("postgres true");
+        await checkpoint(withFallback());
+        await ensureRoles(operator());
+        // The fallback session is given up for the monitor at the next probe (monitorRetryMs 0).
+        expect((await sessions.probeInstance(withFallback(), 5000)).rolesOutdated).toBeUndefined();
+        expect(probeSession()).toBe("pgkeeper_monitor true");
+      } finally {
+        sessions.closeAll();
+      }
+    });
+  });
+
+  it("promotes a standby", async () => {
+    await promote(monitor(standby), 30);
+    expect(standby.sql("SELECT pg_is_in_recovery()")).toBe("f");
   });
 });
 

@@ -78,8 +78,8 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
       return true;
     },
     reloadConfiguration: async (t: InstanceTarget) => void sqlCalls.push(`reload ${t.host}`),
-    ensureReplicationRole: async (t: InstanceTarget) =>
-      void sqlCalls.push(`replication role on ${t.host}`),
+    ensureRoles: async (t: InstanceTarget) =>
+      void sqlCalls.push(`roles on ${t.host} as ${t.user ?? "postgres"}`),
     requestRepair: async (t: InstanceTarget) => {
       sqlCalls.push(`repair ${t.host}`);
       if (repairFail) throw repairFail;
@@ -1037,20 +1037,20 @@ describe("TLS upkeep (no restarts)", () => {
     expect(t.pod(0)).toBeDefined(); // nothing restarted
   });
 
-  it("creates the replication role on a primary that has none (a cluster from before TLS)", async () => {
+  it("sets up the operator's roles, as the superuser, on a primary whose roles are missing or older", async () => {
     const t = setup();
-    t.probe(0, { probe: answer({ inRecovery: false, replicationRoleMissing: true }) });
+    t.probe(0, { probe: answer({ inRecovery: false, rolesOutdated: true }) });
     await t.run();
-    expect(t.sqlCalls).toContain(`replication role on ${t.ip(0)}`);
+    expect(t.sqlCalls).toContain(`roles on ${t.ip(0)} as postgres`);
   });
 
   it("does neither without the lease", async () => {
     const t = setup();
     t.setLeader(false);
     t.probe(0, {
-      probe: answer({ inRecovery: false, configFilesChanged: true, replicationRoleMissing: true }),
+      probe: answer({ inRecovery: false, configFilesChanged: true, rolesOutdated: true }),
     });
     await t.run();
-    expect(t.sqlCalls.filter(c => /^(reload|replication role)/.test(c))).toEqual([]);
+    expect(t.sqlCalls.filter(c => /^(reload|roles)/.test(c))).toEqual([]);
   });
 });

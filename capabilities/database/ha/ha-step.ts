@@ -145,16 +145,11 @@ function haInputOf(step: HaStepInput, instances: InstanceView[], memory: Databas
 const probeTargets = (pods: KubeObject[], target: TargetOf): ProbeTarget[] =>
   pods
     .filter(p => !isTerminating(p) && podIP(p))
-    .map(p => {
-      const ip = podIP(p) ?? "";
-      const tls = target(ip).tls;
-      return {
-        name: p.metadata?.name ?? "",
-        uid: p.metadata?.uid ?? "",
-        ip,
-        ...(tls ? { tls } : {}),
-      };
-    });
+    .map(p => ({
+      name: p.metadata?.name ?? "",
+      uid: p.metadata?.uid ?? "",
+      target: target(podIP(p) ?? ""),
+    }));
 
 const keyOf = (db: Database): string =>
   databaseKey(db.metadata?.namespace ?? "", db.metadata?.name ?? "");
@@ -165,7 +160,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   ha.memory.keepPods(key, new Set(step.pods.map(p => p.metadata?.uid ?? "")));
   const memory = ha.memory.of(key);
   const maxLag = parseQuantity(step.input.spec.readOnly.maxLag);
-  ha.monitor.track(key, probeTargets(step.pods, step.target), step.password, maxLag);
+  ha.monitor.track(key, probeTargets(step.pods, step.target), maxLag);
   const records = ha.monitor.view(key);
   const instanceViews = views(step.pods, records, step.primary, memory);
   const ctx = operationContext(step, instanceViews, memory);

@@ -1,7 +1,13 @@
 /**
- * The operator's SQL edge: everything it asks of a PostgreSQL instance, over TCP as the
- * superuser. The only module that imports `pg` (probe-sessions.ts keeps the monitor's clients
- * open, made here).
+ * The operator's SQL edge: everything it asks of a PostgreSQL instance, over TCP. The only
+ * module that imports `pg` (probe-sessions.ts keeps the monitor's clients open, made here).
+ *
+ * Who it logs in as is the target's (ha/targets.ts, ADR 0019): `pgkeeper_monitor` for the probe,
+ * promotion, checkpoint, reload and repair request; the superuser for what PostgreSQL lets no
+ * lesser role do (ALTER SYSTEM, passwords, creating the roles). A monitor target carries the
+ * superuser as its fallback, taken when the server refuses the monitor for want of its role, a
+ * pg_hba.conf line or a grant: a database cluster from before the role, until the operator has
+ * set it up.
  *
  * Every call opens one connection and always closes it, and is bounded in time: a connect
  * timeout, a server-side statement_timeout, and an overall deadline that destroys the socket, so
@@ -19,8 +25,16 @@ import {
 } from "../lib/guc-value";
 import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
 import { parseLsn } from "./lsn";
-import { FILE_REPAIR_MARKER, REPLICATION_USER } from "../specs/layout";
-import { REPLICATION_SETUP } from "../specs/replication-role";
+import { FILE_REPAIR_MARKER, SUPERUSER } from "../specs/layout";
+import {
+  CHECKPOINT_FUNCTION,
+  CREATE_MISSING_ROLES,
+  FILES_CHANGED_FUNCTION,
+  FILES_CHANGED_QUERY,
+  REPAIR_FUNCTION,
+  ROLES_CURRENT_SQL,
+  ROLES_SETUP,
+} from "../specs/roles";
 
 import type { ArchiverState, InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
 
@@ -89,6 +103,36 @@ export async function close(client: pg.Client, connected: boolean): Promise<void
   client.connection.stream.destroy();
 }
 
+/** Codes of a server refusing who we are, not failing: the monitor's fallback applies. */
+const REFUSED_IDENTITY = new Set([
+  "28000", // invalid_authorization_specification: no pg_hba.conf line, no such role, bad certificate
+  "28P01", // invalid_password
+  "42501", // insufficient_privilege: a grant this version needs is missing
+  "42883", // undefined_function: a function of the setup is missing
+  "3F000", // invalid_schema_name: the schema pgkeeper is missing
+]);
+
+/** Whether the server refused the identity (an answer, not a failure of the instance). */
+export const refusedIdentity = (err: unknown): boolean =>
+  REFUSED_IDENTITY.has(String((err as { code?: unknown } | null)?.code));
+
+/**
+ * The password of an identity that has none (the monitor logs in by certificate): a server that
+ * asks for one has no certificate line for it in pg_hba.conf yet, which is a refusal.
+ */
+const certificateOnly = (t: InstanceTarget) => (): Promise<string> =>
+  Promise.reject(
+    Object.assign(
+      new Error(
+        `the server asks ${t.user ?? SUPERUSER} for a password: it has no certificate login`,
+      ),
+      { code: "28000" },
+    ),
+  );
+
+/** Whether `t` logs in as the superuser (the monitor asks through SECURITY DEFINER functions). */
+const privileged = (t: InstanceTarget): boolean => (t.user ?? SUPERUSER) === SUPERUSER;
+
 /**
  * A client for `t` whose statements the server stops after `budgetMs` (`statement_timeout`), so
  * work abandoned by a caller's deadline stops there too. Not connected yet.
@@ -101,8 +145,8 @@ export function newClient(
   const client = new pg.Client({
     host: t.host,
     port: t.port,
-    user: t.user ?? "postgres",
-    password: t.password,
+    user: t.user ?? SUPERUSER,
+    password: t.password === "" ? certificateOnly(t) : t.password,
     database: t.database ?? "postgres",
     application_name: applicationName,
     connectionTimeoutMillis: budgetMs,
@@ -130,13 +174,31 @@ export function newClient(
 
 /**
  * Runs `work` on a fresh connection within `budgetMs` (connecting included). `statementMs`
- * bounds each statement on the server too, so work abandoned by the deadline stops there.
+ * bounds each statement on the server too, so work abandoned by the deadline stops there. When
+ * the server refuses `t`'s identity and `t` has a fallback, `work` runs again as the fallback
+ * within what is left of the budget.
  */
 async function withClient<T>(
   t: InstanceTarget,
   what: string,
   budgetMs: number,
-  work: (c: pg.Client) => Promise<T>,
+  work: (c: pg.Client, t: InstanceTarget) => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + budgetMs;
+  try {
+    return await onFreshClient(t, what, budgetMs, work);
+  } catch (err) {
+    const left = deadline - Date.now();
+    if (!t.fallback || !refusedIdentity(err) || left <= 0) throw err;
+    return onFreshClient(t.fallback, what, left, work);
+  }
+}
+
+async function onFreshClient<T>(
+  t: InstanceTarget,
+  what: string,
+  budgetMs: number,
+  work: (c: pg.Client, t: InstanceTarget) => Promise<T>,
 ): Promise<T> {
   const client = newClient(t, budgetMs);
   let connected = false;
@@ -150,7 +212,7 @@ async function withClient<T>(
   const run = async (): Promise<T> => {
     await client.connect();
     connected = true;
-    return work(client);
+    return work(client, t);
   };
   try {
     return await Promise.race([run(), deadline]);
@@ -181,17 +243,14 @@ async function inRecovery(c: pg.Client): Promise<boolean> {
 /**
  * Whether pg_hba.conf or a TLS file changed on disk after the server last loaded its
  * configuration: the kubelet updated a mounted ConfigMap or Secret (a renewed certificate), and
- * a reload applies it without a restart. Files that are missing count for nothing.
- * pg_stat_file's times are whole seconds: a file changed in the second of the last load counts
- * as changed (at worst one reload too many, never one too few).
+ * a reload applies it without a restart.
  */
-const FILES_CHANGED_SQL = `(SELECT max(m) >= date_trunc('second', pg_conf_load_time()) FROM (
-    SELECT (pg_stat_file(current_setting(name), true)).modification AS m
-      FROM unnest(ARRAY['hba_file', 'ssl_cert_file', 'ssl_key_file', 'ssl_ca_file']) AS name) AS files)`;
+const filesChangedSql = (asSuperuser: boolean): string =>
+  asSuperuser ? `(${FILES_CHANGED_QUERY})` : FILES_CHANGED_FUNCTION;
 
 type Role = Pick<
   InstanceProbe,
-  "timeline" | "lsn" | "replayLsn" | "walReceiverStatus" | "archiver" | "replicationRoleMissing"
+  "timeline" | "lsn" | "replayLsn" | "walReceiverStatus" | "archiver" | "rolesOutdated"
 > & {
   standbys: StandbyInfo[];
 };
@@ -203,14 +262,12 @@ async function primaryState(c: pg.Client): Promise<Role> {
     lsn: string;
     walfile: string;
     archiving: boolean;
-    replication_role: boolean;
+    roles_current: boolean;
   }>(
     c,
     `SELECT pg_current_wal_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_lsn()) AS walfile,
             current_setting('archive_mode') <> 'off' AS archiving,
-            EXISTS (SELECT FROM pg_roles WHERE rolname = $1 AND rolreplication AND rolcanlogin)
-              AND to_regprocedure('pgkeeper.checkpoint()') IS NOT NULL AS replication_role`,
-    [REPLICATION_USER],
+            ${ROLES_CURRENT_SQL} AS roles_current`,
   );
   const { rows } = await c.query<{
     name: string;
@@ -225,7 +282,7 @@ async function primaryState(c: pg.Client): Promise<Role> {
   return {
     timeline: parseInt(row.walfile.slice(0, 8), 16),
     lsn: row.lsn,
-    ...(row.replication_role ? {} : { replicationRoleMissing: true }),
+    ...(row.roles_current ? {} : { rolesOutdated: true }),
     // Read only where archiving is on: the probe runs every second on every primary.
     ...(row.archiving ? { archiver: await archiverState(c) } : {}),
     standbys: rows.map(r => ({
@@ -317,8 +374,8 @@ export async function probeInstance(t: InstanceTarget, timeoutMs: number): Promi
   return withClient(t, "probe", timeoutMs, probeQueries);
 }
 
-/** The probe's statements on a connected client. */
-export async function probeQueries(c: pg.Client): Promise<InstanceProbe> {
+/** The probe's statements on a client connected as `t` says. */
+export async function probeQueries(c: pg.Client, t: InstanceTarget): Promise<InstanceProbe> {
   const common = await one<{
     in_recovery: boolean;
     started: Date;
@@ -330,7 +387,7 @@ export async function probeQueries(c: pg.Client): Promise<InstanceProbe> {
     `SELECT pg_is_in_recovery() AS in_recovery, pg_postmaster_start_time() AS started,
               ARRAY(SELECT name FROM pg_settings WHERE pending_restart ORDER BY name) AS pending,
               (SELECT json_object_agg(name, setting) FROM pg_settings WHERE name = ANY($1)) AS limits,
-              ${FILES_CHANGED_SQL} AS files_changed`,
+              ${filesChangedSql(privileged(t))} AS files_changed`,
     [HOT_STANDBY_LIMIT_NAMES],
   );
   const role = common.in_recovery ? await replicaState(c) : await primaryState(c);
@@ -373,8 +430,8 @@ export async function promote(t: InstanceTarget, timeoutSeconds: number): Promis
 
 /** CHECKPOINT (a restartpoint on a standby): before a switchover, so the old primary stops fast. */
 export async function checkpoint(t: InstanceTarget, timeoutMs = 120_000): Promise<void> {
-  await withClient(t, "checkpoint", timeoutMs, async c => {
-    await c.query("CHECKPOINT");
+  await withClient(t, "checkpoint", timeoutMs, async (c, as) => {
+    await c.query(privileged(as) ? "CHECKPOINT" : `SELECT ${CHECKPOINT_FUNCTION}`);
   });
 }
 
@@ -384,7 +441,11 @@ export async function checkpoint(t: InstanceTarget, timeoutMs = 120_000): Promis
  * next start. A server out of recovery is refused: a primary is never repaired.
  */
 export async function requestRepair(t: InstanceTarget, timeoutMs = 10_000): Promise<void> {
-  await withClient(t, "request repair", timeoutMs, async c => {
+  await withClient(t, "request repair", timeoutMs, async (c, as) => {
+    if (!privileged(as)) {
+      await c.query(`SELECT ${REPAIR_FUNCTION}`);
+      return;
+    }
     if (!(await inRecovery(c))) throw new Error("not in recovery: only a replica is repaired");
     const { dir } = await one<{ dir: string }>(
       c,
@@ -612,16 +673,15 @@ export async function reloadConfiguration(t: InstanceTarget, timeoutMs = 10_000)
   await withClient(t, "reload", timeoutMs, reloadAndWait);
 }
 
-/** Creates or repairs streaming_replica on a primary (one from before TLS has none). */
-export async function ensureReplicationRole(t: InstanceTarget, timeoutMs = 10_000): Promise<void> {
-  await withClient(t, "ensure the replication role", timeoutMs, async c => {
-    await c.query(
-      `DO $$ BEGIN
-         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${REPLICATION_USER}') THEN
-           CREATE ROLE ${REPLICATION_USER};
-         END IF;
-       END $$`,
-    );
-    for (const statement of REPLICATION_SETUP) await c.query(statement);
+/**
+ * Creates or completes the operator's roles on a primary (specs/roles.ts): one transaction, so a
+ * cluster has the whole setup of this version or what it had before. As the superuser.
+ */
+export async function ensureRoles(t: InstanceTarget, timeoutMs = 10_000): Promise<void> {
+  await withClient(t, "set up the operator's roles", timeoutMs, async c => {
+    await c.query("BEGIN");
+    await c.query(CREATE_MISSING_ROLES);
+    for (const statement of ROLES_SETUP) await c.query(statement);
+    await c.query("COMMIT");
   });
 }

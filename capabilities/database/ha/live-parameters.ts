@@ -68,7 +68,8 @@ async function applyOn(
   ip: string,
   desired: Record<string, string>,
 ): Promise<string[]> {
-  const result = await step.ha.sql.applyParameters(step.target(ip), desired);
+  // ALTER SYSTEM: only a superuser may (ADR 0019).
+  const result = await step.ha.sql.applyParameters(step.target(ip, "superuser"), desired);
   if (result.changed) {
     const pending = result.pendingRestart.length
       ? `; pending restart: ${result.pendingRestart.join(", ")}`

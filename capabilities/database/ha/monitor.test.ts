@@ -30,29 +30,29 @@ function setup() {
     intervalMs: 1000,
     timeoutMs: 500,
     failureThreshold: 3,
-    port: 5432,
     onChange: key => changes.push(key),
     clock,
   });
   return { behaviour, asked, changes, clock, monitor };
 }
 
-const targets = [
-  { name: "db-0", uid: "u0", ip: "10.0.0.1" },
-  { name: "db-1", uid: "u1", ip: "10.0.0.2" },
-];
+/** An instance to probe at `ip`, as the monitor role would log in there. */
+const at = (name: string, uid: string, ip: string) => ({
+  name,
+  uid,
+  target: { host: ip, port: 5432, user: "pgkeeper_monitor", password: "" },
+});
+
+const targets = [at("db-0", "u0", "10.0.0.1"), at("db-1", "u1", "10.0.0.2")];
 
 describe("InstanceMonitor", () => {
-  it("probes every tracked instance with the password and keeps the answers", async () => {
+  it("probes every tracked instance as its target says and keeps the answers", async () => {
     const { behaviour, asked, monitor } = setup();
     behaviour.set("10.0.0.1", answer());
     behaviour.set("10.0.0.2", answer({ inRecovery: true }));
-    monitor.track("ns/db", targets, "pw");
+    monitor.track("ns/db", targets);
     await monitor.probeAll();
-    expect(asked).toEqual([
-      { host: "10.0.0.1", port: 5432, password: "pw" },
-      { host: "10.0.0.2", port: 5432, password: "pw" },
-    ]);
+    expect(asked).toEqual(targets.map(t => t.target));
     expect(monitor.view("ns/db").get("db-1")).toMatchObject({ ok: true, failures: 0 });
     expect(monitor.view("ns/db").get("db-1")?.probe?.inRecovery).toBe(true);
   });
@@ -60,7 +60,7 @@ describe("InstanceMonitor", () => {
   it("counts failures in a row, keeps the last answer, and reports the threshold once", async () => {
     const { behaviour, changes, clock, monitor } = setup();
     behaviour.set("10.0.0.1", answer());
-    monitor.track("ns/db", targets.slice(0, 1), "pw");
+    monitor.track("ns/db", targets.slice(0, 1));
     await monitor.probeAll();
     expect(changes).toEqual(["ns/db"]); // first answer
     behaviour.set("10.0.0.1", new Error("timeout"));
@@ -83,7 +83,7 @@ describe("InstanceMonitor", () => {
   it("does not ask for a reconcile when only replication progress changed", async () => {
     const { behaviour, changes, monitor } = setup();
     behaviour.set("10.0.0.1", answer({ lsn: "0/1" }));
-    monitor.track("ns/db", targets.slice(0, 1), "pw");
+    monitor.track("ns/db", targets.slice(0, 1));
     await monitor.probeAll();
     behaviour.set("10.0.0.1", answer({ lsn: "0/FFFF" }));
     await monitor.probeAll();
@@ -97,7 +97,7 @@ describe("InstanceMonitor", () => {
     const { behaviour, changes, monitor } = setup();
     behaviour.set("10.0.0.1", answer({ lsn: "0/10000" }));
     behaviour.set("10.0.0.2", answer({ inRecovery: true, lsn: "0/10000" }));
-    monitor.track("ns/db", targets, "pw", 0x1000);
+    monitor.track("ns/db", targets, 0x1000);
     await monitor.probeAll();
     const first = changes.length;
     const replicaAt = async (lsn: string) => {
@@ -116,9 +116,9 @@ describe("InstanceMonitor", () => {
   it("starts a new record for a new pod under the same name", async () => {
     const { behaviour, monitor } = setup();
     behaviour.set("10.0.0.1", new Error("down"));
-    monitor.track("ns/db", targets.slice(0, 1), "pw");
+    monitor.track("ns/db", targets.slice(0, 1));
     await monitor.probeAll();
-    monitor.track("ns/db", [{ name: "db-0", uid: "u9", ip: "10.0.0.1" }], "pw");
+    monitor.track("ns/db", [at("db-0", "u9", "10.0.0.1")]);
     expect(monitor.view("ns/db").size).toBe(0);
     await monitor.probeAll();
     expect(monitor.view("ns/db").get("db-0")).toMatchObject({ uid: "u9", failures: 1 });
@@ -132,11 +132,10 @@ describe("InstanceMonitor", () => {
       intervalMs: 1000,
       timeoutMs: 500,
       failureThreshold: 3,
-      port: 5432,
       onChange: () => undefined,
       clock: new FakeClock(),
     });
-    hung.track("ns/db", targets.slice(0, 1), "pw");
+    hung.track("ns/db", targets.slice(0, 1));
     void hung.probeAll();
     void hung.probeAll();
     expect(calls).toBe(1);
@@ -146,8 +145,8 @@ describe("InstanceMonitor", () => {
 
   it("probes nothing once every Database is untracked (leadership lost)", async () => {
     const { asked, clock, monitor } = setup();
-    monitor.track("ns/db", targets, "pw");
-    monitor.track("ns/other", [{ name: "other-0", uid: "u9", ip: "10.0.0.9" }], "pw");
+    monitor.track("ns/db", targets);
+    monitor.track("ns/other", [at("other-0", "u9", "10.0.0.9")]);
     await clock.advanceAsync(1000);
     const probes = asked.length;
     monitor.untrackAll();
@@ -159,7 +158,7 @@ describe("InstanceMonitor", () => {
   it("probes on its interval until untracked", async () => {
     const { behaviour, asked, clock, monitor } = setup();
     behaviour.set("10.0.0.1", answer());
-    monitor.track("ns/db", targets.slice(0, 1), "pw");
+    monitor.track("ns/db", targets.slice(0, 1));
     await clock.advanceAsync(1000);
     await clock.advanceAsync(1000);
     expect(asked.length).toBe(2);
@@ -178,13 +177,12 @@ describe("InstanceMonitor", () => {
       intervalMs: 1000,
       timeoutMs: 500,
       failureThreshold: 3,
-      port: 5432,
       onChange: () => undefined,
       clock: new FakeClock(1_000),
     });
-    monitor.track("ns/a", targets, "pw");
-    monitor.track("ns/b", [{ name: "b-0", uid: "b0", ip: "10.0.1.1" }], "pw");
-    monitor.track("ns/a", [targets[0]], "pw"); // scaled down
+    monitor.track("ns/a", targets);
+    monitor.track("ns/b", [at("b-0", "b0", "10.0.1.1")]);
+    monitor.track("ns/a", [targets[0]]); // scaled down
     monitor.untrack("ns/b");
     monitor.untrackAll();
     expect(kept).toEqual([

@@ -14,12 +14,11 @@ import { lagBytes } from "./lsn";
 import type { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
 
 export interface ProbeTarget {
-  /** TLS to reach it with (ha/targets.ts); absent for a pod from before TLS. */
-  tls?: InstanceTarget["tls"];
   name: string;
   /** Pod UID: a new pod under the same name starts with a clean record. */
   uid: string;
-  ip: string;
+  /** Where and as whom to probe it (ha/targets.ts). */
+  target: InstanceTarget;
 }
 
 export interface ProbeRecord {
@@ -40,14 +39,12 @@ export interface MonitorOptions {
   intervalMs: number;
   timeoutMs: number;
   failureThreshold: number;
-  port: number;
   onChange: (key: string) => void;
   clock?: Clock;
 }
 
 interface Tracked {
   targets: ProbeTarget[];
-  password: string;
   records: Map<string, ProbeRecord>;
   inFlight: Set<string>;
   /** spec.readOnly.maxLag: a replica crossing it (or half of it) changes whether it serves. */
@@ -95,16 +92,14 @@ export class InstanceMonitor {
   }
 
   /** Sets what to probe for a Database (its pods with an IP); starts probing on first use. */
-  track(key: string, targets: ProbeTarget[], password: string, maxLagBytes?: number): void {
+  track(key: string, targets: ProbeTarget[], maxLagBytes?: number): void {
     const entry = this.tracked.get(key) ?? {
       targets: [],
-      password,
       records: new Map<string, ProbeRecord>(),
       inFlight: new Set<string>(),
       lagBuckets: new Map<string, number>(),
     };
     entry.targets = targets;
-    entry.password = password;
     entry.maxLagBytes = maxLagBytes;
     for (const name of [...entry.records.keys()]) {
       const target = targets.find(t => t.name === name);
@@ -129,10 +124,7 @@ export class InstanceMonitor {
   }
 
   private releaseUntracked(): void {
-    const port = this.opts.port;
-    const keep = [...this.tracked.values()].flatMap(e =>
-      e.targets.map(t => ({ host: t.ip, port })),
-    );
+    const keep = [...this.tracked.values()].flatMap(e => e.targets.map(t => t.target));
     this.opts.sql.retainOnly?.(keep);
   }
 
@@ -194,15 +186,7 @@ export class InstanceMonitor {
   }
 
   private async answer(entry: Tracked, target: ProbeTarget): Promise<ProbeRecord> {
-    const probe = await this.opts.sql.probeInstance(
-      {
-        host: target.ip,
-        port: this.opts.port,
-        password: entry.password,
-        ...(target.tls ? { tls: target.tls } : {}),
-      },
-      this.opts.timeoutMs,
-    );
+    const probe = await this.opts.sql.probeInstance(target.target, this.opts.timeoutMs);
     return { uid: target.uid, ok: true, failures: 0, probe };
   }
 

@@ -33,7 +33,7 @@ export async function syncPassfiles(
   for (const { pod, uid, ip } of answering(step.pods, records)) {
     if (memory.passfileWritten.get(uid) === wanted) continue;
     try {
-      await step.ha.sql.writePassfile(step.target(ip));
+      await step.ha.sql.writePassfile(step.target(ip, "superuser"));
       memory.passfileWritten.set(uid, wanted);
     } catch (err) {
       errors.push(`${pod.metadata?.name}: ${errorMessage(err)}`);

@@ -10,18 +10,32 @@
  * - a postmaster that stopped accepting connections still leaves established sessions working:
  *   every `acceptCheckMs` the probe also sends PostgreSQL's SSLRequest on a new TCP connection,
  *   which only a backend the postmaster has forked answers (no authentication, no catalog).
+ * - a monitor the server refuses (a database cluster from before its role, ADR 0019) opens a
+ *   session as the target's fallback, the superuser, and tries the monitor again after
+ *   `monitorRetryMs`.
  * The deadline is today's: the probe's timeout covers reconnecting, the check and the queries.
  */
 import { Socket, connect } from "node:net";
 import type { InstanceProbe, InstanceTarget } from "./probe-types";
-import { InstanceSqlError, addressOf, close, newClient, probeQueries, wrap } from "./instance-sql";
+import {
+  InstanceSqlError,
+  addressOf,
+  close,
+  newClient,
+  probeQueries,
+  refusedIdentity,
+  wrap,
+} from "./instance-sql";
 
 type Client = ReturnType<typeof newClient>;
 
 interface Session {
   client: Client;
-  /** What it authenticated with: another password or certificate opens a new session. */
+  /** The target it was opened for: another identity, password or certificate opens a new one. */
   credentials: string;
+  /** Whom it logged in as: the target, or its fallback. */
+  as: InstanceTarget;
+  openedAt: number;
   /** Closed or failed: the next probe opens a new one. */
   broken: boolean;
   /** When the postmaster last proved it accepts connections (opening this session, or a check). */
@@ -31,16 +45,29 @@ interface Session {
 export interface ProbeSessionOptions {
   /** How often a probe on a reused session also checks that new connections are accepted. */
   acceptCheckMs: number;
+  /** How long a session on the fallback identity is used before the target's is tried again. */
+  monitorRetryMs?: number;
   now?: () => number;
 }
+
+const MONITOR_RETRY_MS = 60_000;
 
 /** PostgreSQL's SSLRequest: length 8, code 1234/5679. The server answers one byte, S or N. */
 const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
 
 const APPLICATION_NAME = "pgkeeper-probe";
 
-const credentialsOf = (t: InstanceTarget): string =>
-  JSON.stringify([t.password, t.tls?.cert, t.tls?.ca, t.tls?.servername]);
+const credentialsOf = (t: InstanceTarget | undefined): string =>
+  t === undefined
+    ? ""
+    : JSON.stringify([
+        t.user,
+        t.password,
+        t.tls?.cert,
+        t.tls?.ca,
+        t.tls?.servername,
+        credentialsOf(t.fallback),
+      ]);
 
 class Deadline {
   constructor(
@@ -64,7 +91,7 @@ export class ProbeSessions {
     const key = addressOf(t);
     const deadline = new Deadline(this.now() + timeoutMs, this.now);
     const session = this.sessions.get(key);
-    if (session && !session.broken && session.credentials === credentialsOf(t)) {
+    if (session && this.reusable(session, t)) {
       try {
         return await this.onSession(key, session, t, timeoutMs, deadline);
       } catch (err) {
@@ -74,6 +101,16 @@ export class ProbeSessions {
       }
     } else if (session) this.drop(key, session);
     return this.onNewSession(key, t, timeoutMs, deadline);
+  }
+
+  private reusable(session: Session, t: InstanceTarget): boolean {
+    const retryMs = this.opts.monitorRetryMs ?? MONITOR_RETRY_MS;
+    const onFallback = session.as !== t;
+    return (
+      !session.broken &&
+      session.credentials === credentialsOf(t) &&
+      !(onFallback && this.now() - session.openedAt >= retryMs)
+    );
   }
 
   /** Closes the sessions of every instance not in `keep` (no longer tracked). */
@@ -98,12 +135,12 @@ export class ProbeSessions {
     timeoutMs: number,
     deadline: Deadline,
   ): Promise<InstanceProbe> {
-    return withDeadline(t, timeoutMs, deadline, session.client, async () => {
+    return withDeadline(session.as, timeoutMs, deadline, session.client, async () => {
       if (this.now() - session.acceptedAt >= this.opts.acceptCheckMs) {
         await acceptsConnections(t, deadline);
         session.acceptedAt = this.now();
       }
-      return probeQueries(session.client);
+      return probeQueries(session.client, session.as);
     });
   }
 
@@ -113,10 +150,28 @@ export class ProbeSessions {
     timeoutMs: number,
     deadline: Deadline,
   ): Promise<InstanceProbe> {
-    const client = newClient(t, timeoutMs, APPLICATION_NAME);
+    try {
+      return await this.open(key, t, t, timeoutMs, deadline);
+    } catch (err) {
+      if (!t.fallback || !refusedIdentity(err) || deadline.remaining <= 0) throw err;
+      return this.open(key, t, t.fallback, timeoutMs, deadline);
+    }
+  }
+
+  /** A new session for target `t`, logged in as `as` (t or its fallback), and its first probe. */
+  private async open(
+    key: string,
+    t: InstanceTarget,
+    as: InstanceTarget,
+    timeoutMs: number,
+    deadline: Deadline,
+  ): Promise<InstanceProbe> {
+    const client = newClient(as, timeoutMs, APPLICATION_NAME);
     const session: Session = {
       client,
       credentials: credentialsOf(t),
+      as,
+      openedAt: this.now(),
       broken: false,
       acceptedAt: this.now(),
     };
@@ -124,9 +179,9 @@ export class ProbeSessions {
     client.on("error", markBroken);
     client.on("end", markBroken);
     try {
-      const probe = await withDeadline(t, timeoutMs, deadline, client, async () => {
+      const probe = await withDeadline(as, timeoutMs, deadline, client, async () => {
         await client.connect();
-        return probeQueries(client);
+        return probeQueries(client, as);
       });
       this.sessions.set(key, session);
       return probe;

@@ -48,14 +48,19 @@ export interface InstanceProbe {
   standbys: StandbyInfo[];
   /** pg_hba.conf or a TLS file changed on disk since the last load: a reload applies it. */
   configFilesChanged?: boolean;
-  /** Primary: streaming_replica is missing (a database cluster from before TLS). */
-  replicationRoleMissing?: boolean;
+  /**
+   * Primary: the operator's roles (specs/roles.ts) are missing or from an earlier version (a
+   * database cluster from before them): the operator sets them up as the superuser.
+   */
+  rolesOutdated?: boolean;
 }
 
 export interface InstanceTarget {
   host: string;
   port: number;
+  /** "": the identity logs in by certificate only (the monitor). */
   password: string;
+  /** Default: the superuser. */
   user?: string;
   database?: string;
   /**
@@ -63,6 +68,12 @@ export interface InstanceTarget {
    * host is an IP), and the operator's client certificate. Absent: no TLS (a pod from before it).
    */
   tls?: { ca: string; cert: string; key: string; servername: string };
+  /**
+   * Whom to log in as instead when the server refuses this identity for want of its role, its
+   * pg_hba.conf line or a grant (the monitor's target carries the superuser's: a database
+   * cluster from before the monitor role, until the operator has set it up).
+   */
+  fallback?: InstanceTarget;
 }
 
 /** The SQL operations HA needs, as an interface so reconcile tests can stand in for PostgreSQL. */
@@ -80,8 +91,8 @@ export interface InstanceSql {
   requestRepair(t: InstanceTarget): Promise<void>;
   /** pg_reload_conf(), waiting until it took effect. */
   reloadConfiguration(t: InstanceTarget): Promise<void>;
-  /** Creates (or repairs) the replication role on a primary. */
-  ensureReplicationRole(t: InstanceTarget): Promise<void>;
+  /** Creates or completes the operator's roles on a primary (specs/roles.ts). */
+  ensureRoles(t: InstanceTarget): Promise<void>;
   applyParameters(
     t: InstanceTarget,
     desired: Record<string, string>,

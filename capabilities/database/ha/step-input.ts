@@ -17,7 +17,7 @@ import type { InstanceSql } from "./probe-types";
 /** What reconcile needs from the HA machinery (absent: no SQL, no failover; unit tests). */
 export interface HaDeps {
   monitor: {
-    track(key: string, targets: ProbeTarget[], password: string, maxLagBytes?: number): void;
+    track(key: string, targets: ProbeTarget[], maxLagBytes?: number): void;
     view(key: string): Map<string, ProbeRecord>;
     untrack?(key: string): void;
     untrackAll?(): void;

@@ -1,18 +1,25 @@
 /**
- * How the operator reaches an instance (ADR 0017): over TLS with its client certificate,
- * verifying the server's certificate against the name of the pod behind the headless Service,
- * when the pod mounts the certificates; as before (the superuser's password, no TLS) when it is
- * a pod from before TLS, which has no certificate to serve.
+ * How the operator reaches an instance (ADR 0017, 0019): over TLS, verifying the server's
+ * certificate against the name of the pod behind the headless Service, as `pgkeeper_monitor` by
+ * its certificate for everything it does routinely, and as the superuser (certificate and
+ * password) only for what asks for one. A pod from before TLS, which has no certificate to serve,
+ * is reached as before: the superuser's password, no TLS.
  */
 import { KubeObject, podIP } from "../cluster/cluster";
-import { TLS_VOLUME, POSTGRES_PORT } from "../specs/layout";
+import { MONITOR_USER, POSTGRES_PORT, TLS_VOLUME } from "../specs/layout";
 import type { InstanceTarget } from "./probe-types";
 
-/** The operator's client identity and the CA it verifies servers with, as the Secrets hold them. */
-export interface OperatorTls {
-  ca: string;
+export interface KeyPair {
   cert: string;
   key: string;
+}
+
+/** The CA the operator verifies servers with and its client identities, as the Secrets hold them. */
+export interface OperatorTls {
+  ca: string;
+  superuser: KeyPair;
+  /** Absent until the pass that first issues it has applied `<db>-ca`. */
+  monitor?: KeyPair;
 }
 
 export interface OperatorCredentials {
@@ -32,36 +39,52 @@ export const mountsTls = (pod: KubeObject): boolean =>
 export const serverNameOf = (pod: KubeObject, headlessService: string): string =>
   `${pod.metadata?.name ?? ""}.${headlessService}.${pod.metadata?.namespace ?? ""}.svc`;
 
-/** Login other than the superuser's on `postgres` (password rotation checks app's). */
+/** A login with a password (password rotation checks app's, and sets them as the superuser). */
 export interface Login {
   user: string;
   password: string;
   database: string;
 }
 
-export type TargetOf = (ip: string, login?: Login) => InstanceTarget;
+/**
+ * Whom to log in as: the monitor (the default: probes, promotion, checkpoint, reload, repair),
+ * the superuser (ALTER SYSTEM, the roles, the passfiles of pods from before TLS), or a login.
+ */
+export type As = "monitor" | "superuser" | Login;
+
+export type TargetOf = (ip: string, as?: As) => InstanceTarget;
 
 /**
- * Targets for the pods of one pass: by IP (what the HA code holds), TLS with the pod's server
- * name when that pod mounts the certificates and the operator has its own.
+ * Targets for the pods of one pass, by IP (what the HA code holds). TLS with the pod's server
+ * name when that pod mounts the certificates and the operator has its own; the monitor only
+ * then, with the superuser as its fallback (a cluster from before the monitor role).
  */
 export function targetsFor(
   pods: KubeObject[],
   credentials: OperatorCredentials,
   headlessService: string,
 ): TargetOf {
-  return (ip, login) => {
+  return (ip, as = "monitor") => {
     const pod = pods.find(p => podIP(p) === ip);
-    const tls =
-      pod && credentials.tls && mountsTls(pod)
-        ? { ...credentials.tls, servername: serverNameOf(pod, headlessService) }
-        : undefined;
+    const tls = pod && credentials.tls && mountsTls(pod) ? credentials.tls : undefined;
+    const servername = pod ? serverNameOf(pod, headlessService) : "";
+    const withPair = (pair: KeyPair) => (tls ? { tls: { ca: tls.ca, ...pair, servername } } : {});
+    const superuser: InstanceTarget = {
+      host: ip,
+      port: POSTGRES_PORT,
+      password: credentials.password,
+      ...withPair(tls?.superuser ?? { cert: "", key: "" }),
+    };
+    if (typeof as === "object") return { ...superuser, ...as };
+    if (as === "superuser" || !tls?.monitor) return superuser;
     return {
       host: ip,
       port: POSTGRES_PORT,
-      password: login?.password ?? credentials.password,
-      ...(login ? { user: login.user, database: login.database } : {}),
-      ...(tls ? { tls } : {}),
+      user: MONITOR_USER,
+      password: "",
+      database: "postgres",
+      ...withPair(tls.monitor),
+      fallback: superuser,
     };
   };
 }

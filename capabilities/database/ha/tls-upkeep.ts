@@ -2,8 +2,10 @@
  * Keeps each instance on the TLS material and pg_hba.conf it has mounted (ADR 0017), with no
  * restart: an instance whose pg_hba.conf or certificate files changed on disk since it last
  * loaded its configuration (the kubelet updated `<db>-config` or `<db>-tls`: a renewed
- * certificate, plaintext allowed or not) is reloaded; a primary without streaming_replica (a
- * database cluster from before TLS) gets it, before its standbys restart and stream as it.
+ * certificate, plaintext allowed or not) is reloaded; a primary whose operator roles are missing
+ * or older than this version's (specs/roles.ts: a database cluster from before TLS or before the
+ * monitor role) gets them as the superuser, before its standbys restart and stream as
+ * streaming_replica, and before the monitor can log in.
  * Level-based: what the probe sees decides, so nothing is remembered, and a failure is tried again
  * at the next pass.
  */
@@ -17,16 +19,16 @@ import { HaStepInput, announceOnce } from "./step-input";
 export function tlsUpkeep(
   records: Map<string, ProbeRecord>,
   primary: string,
-): { reload: string[]; ensureRole: boolean } {
+): { reload: string[]; ensureRoles: boolean } {
   const reload = [...records]
     .filter(([, r]) => r.ok && r.probe?.configFilesChanged)
     .map(([name]) => name)
     .sort();
   const role = records.get(primary);
-  const ensureRole = Boolean(
-    role?.ok && role.probe && !role.probe.inRecovery && role.probe.replicationRoleMissing,
+  const ensureRoles = Boolean(
+    role?.ok && role.probe && !role.probe.inRecovery && role.probe.rolesOutdated,
   );
-  return { reload, ensureRole };
+  return { reload, ensureRoles };
 }
 
 export async function keepTls(
@@ -35,7 +37,7 @@ export async function keepTls(
   memory: DatabaseMemory,
 ): Promise<void> {
   if (!step.isLeader()) return;
-  const { reload, ensureRole } = tlsUpkeep(records, step.primary);
+  const { reload, ensureRoles } = tlsUpkeep(records, step.primary);
   const ipOf = (name: string) => {
     const pod = step.pods.find(p => p.metadata?.name === name);
     return pod && !isTerminating(pod) ? podIP(pod) : undefined;
@@ -50,9 +52,9 @@ export async function keepTls(
       errors.push(`${what} on ${name}: ${errorMessage(err)}`);
     }
   };
-  if (ensureRole)
-    await attempt("creating the replication role", step.primary, ip =>
-      step.ha.sql.ensureReplicationRole(step.target(ip)),
+  if (ensureRoles)
+    await attempt("setting up the operator's roles", step.primary, ip =>
+      step.ha.sql.ensureRoles(step.target(ip, "superuser")),
     );
   for (const name of reload)
     await attempt("reloading changed configuration files", name, ip =>

@@ -28,20 +28,35 @@ const cert = (pem: string) => new X509Certificate(pem);
 const first = tlsMaterial("orders", {}, NAMES, NOW);
 
 describe("tlsMaterial", () => {
-  it("issues a CA and three leaves it signs, each for its purpose", () => {
+  it("issues a CA and four leaves it signs, each for its purpose", () => {
     const ca = cert(first.caCert);
     expect(ca.ca).toBe(true);
     expect(first.serverCa).toBe(first.caCert);
-    for (const leaf of [first.serverCert, first.replicationCert, first.operatorCert])
-      expect(cert(leaf).verify(ca.publicKey)).toBe(true);
+    const leaves = [first.serverCert, first.replicationCert, first.operatorCert, first.monitorCert];
+    for (const leaf of leaves) expect(cert(leaf).verify(ca.publicKey)).toBe(true);
     expect(cert(first.replicationCert).subject).toBe("CN=streaming_replica");
     expect(cert(first.operatorCert).subject).toBe("CN=postgres");
+    expect(cert(first.monitorCert).subject).toBe("CN=pgkeeper_monitor");
     expect(cert(first.serverCert).subjectAltName).toBe(NAMES.map(n => `DNS:${n}`).join(", "));
     expect(Date.parse(ca.validTo)).toBeGreaterThan(later(CA_LIFETIME_DAYS - 1).getTime());
   });
 
   it("keeps everything while it is sound (nothing is regenerated)", () => {
     expect(tlsMaterial("orders", stored(first), NAMES, later(200))).toEqual(first);
+  });
+
+  it("adds the monitor's certificate to a CA Secret from before it, keeping everything else", () => {
+    const { ca, tls } = stored(first);
+    const data = { ...(ca.data as Record<string, string>) };
+    delete data[CA_SECRET_KEYS.monitorCert];
+    delete data[CA_SECRET_KEYS.monitorKey];
+    const next = tlsMaterial("orders", { ca: { ...ca, data }, tls }, NAMES, NOW);
+    expect({ ...next, monitorCert: "", monitorKey: "" }).toEqual({
+      ...first,
+      monitorCert: "",
+      monitorKey: "",
+    });
+    expect(cert(next.monitorCert).verify(cert(first.caCert).publicKey)).toBe(true);
   });
 
   it("renews a leaf a month before it ends with the same CA, so clients keep their ca.crt", () => {

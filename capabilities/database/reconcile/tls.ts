@@ -4,7 +4,7 @@
  *
  * - The CA lives ten years. Only when it is missing, unreadable or near its end is a new one made,
  *   and every leaf with it (clients must then take the new ca.crt from `<db>-app`).
- * - Leaves (server, replication, operator) live a year and are renewed by the same CA a month
+ * - Leaves (server, replication, the operator's two) live a year and are renewed by the same CA a month
  *   before they end, or at once when they do not chain to it, do not match their key or (the
  *   server's) do not name every Service: clients keep trusting the same ca.crt throughout.
  * A renewed server certificate reaches the pods through the mounted Secret; ha/ reloads each
@@ -16,7 +16,7 @@ import { childNames } from "../api/names";
 import { Cluster, KubeObject } from "../cluster/cluster";
 import { certificate, newKeyPair } from "../lib/x509";
 import type { BuildInput } from "../specs";
-import { REPLICATION_USER, SUPERUSER } from "../specs/layout";
+import { MONITOR_USER, REPLICATION_USER, SUPERUSER } from "../specs/layout";
 import { OperatorTls, mountsTls } from "../ha/targets";
 import { CA_SECRET_KEYS, DatabaseTls, TLS_SECRET_KEYS, USER_SERVER_KEYS } from "../specs/tls";
 import { ReconcileError } from "./errors";
@@ -26,7 +26,7 @@ export const CA_LIFETIME_DAYS = 3650;
 export const LEAF_LIFETIME_DAYS = 365;
 export const RENEW_BEFORE_DAYS = 30;
 
-type Leaf = "server" | "replication" | "operator";
+type Leaf = "server" | "replication" | "operator" | "monitor";
 
 interface Ca {
   cert: string;
@@ -39,6 +39,7 @@ const LEAVES: Record<Leaf, { commonName: (db: string) => string }> = {
   server: { commonName: db => `${db}-rw` },
   replication: { commonName: () => REPLICATION_USER },
   operator: { commonName: () => SUPERUSER },
+  monitor: { commonName: () => MONITOR_USER },
 };
 
 const caName = (db: string): string => `pgkeeper ${db} CA`;
@@ -196,6 +197,7 @@ export function tlsMaterial(
       TLS_SECRET_KEYS.replicationKey,
     ),
     operator: pairIn(stored.ca, CA_SECRET_KEYS.operatorCert, CA_SECRET_KEYS.operatorKey),
+    monitor: pairIn(stored.ca, CA_SECRET_KEYS.monitorCert, CA_SECRET_KEYS.monitorKey),
   };
   const leaf = (name: Leaf) => {
     const names = name === "server" ? dnsNames : [];
@@ -209,6 +211,7 @@ export function tlsMaterial(
     : { ...leaf("server"), ca: ca.cert };
   const replication = leaf("replication");
   const operator = leaf("operator");
+  const monitor = leaf("monitor");
   return {
     caCert: ca.cert,
     caKey: ca.key,
@@ -219,6 +222,8 @@ export function tlsMaterial(
     replicationKey: replication.key,
     operatorCert: operator.cert,
     operatorKey: operator.key,
+    monitorCert: monitor.cert,
+    monitorKey: monitor.key,
   };
 }
 
@@ -283,9 +288,14 @@ export async function operatorTls(
   const read = (name: string) => cluster.get({ apiVersion: "v1", kind: "Secret", namespace, name });
   const [ca, tls] = await Promise.all([read(names.caSecret), read(names.tlsSecret)]);
   const serverCa = decoded(tls, TLS_SECRET_KEYS.serverCa);
-  const cert = decoded(ca, CA_SECRET_KEYS.operatorCert);
-  const key = decoded(ca, CA_SECRET_KEYS.operatorKey);
-  return serverCa && cert && key ? { ca: serverCa, cert, key } : undefined;
+  const superuser = pairIn(ca, CA_SECRET_KEYS.operatorCert, CA_SECRET_KEYS.operatorKey);
+  const monitor = pairIn(ca, CA_SECRET_KEYS.monitorCert, CA_SECRET_KEYS.monitorKey);
+  if (!serverCa || !superuser.cert || !superuser.key) return undefined;
+  return {
+    ca: serverCa,
+    superuser: { cert: superuser.cert, key: superuser.key },
+    ...(monitor.cert && monitor.key ? { monitor: { cert: monitor.cert, key: monitor.key } } : {}),
+  };
 }
 
 /** The input with `tlsTransition` set while some instance runs a pod from before TLS. */

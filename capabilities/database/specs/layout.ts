@@ -14,6 +14,12 @@ export const SUPERUSER = "postgres";
  * the common name of its client certificate.
  */
 export const REPLICATION_USER = "streaming_replica";
+/**
+ * The role the operator probes, promotes and reloads as (pg_monitor and a few grants), by
+ * certificate only, and the common name of its client certificate. The superuser is left for
+ * what PostgreSQL cannot delegate (ALTER SYSTEM, password changes, role creation).
+ */
+export const MONITOR_USER = "pgkeeper_monitor";
 /** The application role and database created at bootstrap. */
 export const APP_USER = "app";
 export const APP_DATABASE = "app";

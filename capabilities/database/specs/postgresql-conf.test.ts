@@ -215,6 +215,17 @@ describe("pg_hba.conf", () => {
     ["a standby streaming", {}, "tls", "replication", "streaming_replica", "cert"],
     ["pg_rewind's connection", {}, "tls", "postgres", "streaming_replica", "cert"],
     ["streaming_replica elsewhere", {}, "tls", "app", "streaming_replica", "scram-sha-256"],
+    ["the operator's monitor", {}, "tls", "postgres", "pgkeeper_monitor", "cert"],
+    ["the monitor elsewhere", {}, "tls", "app", "pgkeeper_monitor", "scram-sha-256"],
+    ["the monitor in plaintext", {}, "plain", "postgres", "pgkeeper_monitor", "reject"],
+    [
+      "the monitor in plaintext, plaintext allowed",
+      { allowPlaintext: true },
+      "plain",
+      "postgres",
+      "pgkeeper_monitor",
+      "scram-sha-256",
+    ],
     [
       "the superuser over TLS: certificate and password",
       {},

@@ -14,6 +14,7 @@ import {
   INSTANCE_CONF,
   PASSFILE,
   POSTGRES_PORT,
+  MONITOR_USER,
   REPLICATION_USER,
   RUN_DIR,
   SUPERUSER,
@@ -262,7 +263,8 @@ export interface HbaOptions {
 /**
  * pg_hba.conf. The local socket: the superuser without a password (probes, the entrypoint, the
  * operator's exec sessions). The network: TLS only (`hostssl`), unless plaintext is allowed;
- * standbys as streaming_replica by certificate; the superuser by pgkeeper's certificate and its
+ * standbys as streaming_replica and the operator as pgkeeper_monitor, each by certificate; the
+ * superuser by pgkeeper's certificate and its
  * password (only the operator has both) unless superuser access is enabled; everyone else by
  * SCRAM. First match wins, so the order matters.
  */
@@ -287,6 +289,8 @@ export function renderPgHba(o: HbaOptions): string {
     `hostssl replication  ${REPLICATION_USER}   all      cert`,
     // pg_rewind reads the source's files over an ordinary connection.
     `hostssl postgres     ${REPLICATION_USER}   all      cert`,
+    // The operator's everyday identity (ADR 0019): its certificate, no password.
+    `hostssl postgres     ${MONITOR_USER}    all      cert`,
     `hostssl all          ${SUPERUSER}           all      ${superuser}`,
     `hostssl all          all                 all      scram-sha-256`,
     o.allowPlaintext

@@ -1,11 +1,13 @@
 /**
  * TLS of a Database's PostgreSQL connections (ADR 0017): its own CA, the server certificate every
  * instance serves (one set of names covers every Service and, by wildcard, every pod, so scaling
- * needs no new certificate), and two client certificates: `streaming_replica`'s, which standbys
- * stream, clone and rewind with, and the operator's (`postgres`).
+ * needs no new certificate), and three client certificates: `streaming_replica`'s, which standbys
+ * stream, clone and rewind with, and the operator's two: `pgkeeper_monitor`'s, its everyday
+ * identity, and the superuser's (`postgres`), for what only a superuser may do (ADR 0019).
  *
- * Two Secrets, so what the pods mount never holds the CA's key or the operator's identity:
- * - `<db>-ca`: ca.crt, ca.key, operator.crt, operator.key (read by the operator only);
+ * Two Secrets, so what the pods mount never holds the CA's key or the operator's identities:
+ * - `<db>-ca`: ca.crt, ca.key, operator.crt, operator.key, monitor.crt, monitor.key (read by the
+ *   operator only);
  * - `<db>-tls`: ca.crt, server-ca.crt, tls.crt, tls.key, replication.crt, replication.key
  *   (mounted at /tls). With spec.tls.serverSecretName, the user's certificate, key and ca.crt are
  *   copied in as tls.crt, tls.key and server-ca.crt, so every path is the same either way.
@@ -28,8 +30,12 @@ export interface DatabaseTls {
   serverKey: string;
   replicationCert: string;
   replicationKey: string;
+  /** The operator as the superuser. */
   operatorCert: string;
   operatorKey: string;
+  /** The operator as pgkeeper_monitor. */
+  monitorCert: string;
+  monitorKey: string;
 }
 
 /** Each Secret's keys, by the part of the material they hold. */
@@ -38,6 +44,8 @@ export const CA_SECRET_KEYS = {
   caKey: "ca.key",
   operatorCert: "operator.crt",
   operatorKey: "operator.key",
+  monitorCert: "monitor.crt",
+  monitorKey: "monitor.key",
 } as const satisfies Partial<Record<keyof DatabaseTls, string>>;
 
 export const TLS_SECRET_KEYS = {

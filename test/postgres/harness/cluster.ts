@@ -17,18 +17,23 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { tlsMaterial } from "../../../capabilities/database/reconcile/tls";
-import { CREATE_REPLICATION_ROLE } from "../../../capabilities/database/specs/replication-role";
+import { CREATE_ROLES } from "../../../capabilities/database/specs/roles";
 import { DatabaseTls, TLS_SECRET_KEYS, tlsFilesIn } from "../../../capabilities/database/specs/tls";
 import { bin, freePort, RunAs, serverAccount } from "./os";
 import { PgServer } from "./server";
 
 /**
  * What an instance pod has of TLS (ADR 0017), for servers the instance scripts connect to: a
- * certificate for `localhost` (how they reach a primary here), streaming_replica by certificate
- * in pg_hba.conf, before initdb's password rules, which the harness itself logs in by.
+ * certificate for `localhost` (how they reach a primary here), streaming_replica and
+ * pgkeeper_monitor by certificate in pg_hba.conf, before initdb's password rules, which the
+ * harness itself logs in by.
  */
-const HBA_TLS_LINES =
-  "hostssl replication streaming_replica all cert\nhostssl postgres streaming_replica all cert\n";
+const HBA_TLS_LINES = [
+  "hostssl replication streaming_replica all cert",
+  "hostssl postgres streaming_replica all cert",
+  "hostssl postgres pgkeeper_monitor all cert",
+  "",
+].join("\n");
 
 /** Settings every test server gets; tests change others through the code under test. */
 export const BASE_CONF: Record<string, string> = {
@@ -121,7 +126,7 @@ export class Cluster {
       new PgServer(name, dataDir, port, this.password, this.account),
     );
     // Local commit: a test's synchronous_standby_names must not wait for standbys not there yet.
-    server.sql(["SET synchronous_commit = local;", ...CREATE_REPLICATION_ROLE].join(" "));
+    server.sql(["SET synchronous_commit = local;", ...CREATE_ROLES].join(" "));
     return server;
   }
 

@@ -47,11 +47,7 @@ import {
 } from "../layout";
 import { STANZA } from "../pgbackrest";
 import { replicationConninfo } from "../postgresql-conf";
-import {
-  CHECKPOINT_FUNCTION,
-  CREATE_REPLICATION_ROLE,
-  ENSURE_REPLICATION_ROLE_PSQL,
-} from "../replication-role";
+import { CHECKPOINT_FUNCTION, CREATE_ROLES, ENSURE_ROLES_PSQL } from "../roles";
 import { tlsFilesIn } from "../tls";
 import { COMMON_SH } from "./common";
 
@@ -197,7 +193,7 @@ bootstrap_primary() {
     postgres >/dev/null <<SQL
 CREATE ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
 CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER};
-${CREATE_REPLICATION_ROLE.join("\n")}
+${CREATE_ROLES.join("\n")}
 SQL
   cp "$CONFIG_DIR/${FILE_MANAGED_CONF}" "$work/postgresql.auto.conf"
   mv "$work" "$PGDATA"
@@ -285,7 +281,7 @@ SELECT 'CREATE ROLE ${APP_USER} LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WH
 ALTER ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
 SELECT 'CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER}' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '${APP_DATABASE}')
 \\gexec
-${ENSURE_REPLICATION_ROLE_PSQL}
+${ENSURE_ROLES_PSQL}
 SQL
   kill -INT "$server_pid"
   wait "$server_pid" || true

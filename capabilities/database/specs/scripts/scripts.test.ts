@@ -15,7 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ENTRYPOINT_SH } from "./entrypoint";
-import { CREATE_REPLICATION_ROLE } from "../replication-role";
+import { CREATE_ROLES } from "../roles";
 import { PROBE_SH } from "./probe";
 
 const scripts = [
@@ -322,11 +322,11 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     expect(existsSync(`${world.pgdata}.init`)).toBe(false);
   });
 
-  it("initdb: creates the app role with its password as an SQL literal, its database and the replication role", () => {
+  it("initdb: creates the app role with its password as an SQL literal, its database and the operator's roles", () => {
     expect(run(world, ENTRYPOINT_SH).status).toBe(0);
     expect(read(join(world.log, "single.sql"))).toBe(
       `CREATE ROLE app LOGIN PASSWORD 'it''s "app" $HOME \`id\`';\nCREATE DATABASE app OWNER app;\n` +
-        CREATE_REPLICATION_ROLE.map(line => `${line}\n`).join(""),
+        CREATE_ROLES.map(line => `${line}\n`).join(""),
     );
     expect(calls(world).find(c => c.startsWith("single"))).toContain(
       "-c exit_on_error=on -c log_min_error_statement=panic",
