@@ -7,9 +7,13 @@
 # seccomp profile, and gives the watcher a 512Mi memory limit that bench:scale's 1000-Database
 # peak, 516 MiB, already exceeds):
 # - seccomp RuntimeDefault for both pods (restricted Pod Security Standard);
-# - the watcher's memory: request 512Mi, limit 768Mi (the measured peak plus half again).
-# A read-only root file system is not possible with Pepr 1.1.4's controller: it writes the
-# unpacked module to /app/module-<hash>.js, next to the node_modules it runs from.
+# - the watcher's memory: request 512Mi, limit 768Mi (the measured peak plus half again);
+# - a read-only root file system. Pepr 1.1.4's controller writes the unpacked module to
+#   /app/module-<hash>.js, next to the node_modules it runs from (so Node resolves them), and
+#   nothing else. That one file becomes a writable emptyDir file mounted over its path: an init
+#   container creates it empty in the emptyDir (a subPath that does not exist would be made a
+#   directory), the container mounts it by subPath, and the controller writes into it. The hash
+#   is read from the Deployment, so this follows every build.
 #
 # RBAC (issue 15; hack/rbac-audit checks grants against use):
 # - the leader-election Lease in this namespace only: a Role and RoleBinding here, since Pepr
@@ -61,6 +65,41 @@ kubectl get clusterrole "$account" -o json |
   ' |
   kubectl replace -f -
 
-kubectl -n "$namespace" patch deployment pepr-pgkeeper --type strategic -p "$seccomp"
-kubectl -n "$namespace" patch deployment pepr-pgkeeper-watcher --type strategic -p "$seccomp"
+# The strategic merge patch making a Deployment's root file system read-only (see above).
+read_only_root() {
+  # shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
+  kubectl -n "$namespace" get deployment "$1" -o json |
+    node -e '
+      const spec = JSON.parse(require("fs").readFileSync(0, "utf8")).spec.template.spec;
+      const main = spec.containers[0];
+      const hash = main.args[main.args.length - 1];
+      if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`no module hash in the args of ${main.name}`);
+      const file = `module-${hash}.js`;
+      const volume = "unpacked-module";
+      const restricted = { ...main.securityContext, readOnlyRootFilesystem: true };
+      process.stdout.write(JSON.stringify({ spec: { template: { spec: {
+        volumes: [{ name: volume, emptyDir: { sizeLimit: "16Mi" } }],
+        initContainers: [{
+          name: "unpacked-module-file",
+          image: main.image,
+          imagePullPolicy: main.imagePullPolicy,
+          args: ["-e", `require("fs").writeFileSync("/unpacked/${file}", "")`],
+          securityContext: restricted,
+          resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "64Mi" } },
+          volumeMounts: [{ name: volume, mountPath: "/unpacked" }],
+        }],
+        containers: [{
+          name: main.name,
+          securityContext: { readOnlyRootFilesystem: true },
+          volumeMounts: [{ name: volume, mountPath: `/app/${file}`, subPath: file }],
+        }],
+      } } } }));
+    '
+}
+
+for deployment in pepr-pgkeeper pepr-pgkeeper-watcher; do
+  kubectl -n "$namespace" patch deployment "$deployment" --type strategic -p "$seccomp"
+  kubectl -n "$namespace" patch deployment "$deployment" --type strategic \
+    -p "$(read_only_root "$deployment")"
+done
 kubectl -n "$namespace" patch deployment pepr-pgkeeper-watcher --type strategic -p "$watcher_memory"

@@ -165,19 +165,21 @@ it("the in-cluster admission webhook denies an invalid Database", () => {
   });
 });
 
-it("the operator's pods run with seccomp RuntimeDefault, no privilege escalation, no capabilities, non-root", () => {
+it("the operator's pods run with seccomp RuntimeDefault, a read-only root, no privilege escalation, no capabilities, non-root", () => {
   interface Container {
     name: string;
     securityContext?: {
       allowPrivilegeEscalation?: boolean;
       capabilities?: { drop?: string[] };
       runAsNonRoot?: boolean;
+      readOnlyRootFilesystem?: boolean;
     };
     resources?: { limits?: { memory?: string } };
   }
   interface PodSpec {
     securityContext?: { seccompProfile?: { type?: string }; runAsNonRoot?: boolean };
     containers: Container[];
+    initContainers?: Container[];
   }
   const pods = JSON.parse(kubectlOk(["get", "pods", "-n", "pepr-system", "-o", "json"])) as {
     items: { metadata: { name: string; deletionTimestamp?: string }; spec: PodSpec }[];
@@ -189,14 +191,31 @@ it("the operator's pods run with seccomp RuntimeDefault, no privilege escalation
       pod.metadata.name,
       "RuntimeDefault",
     ]);
-    for (const c of pod.spec.containers) {
-      expect(c.securityContext).toMatchObject({
-        allowPrivilegeEscalation: false,
-        capabilities: { drop: ["ALL"] },
-        runAsNonRoot: true,
-      });
+    for (const c of [...pod.spec.containers, ...(pod.spec.initContainers ?? [])]) {
+      expect([pod.metadata.name, c.name, c.securityContext]).toMatchObject([
+        pod.metadata.name,
+        c.name,
+        {
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ["ALL"] },
+          runAsNonRoot: true,
+          readOnlyRootFilesystem: true,
+        },
+      ]);
     }
   }
   const watcher = running.find(p => p.metadata.name.startsWith("pepr-pgkeeper-watcher-"));
   expect(watcher?.spec.containers[0].resources?.limits?.memory).toBe("768Mi");
+  // The kernel says so too: nothing but the unpacked module's own file can be written.
+  const write = kubectl([
+    "exec",
+    "-n",
+    "pepr-system",
+    watcher?.metadata.name ?? "",
+    "--",
+    "node",
+    "-e",
+    'for (const f of ["/app/x", "/tmp/x", "/x"]) try { require("fs").writeFileSync(f, ""); console.log(f, "written") } catch (e) { console.log(f, e.code) }',
+  ]);
+  expect(write.stdout.trim().split("\n")).toEqual(["/app/x EROFS", "/tmp/x EROFS", "/x EROFS"]);
 });
