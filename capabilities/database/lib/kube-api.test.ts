@@ -196,6 +196,8 @@ describe("kube-api", () => {
     expect(err).toBeInstanceOf(KubeApiError);
     expect(isNotFound(err)).toBe(true);
     expect(errorMessage(err)).toBe('HTTP 404 NotFound: secrets "x" not found');
+    // Its own message says why too: status conditions and logs that show it tell the reason.
+    expect((err as Error).message).toBe('POST /missing: HTTP 404 NotFound: secrets "x" not found');
     expect(JSON.stringify(err)).not.toContain("s3cret");
     expect(String((err as Error).message)).not.toContain("s3cret");
   });

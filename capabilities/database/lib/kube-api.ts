@@ -16,7 +16,26 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import { Agent, request } from "undici";
 
-/** A failed API call: HTTP status and the apiserver's Status body (reason, message). */
+/** Status messages can list every invalid field: enough to say why, bounded for a condition. */
+const MAX_STATUS_MESSAGE = 400;
+
+/** " Forbidden: <the apiserver's message>" from a Kubernetes Status body, or "". */
+function statusSummary(data: unknown): string {
+  const { reason, message } = (typeof data === "object" && data !== null ? data : {}) as {
+    reason?: unknown;
+    message?: unknown;
+  };
+  const because = typeof reason === "string" && reason !== "" ? ` ${reason}` : "";
+  if (typeof message !== "string" || message.trim() === "") return because;
+  const text = message.trim();
+  const shown = text.length <= MAX_STATUS_MESSAGE ? text : `${text.slice(0, MAX_STATUS_MESSAGE)}…`;
+  return `${because}: ${shown}`;
+}
+
+/**
+ * A failed API call: HTTP status and the apiserver's Status body (reason, message). Its message
+ * carries the Status's reason and message too: a condition or log showing it says why.
+ */
 export class KubeApiError extends Error {
   constructor(
     readonly status: number,
@@ -24,7 +43,7 @@ export class KubeApiError extends Error {
     method: string,
     path: string,
   ) {
-    super(`${method} ${path}: HTTP ${status}`);
+    super(`${method} ${path}: HTTP ${status}${statusSummary(data)}`);
     this.name = "KubeApiError";
   }
 }

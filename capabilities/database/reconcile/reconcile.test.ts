@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG } from "../lib/config";
 import { KubeObject } from "../cluster/cluster";
 import { ANNOTATION_APPLIED_HASH } from "./diff";
 import { RENEW_BEFORE_DAYS, TLS_LIFETIME_DAYS } from "./backup-tls";
+import { KubeApiError } from "../lib/kube-api";
 import { ReconcileError } from "./errors";
 import { recordFailure } from "./failure";
 import { LEGACY_FINALIZER, ReconcileDeps, reconcile } from "./reconcile";
@@ -361,6 +362,28 @@ describe("reconcile: objects we do not own", () => {
       status: "True",
       reason: "Converged",
     });
+  });
+
+  it("records an API refusal with the apiserver's reason, not only its status code", async () => {
+    const { cluster, deps } = setup();
+    const refusal = new KubeApiError(
+      403,
+      {
+        kind: "Status",
+        reason: "Forbidden",
+        message:
+          'persistentvolumeclaims "pgdata-orders-0" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+      },
+      "PATCH",
+      "/api/v1/namespaces/prod/persistentvolumeclaims/pgdata-orders-0",
+    );
+    await recordFailure(deps, { namespace: NS, name: NAME }, refusal, 1, 1000);
+    const reconciled = cluster.databases
+      .get(`${NS}/${NAME}`)!
+      .status!.conditions?.find(c => c.type === "Reconciled");
+    expect(reconciled?.message).toBe(
+      'PATCH /api/v1/namespaces/prod/persistentvolumeclaims/pgdata-orders-0: HTTP 403 Forbidden: persistentvolumeclaims "pgdata-orders-0" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+    );
   });
 
   it("refuses a foreign Secret instead of reading its password", async () => {
