@@ -2,7 +2,7 @@
  * Storage growth on a real node: spec.storage.size grows, pgkeeper expands every instance's
  * claim, then recreates the StatefulSet without its pods (volumeClaimTemplates are immutable).
  * Nothing restarts, nothing is lost, an instance added afterwards gets a claim of the new size,
- * and a StorageClass that cannot expand is reported, with nothing touched.
+ * and a growth the claims' StorageClass cannot take is refused at admission, naming the class.
  *
  * The local volumes (local-path) are host directories with no size of their own, so no file
  * system grows here: what is proven is pgkeeper's part (the claims' requests, the StatefulSet's
@@ -163,22 +163,28 @@ describe("storage growth on a StorageClass that cannot expand", () => {
     await healthy(ns, DB, 1, operator.logFile);
   }, 420_000);
 
-  it("is reported with the apiserver's reason, and nothing is touched", async () => {
+  it("is refused at admission, naming the claim and its class, and nothing is touched", async () => {
     const before = running(DB, 1);
     const statefulSet = get("statefulset", ns, DB)?.metadata.uid;
-    grow(DB, "2Gi");
-    const reported = await waitFor(
-      "Reconciled=False naming the claim",
-      () => {
-        const c = condition(DB, "Reconciled");
-        return c?.status === "False" && /pgdata-fixed-0/.test(c.message ?? "") ? c : undefined;
-      },
-      { timeoutMs: 120_000, intervalMs: 1000 },
+    const refused = kubectl([
+      "patch",
+      "database",
+      DB,
+      "-n",
+      ns,
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify({ spec: { storage: { size: "2Gi" } } }),
+    ]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      `spec.storage.size: cannot grow from 1Gi to 2Gi: claim pgdata-${DB}-0's StorageClass "local-path" does not allow volume expansion (allowVolumeExpansion is not true); the claims would stay 1Gi`,
     );
-    expect(reported.message).toMatch(/expan|resize/i);
+    expect(get("database", ns, DB)?.spec).toMatchObject({ storage: { size: "1Gi" } });
     expect(get("statefulset", ns, DB)?.metadata.uid).toBe(statefulSet);
     expect(templateSize(DB)).toBe("1Gi");
     expect(claims(DB)).toEqual({ [`pgdata-${DB}-0`]: "1Gi" });
     expect(running(DB, 1)).toEqual(before);
-  }, 180_000);
+  });
 });

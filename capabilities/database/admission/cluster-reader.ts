@@ -1,12 +1,14 @@
 /**
- * The webhook's reads of the cluster (restore-source.ts): one GET each, given up after a short
+ * The webhook's reads of the cluster (restore-source.ts, storage-growth.ts): one request each, given up after a short
  * timeout so the webhook answers well within its own (10 s). Any failure but "not found" is
  * "could not tell" (undefined): admission must never fail because a read did.
  */
 import { K8s, kind } from "pepr";
 import { Database } from "../api/database";
 import { isNotFound } from "../lib/errors";
+import { LABEL_DATABASE } from "../api/names";
 import { SourceReader } from "./restore-source";
+import { ClaimReader } from "./storage-growth";
 
 /** Long enough for a healthy apiserver, short enough to leave the webhook time to answer. */
 const READ_TIMEOUT_MS = 2000;
@@ -27,7 +29,9 @@ async function bounded<T, M>(read: () => Promise<T>, missing: M): Promise<T | M 
   }
 }
 
-export const clusterReader: SourceReader = {
+export type AdmissionReader = SourceReader & ClaimReader;
+
+export const clusterReader: AdmissionReader = {
   secretExists: (namespace, name) =>
     bounded(async () => {
       await K8s(kind.Secret).InNamespace(namespace).Get(name);
@@ -37,5 +41,21 @@ export const clusterReader: SourceReader = {
     bounded(async () => {
       const db = await K8s(Database).InNamespace(namespace).Get(name);
       return { uid: db.metadata?.uid, version: db.spec?.version };
+    }, null),
+  claimsOf: (namespace, db) =>
+    bounded(async () => {
+      const claims = await K8s(kind.PersistentVolumeClaim)
+        .InNamespace(namespace)
+        .WithLabel(LABEL_DATABASE, db)
+        .Get();
+      return claims.items.map(c => ({
+        name: c.metadata?.name ?? "",
+        class: c.spec?.storageClassName ?? "",
+      }));
+    }, undefined),
+  allowsExpansion: name =>
+    bounded(async () => {
+      const storageClass = await K8s(kind.StorageClass).Get(name);
+      return storageClass.allowVolumeExpansion === true;
     }, null),
 };

@@ -1,12 +1,14 @@
 import type { PeprValidateRequest } from "pepr";
 import type { Database } from "../api/database";
-import { SourceReader } from "./restore-source";
+import type { AdmissionReader } from "./cluster-reader";
 import { validateDatabaseRequestWith } from "./validate";
 
-/** A cluster where every Secret exists and no Database does: the recovery checks pass. */
-const emptyCluster: SourceReader = {
+/** A cluster where every Secret exists and no Database or claim does: the reads pass. */
+const emptyCluster: AdmissionReader = {
   secretExists: async () => true,
   database: async () => null,
+  claimsOf: async () => [],
+  allowsExpansion: async () => null,
 };
 const validateDatabaseRequest = validateDatabaseRequestWith(emptyCluster);
 
@@ -114,7 +116,10 @@ describe("validateDatabaseRequest", () => {
         },
       },
     };
-    const noSecrets: SourceReader = { secretExists: async () => false, database: async () => null };
+    const noSecrets: AdmissionReader = {
+      ...emptyCluster,
+      secretExists: async () => false,
+    };
 
     it("refuses a create whose Secret is missing, naming it", async () => {
       const response = await validateDatabaseRequestWith(noSecrets)(
@@ -130,7 +135,8 @@ describe("validateDatabaseRequest", () => {
 
     it("reads nothing on update (bootstrap is immutable after creation)", async () => {
       const reads: string[] = [];
-      const recording: SourceReader = {
+      const recording: AdmissionReader = {
+        ...emptyCluster,
         secretExists: async (_, name) => (reads.push(name), false),
         database: async (_, name) => (reads.push(name), null),
       };
@@ -143,7 +149,8 @@ describe("validateDatabaseRequest", () => {
     });
 
     it("refuses nothing else on a read that fails", async () => {
-      const failing: SourceReader = {
+      const failing: AdmissionReader = {
+        ...emptyCluster,
         secretExists: async () => undefined,
         database: async () => undefined,
       };
@@ -151,6 +158,39 @@ describe("validateDatabaseRequest", () => {
         request({ operation: "CREATE", object: recovering }),
       );
       expect(response).toEqual({ allowed: true });
+    });
+  });
+  describe("storage growth (storage-growth.ts)", () => {
+    const grown = { ...valid, spec: { ...valid.spec, storage: { size: "20Gi" } } };
+    const fixedClass: AdmissionReader = {
+      ...emptyCluster,
+      claimsOf: async () => [{ name: "pgdata-orders-0", class: "local-path" }],
+      allowsExpansion: async () => false,
+    };
+
+    it("refuses a growth the claims' StorageClass cannot take, naming the claim and the class", async () => {
+      const response = await validateDatabaseRequestWith(fixedClass)(
+        request({ operation: "UPDATE", object: grown, old: valid }),
+      );
+      expect(response).toEqual({
+        allowed: false,
+        statusMessage:
+          'spec.storage.size: cannot grow from 10Gi to 20Gi: claim pgdata-orders-0\'s StorageClass "local-path" does not allow volume expansion (allowVolumeExpansion is not true); the claims would stay 10Gi',
+      });
+    });
+
+    it("reads nothing for an update that does not grow the storage", async () => {
+      const reads: string[] = [];
+      const recording: AdmissionReader = {
+        ...fixedClass,
+        claimsOf: async (_, name) => (reads.push(name), []),
+      };
+      const changed = { ...valid, spec: { ...valid.spec, instances: 2 } };
+      const response = await validateDatabaseRequestWith(recording)(
+        request({ operation: "UPDATE", object: changed, old: valid }),
+      );
+      expect(response).toEqual({ allowed: true });
+      expect(reads).toEqual([]);
     });
   });
 });

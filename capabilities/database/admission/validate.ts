@@ -8,8 +8,9 @@ import type { Database } from "../api/database";
 import { DatabaseSpec } from "../api/database-schema";
 import { DEFAULT_CONFIG, OperatorConfig, operatorConfig } from "../lib/config";
 import { errorMessage } from "../lib/errors";
-import { clusterReader } from "./cluster-reader";
-import { restoreSourceDenials, serverSecretDenials, SourceReader } from "./restore-source";
+import { AdmissionReader, clusterReader } from "./cluster-reader";
+import { restoreSourceDenials, serverSecretDenials } from "./restore-source";
+import { storageGrowthDenials } from "./storage-growth";
 import { RULES } from "./rules";
 import { checkShape } from "./rules/shape";
 import { CheckedDatabase, deny, Denial, Rule, RuleContext } from "./rules/types";
@@ -87,18 +88,26 @@ function judged(req: PeprValidateRequest<Database>): boolean {
   return !subResource && !req.Raw.metadata?.deletionTimestamp;
 }
 
-/** The rules, then (on CREATE only: bootstrap is immutable afterwards) the recovery source's reads. */
+/**
+ * The rules, then the reads: on CREATE the recovery source's and the server Secret's (bootstrap
+ * is immutable afterwards), on UPDATE whether the claims can take a storage growth.
+ */
 async function requestDenials(
   req: PeprValidateRequest<Database>,
-  reader: SourceReader,
+  reader: AdmissionReader,
 ): Promise<Denial[]> {
   const create = req.Request.operation === "CREATE";
   const obj = sent(req, "object");
   const old = create ? undefined : sent(req, "oldObject");
   const denials = validateDatabase(obj, old, operatorConfig());
-  if (denials.length > 0 || !create) return denials;
+  if (denials.length > 0) return denials;
   const namespace = req.Request.namespace ?? req.Raw.metadata?.namespace ?? "default";
   const checked = asChecked(obj);
+  if (!create) {
+    const name = req.Request.name ?? req.Raw.metadata?.name ?? "";
+    const before = old === undefined ? undefined : asChecked(old);
+    return storageGrowthDenials(checked, before, namespace, name, reader);
+  }
   const [source, server] = await Promise.all([
     restoreSourceDenials(checked, namespace, reader),
     serverSecretDenials(checked, namespace, reader),
@@ -111,7 +120,7 @@ async function requestDenials(
  * source's Secrets and Database). Never throws (Pepr would answer "Action failed: {}"), never
  * waits long (reader reads are bounded).
  */
-export function validateDatabaseRequestWith(reader: SourceReader) {
+export function validateDatabaseRequestWith(reader: AdmissionReader) {
   return async (req: PeprValidateRequest<Database>): Promise<ValidateResponse> => {
     try {
       if (!judged(req)) return req.Approve();

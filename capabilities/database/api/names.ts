@@ -9,6 +9,13 @@ const LABEL_INSTANCE_OF = "app.kubernetes.io/instance";
 export const LABEL_COMPONENT = "app.kubernetes.io/component";
 export const MANAGER = "pgkeeper";
 
+/**
+ * The StatefulSet's claim template, so each instance's data claim is `pgdata-<db>-<ordinal>`
+ * (the pods mount it as the volume of this name too).
+ */
+export const DATA_VOLUME = "pgdata";
+export const dataClaimPrefix = (db: string): string => `${DATA_VOLUME}-${db}-`;
+
 export const ANNOTATION_CONFIG_HASH = "pgkeeper.dev/config-hash";
 /**
  * On a credentials Secret: the SHA-256 of the password PostgreSQL has. A Secret whose password no

@@ -104,8 +104,8 @@ export const POSTGRES_CONTAINER = "postgres";
 export const TLS_DIR = "/tls";
 export const TLS_VOLUME = "tls";
 
-/** Volume names. */
-export const DATA_VOLUME = "pgdata";
+/** Volume names (the data volume's is its claim template's, in api/names). */
+export { DATA_VOLUME } from "../api/names";
 export const CONFIG_VOLUME = "config";
 export const RUN_VOLUME = "run";
 export const TMP_VOLUME = "tmp";
