@@ -80,28 +80,9 @@ export const DEV_MODE_ONLY: ReadonlyMap<Key, string> = new Map([
   ],
 ]);
 
-/**
- * Grants kept for a path no test of the run reaches, each with the path and why no test does.
- * Listed on every run; one that the run does use fails it, so the list only shrinks.
- */
-export const UNREACHED_PATHS: ReadonlyMap<Key, string> = new Map([
-  [
-    keyOf("", "persistentvolumeclaims", "patch"),
-    "storage growth expands each claim (reconcile/children.ts); the local cluster's local-path volumes cannot expand",
-  ],
-  [
-    keyOf("apps", "statefulsets", "delete"),
-    "storage growth recreates the StatefulSet, orphaning its pods (reconcile/children.ts); same reason",
-  ],
-]);
-
 export interface Comparison {
   /** Granted, never used: remove. */
   unused: Key[];
-  /** Granted for a path the run does not reach (UNREACHED_PATHS), and indeed not used. */
-  unreached: Key[];
-  /** In UNREACHED_PATHS, yet used: take it off the list. */
-  reachedAfterAll: Key[];
   /** Used, not granted: the deployed operator would be refused. */
   missing: Key[];
   /** How often each used key was asked for. */
@@ -120,12 +101,9 @@ export function compare(rules: readonly PolicyRule[], uses: Iterable<Use>): Comp
     }
   }
   const usedKeys = new Set(counted.keys());
-  const notUsed = [...grants].filter(k => !k.includes("*") && !usedKeys.has(k)).sort();
-  const unused = notUsed.filter(k => !UNREACHED_PATHS.has(k));
-  const unreached = notUsed.filter(k => UNREACHED_PATHS.has(k));
-  const reachedAfterAll = [...UNREACHED_PATHS.keys()].filter(k => usedKeys.has(k)).sort();
+  const unused = [...grants].filter(k => !k.includes("*") && !usedKeys.has(k)).sort();
   const missing = [...usedKeys].filter(k => !covers(grants, k)).sort();
-  return { unused, unreached, reachedAfterAll, missing, uses: counted };
+  return { unused, missing, uses: counted };
 }
 
 interface AuditLine {
