@@ -9,7 +9,7 @@
  * re-creation with its pods kept), against a real apiserver, controller-manager and kubelet.
  */
 import { database, operatorSuite } from "../integration/harness/fixtures";
-import { create, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
+import { create, get, kubectl, kubectlOk, mergePatch } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { healthy } from "./healthy";
@@ -86,18 +86,8 @@ const condition = (db: string, type: string): Condition | undefined =>
     c => c.type === type,
   );
 
-const grow = (db: string, size: string) =>
-  kubectlOk([
-    "patch",
-    "database",
-    db,
-    "-n",
-    ns,
-    "--type",
-    "merge",
-    "-p",
-    JSON.stringify({ spec: { storage: { size } } }),
-  ]);
+/** Asks for `spec` on the Database; the result says whether admission took it. */
+const patchSpec = (db: string, spec: object) => mergePatch("database", ns, db, { spec });
 
 describe("storage growth", () => {
   const DB = "grow";
@@ -122,7 +112,7 @@ describe("storage growth", () => {
     const statefulSet = get("statefulset", ns, DB)?.metadata.uid;
     expect(claims(DB)).toEqual({ [`pgdata-${DB}-0`]: "1Gi", [`pgdata-${DB}-1`]: "1Gi" });
 
-    grow(DB, "2Gi");
+    expect(patchSpec(DB, { storage: { size: "2Gi" } }).code).toBe(0);
     await waitFor(
       "the claims and the StatefulSet at 2Gi",
       () =>
@@ -138,17 +128,7 @@ describe("storage growth", () => {
   }, 300_000);
 
   it("gives an instance added afterwards a claim of the new size", async () => {
-    kubectlOk([
-      "patch",
-      "database",
-      DB,
-      "-n",
-      ns,
-      "--type",
-      "merge",
-      "-p",
-      '{"spec":{"instances":3}}',
-    ]);
+    expect(patchSpec(DB, { instances: 3 }).code).toBe(0);
     await healthy(ns, DB, 3, operator.logFile);
     expect(claims(DB)[`pgdata-${DB}-2`]).toBe("2Gi");
   }, 420_000);
@@ -166,17 +146,7 @@ describe("storage growth on a StorageClass that cannot expand", () => {
   it("is refused at admission, naming the claim and its class, and nothing is touched", async () => {
     const before = running(DB, 1);
     const statefulSet = get("statefulset", ns, DB)?.metadata.uid;
-    const refused = kubectl([
-      "patch",
-      "database",
-      DB,
-      "-n",
-      ns,
-      "--type",
-      "merge",
-      "-p",
-      JSON.stringify({ spec: { storage: { size: "2Gi" } } }),
-    ]);
+    const refused = patchSpec(DB, { storage: { size: "2Gi" } });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(
       `spec.storage.size: cannot grow from 1Gi to 2Gi: claim pgdata-${DB}-0's StorageClass "local-path" does not allow volume expansion (allowVolumeExpansion is not true); the claims would stay 1Gi`,

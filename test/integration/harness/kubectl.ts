@@ -26,6 +26,10 @@ export function kubectl(args: string[], input?: string, kubeconfig = env.kubecon
 }
 
 /** Runs kubectl and throws with its stderr on failure. */
+/** A JSON merge patch of one object; the result says whether the apiserver took it. */
+export const mergePatch = (kind: string, namespace: string, name: string, patch: object): Result =>
+  kubectl(["patch", kind, name, "-n", namespace, "--type=merge", "-p", JSON.stringify(patch)]);
+
 export function kubectlOk(args: string[], input?: string): string {
   const r = kubectl(args, input);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
