@@ -31,6 +31,14 @@ describe("a single-instance Database", () => {
       timeoutMs: 60_000,
       intervalMs: 2000,
     });
+    // Its own ServiceAccount, and no API token in the pod (the apiserver would have added a
+    // kube-api-access volume for one).
+    const pod = get("pod", ns, "shop-0")?.spec as {
+      serviceAccountName?: string;
+      volumes?: { name: string }[];
+    };
+    expect(pod.serviceAccountName).toBe("shop-postgres");
+    expect(pod.volumes?.map(v => v.name).filter(n => n.startsWith("kube-api-access"))).toEqual([]);
     psql(creds, "create table orders (id int primary key, item text)");
     psql(creds, "insert into orders select g, 'item-' || g from generate_series(1, 1000) g");
     expect(psql(creds, "select count(*) from orders")).toBe("1000");

@@ -390,6 +390,7 @@ describe("crashes", () => {
       "statefulset",
       "poddisruptionbudget",
       "networkpolicy",
+      "serviceaccount",
       "persistentvolumeclaim",
     ].flatMap(kind =>
       list(kind, ns, "pgkeeper.dev/database=crash").map(
@@ -416,6 +417,7 @@ describe("crashes", () => {
         "service/crash-hl:db",
         "service/crash-ro:db",
         "service/crash-rw:db",
+        "serviceaccount/crash-postgres:db",
         "statefulset/crash:db",
       ].sort(),
     );

@@ -11,6 +11,7 @@ export const CHILD_KINDS = [
   { apiVersion: "v1", kind: "Service" },
   { apiVersion: "v1", kind: "Pod" },
   { apiVersion: "v1", kind: "PersistentVolumeClaim" },
+  { apiVersion: "v1", kind: "ServiceAccount" },
   { apiVersion: "apps/v1", kind: "StatefulSet" },
   { apiVersion: "policy/v1", kind: "PodDisruptionBudget" },
   { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy" },

@@ -55,6 +55,8 @@ export const childNames = (db: string) =>
     pdbReplicas: `${db}-replicas`,
     /** Ingress to the instances (spec.networkPolicy): the Database's own name, in its own kind. */
     networkPolicy: db,
+    /** What the instances and backup Jobs run as (never the namespace's `default`). */
+    serviceAccount: `${db}-postgres`,
     /** Made by earlier versions (backup.volume, removed): only ever deleted. */
     legacyBackupCronJob: `${db}-backup`,
   }) as const;

@@ -23,6 +23,7 @@ const MODELS: Record<ChildKind, GenericClass> = {
   Service: kind.Service,
   Pod: kind.Pod,
   PersistentVolumeClaim: kind.PersistentVolumeClaim,
+  ServiceAccount: kind.ServiceAccount,
   StatefulSet: kind.StatefulSet,
   PodDisruptionBudget: kind.PodDisruptionBudget,
   NetworkPolicy: kind.NetworkPolicy,

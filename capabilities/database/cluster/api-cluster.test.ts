@@ -29,6 +29,7 @@ describe("api-cluster paths", () => {
     StatefulSet: "statefulsets",
     PodDisruptionBudget: "poddisruptionbudgets",
     NetworkPolicy: "networkpolicies",
+    ServiceAccount: "serviceaccounts",
     CronJob: "cronjobs",
     Job: "jobs",
   };

@@ -62,8 +62,9 @@ describe("buildBackupJob", () => {
     });
   });
 
-  it("mounts the client certificate and the store's CA, with no service account token", () => {
+  it("runs as the Database's own ServiceAccount, with the client certificate and the store's CA and no service account token", () => {
     const spec = job().spec!.template.spec!;
+    expect(spec.serviceAccountName).toBe("orders-postgres");
     expect(spec.automountServiceAccountToken).toBe(false);
     expect(spec.volumes!.map(v => v.secret?.secretName).filter(Boolean)).toEqual([
       "orders-backup-tls",

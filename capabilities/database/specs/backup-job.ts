@@ -89,6 +89,7 @@ export function buildBackupJob(
         spec: {
           restartPolicy: "Never",
           enableServiceLinks: false,
+          serviceAccountName: namesOf(input).serviceAccount,
           automountServiceAccountToken: false,
           securityContext: podSecurityContext(),
           containers: [

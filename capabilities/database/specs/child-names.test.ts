@@ -22,6 +22,7 @@ const NAME_LIMIT: Record<string, number> = {
   StatefulSet: 63,
   PodDisruptionBudget: 253,
   NetworkPolicy: 253,
+  ServiceAccount: 253,
 };
 
 const spec = {

@@ -25,15 +25,18 @@ const BEFORE_PODS = [
   `Service/${DB_NAME}-hl`,
 ];
 
+/** The pods' own ServiceAccount, then the pods. */
+const PODS = [`ServiceAccount/${DB_NAME}-postgres`, `StatefulSet/${DB_NAME}`];
+
 describe("desiredChildren", () => {
   it.each<[string, Partial<DatabaseSpec>, string[]]>([
-    ["1 instance, no backup", {}, [...BEFORE_PODS, `StatefulSet/${DB_NAME}`]],
+    ["1 instance, no backup", {}, [...BEFORE_PODS, ...PODS]],
     [
       "3 instances with backups",
       { instances: 3, backup },
       [
         ...BEFORE_PODS,
-        `StatefulSet/${DB_NAME}`,
+        ...PODS,
         `PodDisruptionBudget/${DB_NAME}-primary`,
         `PodDisruptionBudget/${DB_NAME}-replicas`,
       ],
@@ -41,7 +44,7 @@ describe("desiredChildren", () => {
     [
       "a NetworkPolicy: after the Services, before the pods",
       { networkPolicy: { enabled: true } },
-      [...BEFORE_PODS, `NetworkPolicy/${DB_NAME}`, `StatefulSet/${DB_NAME}`],
+      [...BEFORE_PODS, `NetworkPolicy/${DB_NAME}`, ...PODS],
     ],
   ])("%s, in apply order", (_, spec, expected) => {
     expect(names(spec)).toEqual(expected);

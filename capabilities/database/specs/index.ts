@@ -2,7 +2,8 @@
  * The desired children of a Database, in apply order, and the ones that must not exist.
  *
  * Order: credentials and configuration before the pods that mount them, Services before the
- * StatefulSet (instances resolve `<db>-rw` at their first start), budgets after their pods.
+ * StatefulSet (instances resolve `<db>-rw` at their first start), the ServiceAccount before the
+ * pods that run as it, budgets after their pods.
  */
 import type {
   V1ConfigMap,
@@ -10,6 +11,7 @@ import type {
   V1PodDisruptionBudget,
   V1Secret,
   V1Service,
+  V1ServiceAccount,
   V1StatefulSet,
 } from "@kubernetes/client-node";
 import type { ChildKind } from "../api/kinds";
@@ -19,6 +21,7 @@ import { BuildInput, Child, namesOf } from "./meta";
 import { buildNetworkPolicy } from "./network-policy";
 import { buildPodDisruptionBudgets } from "./pdb";
 import { buildAppSecret, buildSuperuserSecret } from "./secrets";
+import { buildServiceAccount } from "./service-account";
 import { buildServices } from "./services";
 import { buildStatefulSet } from "./statefulset";
 import { buildTopologyConfigMap } from "./topology";
@@ -32,6 +35,7 @@ export type { BuildInput, Child, ChildMeta } from "./meta";
 export { buildNetworkPolicy } from "./network-policy";
 export { buildPodDisruptionBudgets } from "./pdb";
 export { buildAppSecret, buildSuperuserSecret } from "./secrets";
+export { buildServiceAccount } from "./service-account";
 export { buildServices } from "./services";
 export { buildStatefulSet } from "./statefulset";
 export { buildTopologyConfigMap } from "./topology";
@@ -51,7 +55,8 @@ export type ChildObject =
   | Child<V1Service>
   | Child<V1StatefulSet>
   | Child<V1PodDisruptionBudget>
-  | Child<V1NetworkPolicy>;
+  | Child<V1NetworkPolicy>
+  | Child<V1ServiceAccount>;
 
 /** A child by kind and name (the namespace is the Database's). */
 export interface ChildRef {
@@ -96,6 +101,7 @@ export function desiredChildren(
     buildTopologyConfigMap(input),
     ...buildServices(input),
     ...(networkPolicy ? [networkPolicy] : []),
+    buildServiceAccount(input),
     buildStatefulSet(input, configHash(configMap)),
     ...buildPodDisruptionBudgets(input),
   ];

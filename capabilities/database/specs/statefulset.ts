@@ -282,7 +282,8 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
           containers: [postgresContainer(input), ...pgbackrestContainer(input)],
           volumes: volumes(input),
           securityContext: podSecurityContext(),
-          // PostgreSQL never talks to the Kubernetes API: no token in its pods.
+          // Their own ServiceAccount; PostgreSQL never talks to the Kubernetes API: no token.
+          serviceAccountName: namesOf(input).serviceAccount,
           automountServiceAccountToken: false,
           terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
           // Service links put one env var per Service of the namespace into every container.
