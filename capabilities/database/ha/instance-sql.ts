@@ -1,31 +1,17 @@
 /**
- * The operator's SQL edge: everything it asks of a PostgreSQL instance, over TCP. The only
- * module that imports `pg` (probe-sessions.ts keeps the monitor's clients open, made here).
+ * The operator's SQL edge: everything it asks of a PostgreSQL instance, over TCP, through
+ * sql-session.ts (which bounds every call and picks the identity): the probe, promotion,
+ * checkpoint, the repair request, passwords, reloads and the operator's roles. Parameters are
+ * parameters-sql.ts's.
  *
  * Who it logs in as is the target's (ha/targets.ts, ADR 0019): `pgkeeper_monitor` for the probe,
  * promotion, checkpoint, reload and repair request; the superuser for what PostgreSQL lets no
- * lesser role do (ALTER SYSTEM, passwords, creating the roles). A monitor target carries the
- * superuser as its fallback, taken when the server refuses the monitor for want of its role, a
- * pg_hba.conf line or a grant: a database cluster from before the role, until the operator has
- * set it up.
- *
- * Every call opens one connection and always closes it, and is bounded in time: a connect
- * timeout, a server-side statement_timeout, and an overall deadline that destroys the socket, so
- * a frozen server (SIGSTOP, a hung node) costs the caller its timeout and no more. Errors are
- * `InstanceSqlError`s naming the operation and host:port; they never carry the password nor the
- * driver's error object (which a log serializer could expand).
+ * lesser role do (ALTER SYSTEM, passwords, creating the roles).
  */
 import pg from "pg";
-import {
-  isListQuoted,
-  sameFileValue,
-  SettingRow,
-  settingMatches,
-  splitList,
-} from "../lib/guc-value";
 import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
 import { parseLsn } from "./lsn";
-import { FILE_REPAIR_MARKER, SUPERUSER } from "../specs/layout";
+import { FILE_REPAIR_MARKER } from "../specs/layout";
 import {
   CHECKPOINT_FUNCTION,
   CREATE_MISSING_ROLES,
@@ -35,208 +21,24 @@ import {
   ROLES_CURRENT_SQL,
   ROLES_SETUP,
 } from "../specs/roles";
+import {
+  InstanceSqlError,
+  inRecovery,
+  one,
+  privileged,
+  reloadAndWait,
+  withClient,
+} from "./sql-session";
 
 import type { ArchiverState, InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
 
 export type { InstanceProbe, InstanceTarget, StandbyInfo };
+export { InstanceSqlError } from "./sql-session";
+export { applyParameters } from "./parameters-sql";
+export type { ApplyResult } from "./parameters-sql";
 
-export interface ApplyResult {
-  /** Whether postgresql.auto.conf was rewritten (and the configuration reloaded). */
-  changed: boolean;
-  /** Every parameter waiting for a restart after the reload, sorted. */
-  pendingRestart: string[];
-  /** Desired parameters whose value in effect differs (restart-only ones until the restart). */
-  notApplied: string[];
-}
-
-/** An operation on an instance failed. `code` is the SQLSTATE or the system error code. */
-export class InstanceSqlError extends Error {
-  constructor(
-    message: string,
-    readonly code?: string,
-  ) {
-    super(message);
-    this.name = "InstanceSqlError";
-  }
-}
-
-/** A polite close (Terminate message) may take this long before the socket is destroyed. */
-const CLOSE_GRACE_MS = 500;
 /** Time for connecting and the checks around pg_promote's own wait. */
 const PROMOTE_SLACK_MS = 5000;
-const RELOAD_POLL_MS = 20;
-
-const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms));
-
-export const addressOf = (t: Pick<InstanceTarget, "host" | "port">): string =>
-  t.host.includes(":") ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
-
-/**
- * The message of anything thrown. Duck-typed: errors made by Node itself (ECONNREFUSED) are not
- * `instanceof Error` inside a jest sandbox, and a driver may throw non-Errors.
- */
-function messageOf(err: unknown): string {
-  const message = (err as { message?: unknown } | null)?.message;
-  return typeof message === "string" ? message : String(err);
-}
-
-/** Error → InstanceSqlError with the operation and address, the password scrubbed. */
-export function wrap(err: unknown, what: string, t: InstanceTarget): InstanceSqlError {
-  if (err instanceof InstanceSqlError && err.message.startsWith(`${what} on `)) return err;
-  const raw = messageOf(err);
-  const scrub = (s: string): string => (t.password ? s.split(t.password).join("********") : s);
-  const code = (err as { code?: unknown } | null)?.code;
-  return new InstanceSqlError(
-    `${what} on ${addressOf(t)}: ${scrub(raw)}`,
-    typeof code === "string" ? code : undefined,
-  );
-}
-
-/** Closes a client: Terminate politely if it connected, never wait long, always free the socket. */
-export async function close(client: pg.Client, connected: boolean): Promise<void> {
-  if (connected) {
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>(r => (timer = setTimeout(r, CLOSE_GRACE_MS)));
-    await Promise.race([client.end().catch(() => undefined), grace]);
-    clearTimeout(timer);
-  }
-  client.connection.stream.destroy();
-}
-
-/** Codes of a server refusing who we are, not failing: the monitor's fallback applies. */
-const REFUSED_IDENTITY = new Set([
-  "28000", // invalid_authorization_specification: no pg_hba.conf line, no such role, bad certificate
-  "28P01", // invalid_password
-  "42501", // insufficient_privilege: a grant this version needs is missing
-  "42883", // undefined_function: a function of the setup is missing
-  "3F000", // invalid_schema_name: the schema pgkeeper is missing
-]);
-
-/** Whether the server refused the identity (an answer, not a failure of the instance). */
-export const refusedIdentity = (err: unknown): boolean =>
-  REFUSED_IDENTITY.has(String((err as { code?: unknown } | null)?.code));
-
-/**
- * The password of an identity that has none (the monitor logs in by certificate): a server that
- * asks for one has no certificate line for it in pg_hba.conf yet, which is a refusal.
- */
-const certificateOnly = (t: InstanceTarget) => (): Promise<string> =>
-  Promise.reject(
-    Object.assign(
-      new Error(
-        `the server asks ${t.user ?? SUPERUSER} for a password: it has no certificate login`,
-      ),
-      { code: "28000" },
-    ),
-  );
-
-/** Whether `t` logs in as the superuser (the monitor asks through SECURITY DEFINER functions). */
-const privileged = (t: InstanceTarget): boolean => (t.user ?? SUPERUSER) === SUPERUSER;
-
-/**
- * A client for `t` whose statements the server stops after `budgetMs` (`statement_timeout`), so
- * work abandoned by a caller's deadline stops there too. Not connected yet.
- */
-export function newClient(
-  t: InstanceTarget,
-  budgetMs: number,
-  applicationName = "pgkeeper",
-): pg.Client {
-  const client = new pg.Client({
-    host: t.host,
-    port: t.port,
-    user: t.user ?? SUPERUSER,
-    password: t.password === "" ? certificateOnly(t) : t.password,
-    database: t.database ?? "postgres",
-    application_name: applicationName,
-    connectionTimeoutMillis: budgetMs,
-    statement_timeout: budgetMs,
-    keepAlive: true,
-    // verify-full: the chain to the Database's (or the user's) CA, and the pod's DNS name, since
-    // the host is its IP (pg sets no servername for an IP; Node checks the one given here).
-    ...(t.tls
-      ? {
-          ssl: {
-            ca: t.tls.ca,
-            cert: t.tls.cert,
-            key: t.tls.key,
-            servername: t.tls.servername,
-            rejectUnauthorized: true,
-          },
-        }
-      : {}),
-  });
-  // Without a listener, a server dying between statements would be an uncaught 'error' event
-  // that kills the operator; the failure reaches callers through the pending query or a deadline.
-  client.on("error", () => undefined);
-  return client;
-}
-
-/**
- * Runs `work` on a fresh connection within `budgetMs` (connecting included). `statementMs`
- * bounds each statement on the server too, so work abandoned by the deadline stops there. When
- * the server refuses `t`'s identity and `t` has a fallback, `work` runs again as the fallback
- * within what is left of the budget.
- */
-async function withClient<T>(
-  t: InstanceTarget,
-  what: string,
-  budgetMs: number,
-  work: (c: pg.Client, t: InstanceTarget) => Promise<T>,
-): Promise<T> {
-  const deadline = Date.now() + budgetMs;
-  try {
-    return await onFreshClient(t, what, budgetMs, work);
-  } catch (err) {
-    const left = deadline - Date.now();
-    if (!t.fallback || !refusedIdentity(err) || left <= 0) throw err;
-    return onFreshClient(t.fallback, what, left, work);
-  }
-}
-
-async function onFreshClient<T>(
-  t: InstanceTarget,
-  what: string,
-  budgetMs: number,
-  work: (c: pg.Client, t: InstanceTarget) => Promise<T>,
-): Promise<T> {
-  const client = newClient(t, budgetMs);
-  let connected = false;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new InstanceSqlError(`${what} on ${addressOf(t)}: no answer within ${budgetMs} ms`));
-      client.connection.stream.destroy();
-    }, budgetMs);
-  });
-  const run = async (): Promise<T> => {
-    await client.connect();
-    connected = true;
-    return work(client, t);
-  };
-  try {
-    return await Promise.race([run(), deadline]);
-  } catch (err) {
-    throw wrap(err, what, t);
-  } finally {
-    clearTimeout(timer);
-    await close(client, connected);
-  }
-}
-
-async function one<R extends pg.QueryResultRow>(
-  c: pg.Client,
-  sql: string,
-  params: unknown[] = [],
-): Promise<R> {
-  const { rows } = await c.query<R>(sql, params);
-  if (rows.length !== 1) throw new Error(`expected one row from ${sql}, got ${rows.length}`);
-  return rows[0];
-}
-
-async function inRecovery(c: pg.Client): Promise<boolean> {
-  return (await one<{ r: boolean }>(c, "SELECT pg_is_in_recovery() AS r")).r;
-}
 
 // ---- probe ----------------------------------------------------------------------------------
 
@@ -518,151 +320,6 @@ export async function writePassfile(t: InstanceTarget, timeoutMs = 10_000): Prom
       `COPY (SELECT ${sqlString(line)}) TO ${sqlString(file)} WITH (FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01')`,
     );
     return true;
-  });
-}
-
-// ---- parameters -------------------------------------------------------------------------------
-
-/**
- * Parameter names are case-insensitive in PostgreSQL, but ALTER SYSTEM writes a quoted name as
- * given ("Work_Mem"), so names are folded to lower case before anything is compared or written.
- */
-function normalize(desired: Record<string, string>): Map<string, string> {
-  const wanted = new Map<string, string>();
-  for (const [name, value] of Object.entries(desired)) {
-    const key = name.toLowerCase();
-    if (wanted.has(key)) throw new Error(`parameter ${name} is given twice (names ignore case)`);
-    wanted.set(key, value);
-  }
-  return wanted;
-}
-
-/** What postgresql.auto.conf holds now, read from disk by pg_file_settings. */
-async function readAutoConf(c: pg.Client): Promise<Map<string, string>> {
-  const { rows } = await c.query<{ name: string; setting: string | null }>(
-    `SELECT name, setting FROM pg_file_settings
-      WHERE sourcefile = current_setting('data_directory') || '/postgresql.auto.conf'
-      ORDER BY seqno`,
-  );
-  return new Map(rows.map(r => [r.name.toLowerCase(), r.setting ?? ""]));
-}
-
-function sameEntries(a: Map<string, string>, b: Map<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [name, value] of b) {
-    const other = a.get(name);
-    if (other === undefined || !sameFileValue(name, other, value)) return false;
-  }
-  return true;
-}
-
-/**
- * ALTER SYSTEM SET, one literal per element for GUC_LIST_QUOTE parameters: given 'a,b' as one
- * literal, PostgreSQL would write the single element "a,b" (see guc-value.ts).
- */
-function alterSystemSet(name: string, value: string): string {
-  const literals = isListQuoted(name) ? splitList(name, value) : [value];
-  const list = literals.length === 0 ? "''" : literals.map(v => pg.escapeLiteral(v)).join(", ");
-  return `ALTER SYSTEM SET ${pg.escapeIdentifier(name)} = ${list}`;
-}
-
-/** RESET ALL, then SET each: postgresql.auto.conf holds exactly `entries`. */
-async function writeExactly(c: pg.Client, entries: Map<string, string>): Promise<void> {
-  await c.query("ALTER SYSTEM RESET ALL");
-  for (const [name, value] of entries) await c.query(alterSystemSet(name, value));
-}
-
-/**
- * Validate-then-write. Nothing validates a value for every parameter context without writing
- * (set_config() refuses sighup and postmaster parameters before it looks at the value), so the
- * validation is ALTER SYSTEM SET itself, one desired parameter at a time: it checks name and
- * value as the server will and rewrites the file atomically. If one is refused, the previous
- * file is written back before we throw, and as nothing was reloaded in between, the running
- * configuration never saw the partial file. Once all are accepted, RESET ALL + SET each drops the
- * parameters no longer desired.
- */
-async function rewriteAutoConf(
-  c: pg.Client,
-  previous: Map<string, string>,
-  wanted: Map<string, string>,
-): Promise<void> {
-  for (const [name, value] of wanted) {
-    try {
-      await c.query(alterSystemSet(name, value));
-    } catch (err) {
-      const why = messageOf(err);
-      try {
-        await writeExactly(c, previous);
-      } catch (restoreErr) {
-        const how = messageOf(restoreErr);
-        throw new Error(
-          `parameter ${name}: ${why} (and restoring postgresql.auto.conf failed: ${how})`,
-        );
-      }
-      throw new Error(`parameter ${name}: ${why}`);
-    }
-  }
-  if ([...previous.keys()].some(name => !wanted.has(name))) await writeExactly(c, wanted);
-}
-
-/**
- * pg_reload_conf() only signals the postmaster; it returns before anything is reloaded. Our own
- * backend reloads when the postmaster passes the signal on, and pg_settings (pending_restart
- * included) shows the new file only then: wait for this session's pg_conf_load_time() to move.
- */
-async function reloadAndWait(c: pg.Client): Promise<void> {
-  const before = (await one<{ t: string }>(c, "SELECT pg_conf_load_time()::text AS t")).t;
-  await c.query("SELECT pg_reload_conf()");
-  for (;;) {
-    const sql = "SELECT pg_conf_load_time() > $1::timestamptz AS reloaded";
-    if ((await one<{ reloaded: boolean }>(c, sql, [before])).reloaded) return;
-    await sleep(RELOAD_POLL_MS); // bounded by withClient's deadline
-  }
-}
-
-async function restartAndDrift(
-  c: pg.Client,
-  wanted: Map<string, string>,
-): Promise<Omit<ApplyResult, "changed">> {
-  const pending = await c.query<{ name: string }>(
-    "SELECT name FROM pg_settings WHERE pending_restart ORDER BY name",
-  );
-  const { rows } = await c.query<SettingRow>(
-    "SELECT name, setting, unit, vartype FROM pg_settings WHERE name = ANY($1)",
-    [[...wanted.keys()]],
-  );
-  const inEffect = new Map(rows.map(r => [r.name, r]));
-  const notApplied = [...wanted]
-    .filter(([name, value]) => {
-      const row = inEffect.get(name);
-      return row === undefined || !settingMatches(row, value);
-    })
-    .map(([name]) => name)
-    .sort();
-  return { pendingRestart: pending.rows.map(r => r.name), notApplied };
-}
-
-/**
- * Makes postgresql.auto.conf hold exactly `desired` (names folded to lower case), reloading
- * when it changed. Works on a primary and on a hot standby (ALTER SYSTEM writes a file, no WAL).
- * A refused name or value throws an error naming the parameter with PostgreSQL's message and
- * leaves the file as it was. postgresql.auto.conf belongs to this function: anything else
- * written there (pg_basebackup -R's primary_conninfo) is removed.
- */
-export async function applyParameters(
-  t: InstanceTarget,
-  desired: Record<string, string>,
-  timeoutMs = 30_000,
-): Promise<ApplyResult> {
-  return withClient(t, "applyParameters", timeoutMs, async c => {
-    const wanted = normalize(desired);
-    const previous = await readAutoConf(c);
-    const changed = !sameEntries(previous, wanted);
-    if (changed) {
-      await rewriteAutoConf(c, previous, wanted);
-      await reloadAndWait(c);
-    }
-    return { changed, ...(await restartAndDrift(c, wanted)) };
   });
 }
 

@@ -17,15 +17,15 @@
  */
 import { Socket, connect } from "node:net";
 import type { InstanceProbe, InstanceTarget } from "./probe-types";
+import { probeQueries } from "./instance-sql";
 import {
   InstanceSqlError,
   addressOf,
   close,
   newClient,
-  probeQueries,
   refusedIdentity,
   wrap,
-} from "./instance-sql";
+} from "./sql-session";
 
 type Client = ReturnType<typeof newClient>;
 
