@@ -313,6 +313,21 @@ describe("the operator's everyday role, pgkeeper_monitor (ADR 0019)", () => {
     })),
   });
 
+  it("keeps its probe session across targets rebuilt by every pass", async () => {
+    // A fallback session is given up after monitorRetryMs (0 here); the monitor's own never is.
+    const sessions = new ProbeSessions({ acceptCheckMs: 60_000, monitorRetryMs: 0 });
+    const probePid = () =>
+      primary.sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'pgkeeper-probe'");
+    try {
+      await sessions.probeInstance(monitor(primary, { fallback: operator() }), 5000);
+      const first = probePid();
+      await sessions.probeInstance(monitor(primary, { fallback: operator() }), 5000);
+      expect(probePid()).toBe(first);
+    } finally {
+      sessions.closeAll();
+    }
+  });
+
   it("logs in by its certificate only, over TLS", () => {
     expect(psql(monitorDsn(primary), "SELECT current_user").stdout.trim()).toBe("pgkeeper_monitor");
     const withoutCert = monitorDsn(primary).replace(/ sslcert=\S+ sslkey=\S+/, "");

@@ -35,6 +35,7 @@ interface Session {
   credentials: string;
   /** Whom it logged in as: the target, or its fallback. */
   as: InstanceTarget;
+  onFallback: boolean;
   openedAt: number;
   /** Closed or failed: the next probe opens a new one. */
   broken: boolean;
@@ -81,6 +82,11 @@ class Deadline {
 
 export class ProbeSessions {
   private readonly sessions = new Map<string, Session>();
+  /**
+   * When the server last refused the target's own identity, by address: for `monitorRetryMs`
+   * new sessions go straight to the fallback, so a probe pays one login, not a refused one too.
+   */
+  private readonly refusedAt = new Map<string, number>();
   private readonly now: () => number;
 
   constructor(private readonly opts: ProbeSessionOptions) {
@@ -103,13 +109,15 @@ export class ProbeSessions {
     return this.onNewSession(key, t, timeoutMs, deadline);
   }
 
+  private get retryMs(): number {
+    return this.opts.monitorRetryMs ?? MONITOR_RETRY_MS;
+  }
+
   private reusable(session: Session, t: InstanceTarget): boolean {
-    const retryMs = this.opts.monitorRetryMs ?? MONITOR_RETRY_MS;
-    const onFallback = session.as !== t;
     return (
       !session.broken &&
       session.credentials === credentialsOf(t) &&
-      !(onFallback && this.now() - session.openedAt >= retryMs)
+      !(session.onFallback && this.now() - session.openedAt >= this.retryMs)
     );
   }
 
@@ -117,6 +125,7 @@ export class ProbeSessions {
   retainOnly(keep: Pick<InstanceTarget, "host" | "port">[]): void {
     const kept = new Set(keep.map(addressOf));
     for (const [key, session] of this.sessions) if (!kept.has(key)) this.drop(key, session);
+    for (const key of this.refusedAt.keys()) if (!kept.has(key)) this.refusedAt.delete(key);
   }
 
   closeAll(): void {
@@ -150,12 +159,19 @@ export class ProbeSessions {
     timeoutMs: number,
     deadline: Deadline,
   ): Promise<InstanceProbe> {
-    try {
-      return await this.open(key, t, t, timeoutMs, deadline);
-    } catch (err) {
-      if (!t.fallback || !refusedIdentity(err) || deadline.remaining <= 0) throw err;
-      return this.open(key, t, t.fallback, timeoutMs, deadline);
+    const refused = this.refusedAt.get(key);
+    const refusedLately = refused !== undefined && this.now() - refused < this.retryMs;
+    if (!t.fallback || !refusedLately) {
+      try {
+        const probe = await this.open(key, t, t, timeoutMs, deadline);
+        this.refusedAt.delete(key);
+        return probe;
+      } catch (err) {
+        if (!t.fallback || !refusedIdentity(err) || deadline.remaining <= 0) throw err;
+        this.refusedAt.set(key, this.now());
+      }
     }
+    return this.open(key, t, t.fallback, timeoutMs, deadline);
   }
 
   /** A new session for target `t`, logged in as `as` (t or its fallback), and its first probe. */
@@ -171,6 +187,7 @@ export class ProbeSessions {
       client,
       credentials: credentialsOf(t),
       as,
+      onFallback: as !== t,
       openedAt: this.now(),
       broken: false,
       acceptedAt: this.now(),
