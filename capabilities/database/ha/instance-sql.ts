@@ -11,12 +11,12 @@
 import pg from "pg";
 import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
 import { parseLsn } from "./lsn";
-import { FILE_REPAIR_MARKER } from "../specs/layout";
 import {
   CHECKPOINT_FUNCTION,
   CREATE_MISSING_ROLES,
   FILES_CHANGED_FUNCTION,
   FILES_CHANGED_QUERY,
+  REPAIR_BLOCK,
   REPAIR_FUNCTION,
   ROLES_CURRENT_SQL,
   ROLES_SETUP,
@@ -239,22 +239,13 @@ export async function checkpoint(t: InstanceTarget, timeoutMs = 120_000): Promis
 
 /**
  * Leaves the repair marker (stuck-replica.ts) in a replica's data directory with COPY ... TO,
- * which a hot standby allows (it takes an absolute path only). The entrypoint acts on it at the
+ * which a hot standby allows (specs/roles.ts: the monitor through a function, the superuser of a
+ * cluster without it as a DO block of the same body). The entrypoint acts on it at the
  * next start. A server out of recovery is refused: a primary is never repaired.
  */
 export async function requestRepair(t: InstanceTarget, timeoutMs = 10_000): Promise<void> {
   await withClient(t, "request repair", timeoutMs, async (c, as) => {
-    if (!privileged(as)) {
-      await c.query(`SELECT ${REPAIR_FUNCTION}`);
-      return;
-    }
-    if (!(await inRecovery(c))) throw new Error("not in recovery: only a replica is repaired");
-    const { dir } = await one<{ dir: string }>(
-      c,
-      "SELECT current_setting('data_directory') AS dir",
-    );
-    const file = `${dir}/${FILE_REPAIR_MARKER}`.replace(/'/g, "''");
-    await c.query(`COPY (SELECT now()::text) TO '${file}'`);
+    await c.query(privileged(as) ? REPAIR_BLOCK : `SELECT ${REPAIR_FUNCTION}`);
   });
 }
 

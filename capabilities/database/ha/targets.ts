@@ -68,12 +68,13 @@ export function targetsFor(
     const pod = pods.find(p => podIP(p) === ip);
     const tls = pod && credentials.tls && mountsTls(pod) ? credentials.tls : undefined;
     const servername = pod ? serverNameOf(pod, headlessService) : "";
-    const withPair = (pair: KeyPair) => (tls ? { tls: { ca: tls.ca, ...pair, servername } } : {});
+    const withPair = (pair: KeyPair | undefined) =>
+      tls && pair ? { tls: { ca: tls.ca, ...pair, servername } } : {};
     const superuser: InstanceTarget = {
       host: ip,
       port: POSTGRES_PORT,
       password: credentials.password,
-      ...withPair(tls?.superuser ?? { cert: "", key: "" }),
+      ...withPair(tls?.superuser),
     };
     if (typeof as === "object") return { ...superuser, ...as };
     if (as === "superuser" || !tls?.monitor) return superuser;

@@ -48,10 +48,13 @@ export const REPAIR_FUNCTION = "pgkeeper.request_repair()";
 export const FILES_CHANGED_QUERY =
   "SELECT max(m) >= date_trunc('second', pg_conf_load_time()) FROM (SELECT (pg_stat_file(current_setting(name), true)).modification AS m FROM unnest(ARRAY['hba_file', 'ssl_cert_file', 'ssl_key_file', 'ssl_ca_file']) AS name) AS files";
 
-/** The repair request as the superuser runs it on a replica (absolute path: COPY wants one). */
-export const REPAIR_BODY = `BEGIN IF NOT pg_is_in_recovery() THEN RAISE EXCEPTION 'not in recovery: only a replica is repaired'; END IF; EXECUTE format('COPY (SELECT now()::text) TO %L', current_setting('data_directory') || '/${FILE_REPAIR_MARKER}'); END`;
+/** The repair request on a replica (absolute path: COPY wants one). */
+const REPAIR_BODY = `BEGIN IF NOT pg_is_in_recovery() THEN RAISE EXCEPTION 'not in recovery: only a replica is repaired'; END IF; EXECUTE format('COPY (SELECT now()::text) TO %L', current_setting('data_directory') || '/${FILE_REPAIR_MARKER}'); END`;
 
 const quoted = (body: string): string => `'${body.replace(/'/g, "''")}'`;
+
+/** The same request as one statement, for the superuser on a cluster without REPAIR_FUNCTION. */
+export const REPAIR_BLOCK = `DO ${quoted(REPAIR_BODY)}`;
 
 /** A function only its grantees may call, running as its owner with a fixed search path. */
 const definer = (signature: string, returns: string, language: string, body: string): string[] => [
