@@ -1,7 +1,7 @@
 /**
- * Where things live inside an instance pod: ports, mount points, file names, the user id.
- * The StatefulSet, the ConfigMap (postgresql.conf) and the instance scripts all read these, so a
- * path is spelled once.
+ * Where things live inside an instance pod: ports, mount points, file names, the user id, the
+ * roles and pgkeeper's SQL objects. The StatefulSet, the ConfigMap (postgresql.conf), the
+ * operator's SQL and the instance scripts all read these, so a path or a name is spelled once.
  */
 
 export const POSTGRES_PORT = 5432;
@@ -88,6 +88,20 @@ export const FILE_INITIALIZED = "initialized";
  * it onto the primary's timeline, or clones it again.
  */
 export const FILE_REPAIR_MARKER = "pgkeeper.repair";
+
+/**
+ * pgkeeper's objects in every database cluster, which the roles setup creates (specs/roles.ts
+ * has the why). The comment on the schema `pgkeeper` says which version of that setup ran to the
+ * end: the probe compares it, and the operator runs the setup again on a cluster with an older
+ * one.
+ */
+export const ROLES_VERSION = "pgkeeper roles 2";
+/** What a standby calls on its primary before pg_rewind (in the `postgres` database). */
+export const CHECKPOINT_FUNCTION = "pgkeeper.checkpoint()";
+/** Whether pg_hba.conf or a TLS file changed on disk since the configuration was last loaded. */
+export const FILES_CHANGED_FUNCTION = "pgkeeper.config_files_changed()";
+/** Leaves the repair marker in a replica's data directory (ha/stuck-replica.ts). */
+export const REPAIR_FUNCTION = "pgkeeper.request_repair()";
 
 /** Written by the entrypoint at every start (primary_conninfo with this pod's name). */
 export const INSTANCE_CONF = `${RUN_DIR}/instance.conf`;

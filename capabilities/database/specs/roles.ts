@@ -21,10 +21,17 @@
  * One statement per line: single-user mode, which the bootstrap runs them in, ends a statement
  * at a newline. No `$`, backslash or backquote: the lines go through a shell here-document.
  */
-import { FILE_REPAIR_MARKER, MONITOR_USER, REPLICATION_USER } from "./layout";
+import {
+  CHECKPOINT_FUNCTION,
+  FILE_REPAIR_MARKER,
+  FILES_CHANGED_FUNCTION,
+  MONITOR_USER,
+  REPAIR_FUNCTION,
+  REPLICATION_USER,
+  ROLES_VERSION,
+} from "./layout";
 
-/** What the comment on the schema `pgkeeper` says once this version's setup ran to the end. */
-export const ROLES_VERSION = "pgkeeper roles 2";
+export { CHECKPOINT_FUNCTION, FILES_CHANGED_FUNCTION, REPAIR_FUNCTION, ROLES_VERSION };
 
 const REWIND_FUNCTIONS = [
   "pg_catalog.pg_ls_dir(text, boolean, boolean)",
@@ -32,13 +39,6 @@ const REWIND_FUNCTIONS = [
   "pg_catalog.pg_read_binary_file(text)",
   "pg_catalog.pg_read_binary_file(text, bigint, bigint, boolean)",
 ];
-
-/** What a standby calls on its primary before pg_rewind (in the `postgres` database). */
-export const CHECKPOINT_FUNCTION = "pgkeeper.checkpoint()";
-/** Whether pg_hba.conf or a TLS file changed on disk since the configuration was last loaded. */
-export const FILES_CHANGED_FUNCTION = "pgkeeper.config_files_changed()";
-/** Leaves the repair marker in a replica's data directory (ha/stuck-replica.ts). */
-export const REPAIR_FUNCTION = "pgkeeper.request_repair()";
 
 /**
  * pg_stat_file's times are whole seconds: a file changed in the second of the last load counts
