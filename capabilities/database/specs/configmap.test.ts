@@ -2,6 +2,7 @@ import { buildConfigMap, configHash } from "./configmap";
 import { DB_NAME, input, NAMESPACE } from "../../../test/unit/builder-fixtures";
 import { ENTRYPOINT_SH } from "./scripts/entrypoint";
 import { PROBE_SH } from "./scripts/probe";
+import { BOOTSTRAP_SQL } from "./scripts/sql";
 import { ownerReference } from "./meta";
 
 describe("buildConfigMap", () => {
@@ -26,6 +27,7 @@ describe("buildConfigMap", () => {
     ["pg_hba.conf", /^hostssl\s+all\s+all\s+all\s+scram-sha-256$/m],
     ["entrypoint.sh", ENTRYPOINT_SH],
     ["probe.sh", PROBE_SH],
+    ["bootstrap.sql", BOOTSTRAP_SQL],
     ["managed.conf", /^wal_keep_size = '512MB'$/m],
   ])("holds %s", (key, content) => {
     if (typeof content === "string") expect(cm.data?.[key]).toBe(content);
@@ -34,6 +36,7 @@ describe("buildConfigMap", () => {
 
   it("holds nothing else", () => {
     expect(Object.keys(cm.data ?? {}).sort()).toEqual([
+      "bootstrap.sql",
       "entrypoint.sh",
       "managed.conf",
       "pg_hba.conf",

@@ -1,6 +1,6 @@
 /**
- * The ConfigMap `<db>-config`, mounted at /config in every instance: postgresql.conf, pg_hba.conf
- * and the instance scripts. postgres reads postgresql.conf straight from the mount
+ * The ConfigMap `<db>-config`, mounted at /config in every instance: postgresql.conf, pg_hba.conf,
+ * the instance scripts and the SQL the entrypoint runs at bootstrap (scripts/bootstrap.sql). postgres reads postgresql.conf straight from the mount
  * (`-c config_file=`), so once the kubelet refreshes the volume a reload applies changed
  * reloadable parameters without copying anything.
  */
@@ -8,6 +8,7 @@ import type { V1ConfigMap } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
 import {
   FILE_ARCHIVE,
+  FILE_BOOTSTRAP_SQL,
   FILE_ENTRYPOINT,
   FILE_PGBACKREST_CONF,
   FILE_PGBACKREST_SERVER,
@@ -26,6 +27,7 @@ import { ARCHIVE_SH } from "./scripts/archive";
 import { ENTRYPOINT_SH } from "./scripts/entrypoint";
 import { PGBACKREST_SERVER_SH } from "./scripts/pgbackrest-server";
 import { PROBE_SH } from "./scripts/probe";
+import { BOOTSTRAP_SQL } from "./scripts/sql";
 
 export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
   const store = input.spec.backup?.objectStore;
@@ -44,6 +46,7 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
       }),
       [FILE_ENTRYPOINT]: ENTRYPOINT_SH,
       [FILE_PROBE]: PROBE_SH,
+      [FILE_BOOTSTRAP_SQL]: BOOTSTRAP_SQL,
       ...(store
         ? {
             [FILE_PGBACKREST_CONF]:

@@ -1,7 +1,8 @@
 /**
  * Where things live inside an instance pod: ports, mount points, file names, the user id, the
  * roles and pgkeeper's SQL objects. The StatefulSet, the ConfigMap (postgresql.conf), the
- * operator's SQL and the instance scripts all read these, so a path or a name is spelled once.
+ * operator's SQL and the instance scripts all read these (the SQL files through
+ * hack/generate-scripts.ts, which writes them in), so a path or a name is spelled once.
  */
 
 export const POSTGRES_PORT = 5432;
@@ -75,6 +76,12 @@ export const SOURCE_CA_FILE = `${SOURCE_CA_DIR}/ca.crt`;
 export const SOURCE_CA_VOLUME = "pgbackrest-source-ca";
 /** postgresql.auto.conf of a new database cluster (the managed parameters at bootstrap). */
 export const FILE_MANAGED_CONF = "managed.conf";
+/**
+ * The SQL the entrypoint runs on a new database cluster (scripts/bootstrap.sql, in single-user
+ * mode) and, in a Database created from a backup, on the restored one (scripts/recovery.sql).
+ */
+export const FILE_BOOTSTRAP_SQL = "bootstrap.sql";
+export const FILE_RECOVERY_SQL = "recovery.sql";
 
 /** The topology ConfigMap is mounted here; FILE_PRIMARY names the instance that must be primary. */
 export const TOPOLOGY_DIR = "/topology";
@@ -90,7 +97,7 @@ export const FILE_INITIALIZED = "initialized";
 export const FILE_REPAIR_MARKER = "pgkeeper.repair";
 
 /**
- * pgkeeper's objects in every database cluster, which the roles setup creates (specs/roles.ts
+ * pgkeeper's objects in every database cluster, which scripts/roles.sql creates (specs/roles.ts
  * has the why). The comment on the schema `pgkeeper` says which version of that setup ran to the
  * end: the probe compares it, and the operator runs the setup again on a cluster with an older
  * one.

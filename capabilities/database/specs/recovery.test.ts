@@ -67,6 +67,7 @@ describe("recoveryFiles", () => {
       "pgbackrest-restore-wal.sh",
       "pgbackrest-source.conf",
       "recovery-options",
+      "recovery.sql",
     ]);
     const conf = files["pgbackrest-source.conf"];
     expect(conf).toContain("repo1-path=/prod/orders/1b2c\n");

@@ -1,18 +1,21 @@
 /**
  * What a Database created from a backup (spec.bootstrap.recovery) adds to its ConfigMap: the
  * source repository's pgBackRest configuration, the restore options the entrypoint passes to
- * `pgbackrest restore` (one per line: values may hold spaces), and restore_command's wrapper.
- * Pure; the entrypoint does the rest (scripts/entrypoint.ts, bootstrap_from_backup).
+ * `pgbackrest restore` (one per line: values may hold spaces), restore_command's wrapper, and the
+ * SQL run on the restored cluster (this Database's passwords and roles). Pure; the entrypoint does
+ * the rest (scripts/entrypoint.sh, bootstrap_from_backup).
  */
 import type { ResolvedRecovery } from "../api/defaults";
 import {
   FILE_RECOVERY_CONF,
   FILE_RECOVERY_OPTIONS,
+  FILE_RECOVERY_SQL,
   FILE_RESTORE_WAL,
   SOURCE_CA_FILE,
 } from "./layout";
 import { pgbackrestConf } from "./pgbackrest";
 import { RESTORE_WAL_SH } from "./scripts/restore-wal";
+import { RECOVERY_SQL } from "./scripts/sql";
 
 type Target = NonNullable<ResolvedRecovery["target"]>;
 
@@ -65,5 +68,6 @@ export function recoveryFiles(recovery: ResolvedRecovery | undefined): Record<st
     ),
     [FILE_RECOVERY_OPTIONS]: `${restoreOptions(recovery).join("\n")}\n`,
     [FILE_RESTORE_WAL]: RESTORE_WAL_SH,
+    [FILE_RECOVERY_SQL]: RECOVERY_SQL,
   };
 }

@@ -1,104 +1,54 @@
 /**
- * The roles pgkeeper keeps in every database cluster, each with what its holder needs and nothing
- * more (ADR 0017 and 0019). Both log in by certificate only (pg_hba.conf); neither has a password.
- *
- * - `streaming_replica`: LOGIN REPLICATION, for standbys streaming, cloning and rewinding; the
- *   four functions pg_rewind reads the source's files with (PostgreSQL's documented minimum for
- *   a rewind without the superuser), and `pgkeeper.checkpoint()`, which a former primary runs
- *   before pg_rewind so a just-promoted primary shows its new timeline.
- * - `pgkeeper_monitor`: the operator's everyday identity (the probe every second, promotion,
- *   checkpoint, reload, the repair request). `pg_monitor` (every statistic and setting it reads),
- *   EXECUTE on `pg_promote` and `pg_reload_conf`, and three SECURITY DEFINER functions for what
- *   PostgreSQL grants no narrower way: CHECKPOINT (14 has no pg_checkpoint role), the times of
- *   the configuration files outside the data directory (pg_stat_file on an absolute path would
- *   need pg_read_server_files, which reads any file, keys included), and the repair marker (COPY
- *   TO a file would need pg_write_server_files, which writes any file, so equals a superuser).
- *
- * The functions live in the schema `pgkeeper`, which nobody else may use. Its comment says which
- * version of this setup ran to the end: the probe compares it, and the operator runs the setup
- * again (it is idempotent) on a primary whose cluster has none or an older one.
- *
- * One statement per line: single-user mode, which the bootstrap runs them in, ends a statement
- * at a newline. No `$`, backslash or backquote: the lines go through a shell here-document.
+ * The roles pgkeeper keeps in every database cluster, as the operator runs them over its own
+ * session (ha/instance-sql.ts) on a primary whose setup is missing or older than this version's.
+ * The statements are scripts/roles.sql's, which also says what each role may do and why: the
+ * entrypoint runs the same file at bootstrap (inside bootstrap.sql or recovery.sql), so the two
+ * can never differ. Each statement is on a line of its own there, comments on lines of theirs.
  */
 import {
   CHECKPOINT_FUNCTION,
-  FILE_REPAIR_MARKER,
   FILES_CHANGED_FUNCTION,
-  MONITOR_USER,
   REPAIR_FUNCTION,
-  REPLICATION_USER,
   ROLES_VERSION,
 } from "./layout";
+import { ROLES_SQL } from "./scripts/sql";
 
 export { CHECKPOINT_FUNCTION, FILES_CHANGED_FUNCTION, REPAIR_FUNCTION, ROLES_VERSION };
 
-const REWIND_FUNCTIONS = [
-  "pg_catalog.pg_ls_dir(text, boolean, boolean)",
-  "pg_catalog.pg_stat_file(text, boolean)",
-  "pg_catalog.pg_read_binary_file(text)",
-  "pg_catalog.pg_read_binary_file(text, bigint, bigint, boolean)",
-];
+/** roles.sql's statements, in order. */
+const STATEMENTS: readonly string[] = ROLES_SQL.split("\n").filter(
+  line => line.trim() !== "" && !line.startsWith("--"),
+);
+
+/** Text between roles.sql's two `$tag$`: a function's body, or a DO block's. */
+function dollarQuoted(tag: string): string {
+  const parts = ROLES_SQL.split(`$${tag}$`);
+  if (parts.length !== 3) throw new Error(`roles.sql has no single $${tag}$ body`);
+  return parts[1];
+}
 
 /**
- * pg_stat_file's times are whole seconds: a file changed in the second of the last load counts
- * as changed (at worst one reload too many, never one too few). Files that are missing count for
- * nothing. The superuser runs it as it is; the monitor, through FILES_CHANGED_FUNCTION.
+ * Whether pg_hba.conf or a TLS file changed since the configuration was last loaded (the body of
+ * FILES_CHANGED_FUNCTION). The superuser runs it as it is; the monitor, through the function.
  */
-export const FILES_CHANGED_QUERY =
-  "SELECT max(m) >= date_trunc('second', pg_conf_load_time()) FROM (SELECT (pg_stat_file(current_setting(name), true)).modification AS m FROM unnest(ARRAY['hba_file', 'ssl_cert_file', 'ssl_key_file', 'ssl_ca_file']) AS name) AS files";
+export const FILES_CHANGED_QUERY = dollarQuoted("files_changed");
 
-/** The repair request on a replica (absolute path: COPY wants one). */
-const REPAIR_BODY = `BEGIN IF NOT pg_is_in_recovery() THEN RAISE EXCEPTION 'not in recovery: only a replica is repaired'; END IF; EXECUTE format('COPY (SELECT now()::text) TO %L', current_setting('data_directory') || '/${FILE_REPAIR_MARKER}'); END`;
+/** The repair request as one statement, for the superuser on a cluster without REPAIR_FUNCTION. */
+export const REPAIR_BLOCK = `DO $repair$${dollarQuoted("repair")}$repair$`;
 
-const quoted = (body: string): string => `'${body.replace(/'/g, "''")}'`;
+/** Creates each role a cluster lacks (a DO block: an ordinary session, one statement). */
+export const CREATE_MISSING_ROLES = `DO $create_missing_roles$${dollarQuoted("create_missing_roles")}$create_missing_roles$`;
 
-/** The same request as one statement, for the superuser on a cluster without REPAIR_FUNCTION. */
-export const REPAIR_BLOCK = `DO ${quoted(REPAIR_BODY)}`;
+/** Everything but creating the roles: safe to run again, on a new cluster or an existing one. */
+export const ROLES_SETUP: readonly string[] = STATEMENTS.filter(
+  statement => statement !== `${CREATE_MISSING_ROLES};`,
+);
 
-/** A function only its grantees may call, running as its owner with a fixed search path. */
-const definer = (signature: string, returns: string, language: string, body: string): string[] => [
-  `CREATE OR REPLACE FUNCTION ${signature} RETURNS ${returns} LANGUAGE ${language} SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS ${quoted(body)};`,
-  `REVOKE ALL ON FUNCTION ${signature} FROM PUBLIC;`,
-];
+/** The whole of roles.sql: the roles created where missing, then set up. */
+export const CREATE_ROLES: readonly string[] = [`${CREATE_MISSING_ROLES};`, ...ROLES_SETUP];
 
-/** Everything but CREATE ROLE: safe to run again, on a new cluster or an existing one. */
-export const ROLES_SETUP: readonly string[] = [
-  `ALTER ROLE ${REPLICATION_USER} LOGIN REPLICATION NOSUPERUSER;`,
-  ...REWIND_FUNCTIONS.map(fn => `GRANT EXECUTE ON FUNCTION ${fn} TO ${REPLICATION_USER};`),
-  `ALTER ROLE ${MONITOR_USER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD NULL;`,
-  `GRANT pg_monitor TO ${MONITOR_USER};`,
-  `GRANT EXECUTE ON FUNCTION pg_catalog.pg_promote(boolean, integer) TO ${MONITOR_USER};`,
-  `GRANT EXECUTE ON FUNCTION pg_catalog.pg_reload_conf() TO ${MONITOR_USER};`,
-  "CREATE SCHEMA IF NOT EXISTS pgkeeper;",
-  "REVOKE ALL ON SCHEMA pgkeeper FROM PUBLIC;",
-  `GRANT USAGE ON SCHEMA pgkeeper TO ${REPLICATION_USER}, ${MONITOR_USER};`,
-  ...definer(CHECKPOINT_FUNCTION, "void", "plpgsql", "BEGIN CHECKPOINT; END"),
-  `GRANT EXECUTE ON FUNCTION ${CHECKPOINT_FUNCTION} TO ${REPLICATION_USER}, ${MONITOR_USER};`,
-  ...definer(FILES_CHANGED_FUNCTION, "boolean", "sql", FILES_CHANGED_QUERY),
-  `GRANT EXECUTE ON FUNCTION ${FILES_CHANGED_FUNCTION} TO ${MONITOR_USER};`,
-  ...definer(REPAIR_FUNCTION, "void", "plpgsql", REPAIR_BODY),
-  `GRANT EXECUTE ON FUNCTION ${REPAIR_FUNCTION} TO ${MONITOR_USER};`,
-  // Last: it says the whole setup ran.
-  `COMMENT ON SCHEMA pgkeeper IS '${ROLES_VERSION}';`,
-];
-
-const ROLES = [REPLICATION_USER, MONITOR_USER];
-
-/** For a new database cluster, where the roles cannot exist yet. */
-export const CREATE_ROLES: readonly string[] = [
-  ...ROLES.map(role => `CREATE ROLE ${role};`),
-  ...ROLES_SETUP,
-];
-
-/** Creates each role a cluster lacks (in a DO block: an ordinary session, one statement). */
-export const CREATE_MISSING_ROLES = `DO 'BEGIN ${ROLES.map(
-  role =>
-    `IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = ''${role}'') THEN CREATE ROLE ${role}; END IF;`,
-).join(" ")} END'`;
-
-/** For psql, on a database cluster that may have the roles already (restored, upgraded). */
-export const ENSURE_ROLES_PSQL: string = [`${CREATE_MISSING_ROLES};`, ...ROLES_SETUP].join("\n");
+/** The same for psql, on a database cluster that may have the roles already (restored). */
+export const ENSURE_ROLES_PSQL: string = CREATE_ROLES.join("\n");
 
 /**
  * The probe's check on a primary: true when the setup of this version ran to the end (it

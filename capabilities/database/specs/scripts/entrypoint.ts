@@ -13,11 +13,12 @@
  *   timeline, or cloned again when there was nothing to rewind.
  * - empty, ordinal 0, not told another instance is primary, no server answering (neither on
  *   `<db>-rw` nor on another pod), and the Database never held data (/topology/initialized
- *   absent): first boot of the Database. initdb, create the `app` role and database,
- *   install the managed parameters as postgresql.auto.conf, start. A Database created from a
- *   backup (bootstrap.recovery) restores it instead, replays the source's archive to the target
- *   and promotes, all beside PGDATA; it never runs initdb, and a restore that fails ends the
- *   container with the reason in its termination message, for the operator to report.
+ *   absent): first boot of the Database. initdb, bootstrap.sql in single-user mode (the `app`
+ *   role and database, pgkeeper's roles), the managed parameters as postgresql.auto.conf, start.
+ *   A Database created from a backup (bootstrap.recovery) restores it instead, replays the
+ *   source's archive to the target, promotes and runs recovery.sql, all beside PGDATA; it never
+ *   runs initdb, and a restore that fails ends the container with the reason in its termination
+ *   message, for the operator to report.
  * - empty otherwise: clone the primary through `<db>-rw` with pg_basebackup and start as a
  *   standby. Pod 0 clones too when another instance's server answers, so a pod 0 whose volume was
  *   lost can never initdb a second, empty primary.
@@ -27,17 +28,23 @@
  * interrupted pg_rewind is marked the same way (and answered with a clone), and a standby that
  * failed to start three times in a row (a timeline it cannot follow) is cloned again. A re-clone
  * deletes the old data only after the new copy is complete.
+ *
+ * No SQL is written here: it is in the .sql files beside this one, which the ConfigMap ships and
+ * PostgreSQL reads as they are (postgres --single from stdin, psql -f). A password they set goes
+ * into a file PostgreSQL reads (pg_read_file), never into SQL text or onto a command line, so no
+ * value passes through a quoting layer on its way.
  */
 import {
-  APP_DATABASE,
-  APP_USER,
+  CHECKPOINT_FUNCTION,
   ENV,
+  FILE_BOOTSTRAP_SQL,
   FILE_INITIALIZED,
   FILE_MANAGED_CONF,
   FILE_POSTGRESQL_CONF,
   FILE_PRIMARY,
   FILE_RECOVERY_CONF,
   FILE_RECOVERY_OPTIONS,
+  FILE_RECOVERY_SQL,
   FILE_REPAIR_MARKER,
   FILE_RESTORE_WAL,
   INSTANCE_CONF,
@@ -47,7 +54,6 @@ import {
 } from "../layout";
 import { STANZA } from "../pgbackrest";
 import { replicationConninfo } from "../postgresql-conf";
-import { CHECKPOINT_FUNCTION, CREATE_ROLES, ENSURE_ROLES_PSQL } from "../roles";
 import { tlsFilesIn } from "../tls";
 import { COMMON_SH } from "./common";
 
@@ -172,10 +178,6 @@ prepare_empty_pgdata() {
   fi
 }
 
-sql_literal() {
-  printf "'%s'" "$(printf '%s' "$1" | sed "s/'/''/g")"
-}
-
 bootstrap_primary() {
   : "\${${ENV.appPassword}:?${ENV.appPassword} must be set}"
   work="$PGDATA.init"
@@ -186,15 +188,14 @@ bootstrap_primary() {
     --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 --locale=C --data-checksums \\
     --no-instructions
   rm -f "$RUN_DIR/initdb.pw"
-  # Single-user mode: no server, no socket, nothing can connect before the roles exist.
-  # exit_on_error turns an SQL error into a non-zero exit; log_min_error_statement keeps the
-  # password out of the log.
+  # Single-user mode: no server, no socket, nothing can connect before the roles exist. It reads
+  # bootstrap.sql one statement per line; the app password is the file the setting
+  # pgkeeper.app_password_file names. exit_on_error turns an SQL error into a non-zero exit;
+  # log_min_error_statement keeps statements out of the log.
+  printf '%s' "$${ENV.appPassword}" >"$RUN_DIR/app.pw"
   "$PG_BIN/postgres" --single -D "$work" -c exit_on_error=on -c log_min_error_statement=panic \\
-    postgres >/dev/null <<SQL
-CREATE ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
-CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER};
-${CREATE_ROLES.join("\n")}
-SQL
+    -c pgkeeper.app_password_file="$RUN_DIR/app.pw" postgres <"$CONFIG_DIR/${FILE_BOOTSTRAP_SQL}" >/dev/null
+  rm -f "$RUN_DIR/app.pw"
   cp "$CONFIG_DIR/${FILE_MANAGED_CONF}" "$work/postgresql.auto.conf"
   mv "$work" "$PGDATA"
   log "Initialised the database cluster"
@@ -226,6 +227,7 @@ local_sql() {
 # primary yet), promoted there on a new timeline, shut down cleanly, and only then moved into
 # place. A failure at any point leaves no PGDATA: the next start begins again, never with initdb.
 bootstrap_from_backup() {
+  : "\${${ENV.appPassword}:?${ENV.appPassword} must be set}"
   work="$PGDATA.restore"
   rm -rf "$work"
   log "Restoring a base backup from the source repository"
@@ -271,18 +273,13 @@ bootstrap_from_backup() {
     fail_recovery "PostgreSQL stopped while recovering: $(grep -E 'FATAL|PANIC' "$RUN_DIR/recovery.log" | tail -n 2 | tr '\\n' ' ')"
   fi
   log "Recovered and promoted on timeline $(local_sql -c "SELECT timeline_id FROM pg_control_checkpoint()")"
-  # This Database's passwords, not the source's. No statement logging: they are in the SQL.
-  local_sql <<SQL
-SET log_statement = 'none';
-SET log_min_error_statement = 'panic';
-ALTER ROLE ${SUPERUSER} PASSWORD $(sql_literal "$${ENV.superuserPassword}");
-SELECT 'CREATE ROLE ${APP_USER} LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_USER}')
-\\gexec
-ALTER ROLE ${APP_USER} LOGIN PASSWORD $(sql_literal "$${ENV.appPassword}");
-SELECT 'CREATE DATABASE ${APP_DATABASE} OWNER ${APP_USER}' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '${APP_DATABASE}')
-\\gexec
-${ENSURE_ROLES_PSQL}
-SQL
+  # This Database's passwords, not the source's (the files the psql variables name), its app role
+  # and database, pgkeeper's roles.
+  printf '%s' "$${ENV.superuserPassword}" >"$RUN_DIR/superuser.pw"
+  printf '%s' "$${ENV.appPassword}" >"$RUN_DIR/app.pw"
+  local_sql -v superuser_password_file="$RUN_DIR/superuser.pw" -v app_password_file="$RUN_DIR/app.pw" \\
+    -f "$CONFIG_DIR/${FILE_RECOVERY_SQL}"
+  rm -f "$RUN_DIR/superuser.pw" "$RUN_DIR/app.pw"
   kill -INT "$server_pid"
   wait "$server_pid" || true
   kill "$tail_pid" 2>/dev/null || true

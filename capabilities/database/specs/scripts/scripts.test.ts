@@ -1,6 +1,7 @@
 /**
- * The instance scripts run for real under /bin/sh (dash here, as in Debian images) against stub
- * PostgreSQL programs that record how they were called.
+ * The instance scripts, as the pods get them (the generated modules), run for real under /bin/sh
+ * (dash here, as in Debian images) against stub PostgreSQL programs that record how they were
+ * called; and the SQL files they feed PostgreSQL.
  */
 import { spawnSync, SpawnSyncReturns } from "node:child_process";
 import {
@@ -14,13 +15,21 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ARCHIVE_SH } from "./archive";
+import { BACKUP_JOB_SH } from "./backup-job";
 import { ENTRYPOINT_SH } from "./entrypoint";
-import { CREATE_ROLES } from "../roles";
+import { PGBACKREST_SERVER_SH } from "./pgbackrest-server";
 import { PROBE_SH } from "./probe";
+import { RESTORE_WAL_SH } from "./restore-wal";
+import { BOOTSTRAP_SQL, RECOVERY_SQL, ROLES_SQL } from "./sql";
 
 const scripts = [
   ["entrypoint.sh", ENTRYPOINT_SH],
   ["probe.sh", PROBE_SH],
+  ["pgbackrest-archive.sh", ARCHIVE_SH],
+  ["pgbackrest-restore-wal.sh", RESTORE_WAL_SH],
+  ["pgbackrest-server.sh", PGBACKREST_SERVER_SH],
+  ["pgbackrest-backup-job.sh", BACKUP_JOB_SH],
 ] as const;
 
 const shells = [
@@ -45,6 +54,11 @@ describe.each(scripts)("%s", (name, text) => {
   it("has no TypeScript interpolation left over and no bashisms we know of", () => {
     expect(text).not.toMatch(/\[object |undefined|\[\[ |function \w+ *\(|<<<|(^|\s)\$'/);
   });
+
+  it("stands alone: every file it sources pasted in, no here-document", () => {
+    expect(text).not.toMatch(/^\. /m);
+    expect(text).not.toContain("<<");
+  });
 });
 
 // --- stub world ---------------------------------------------------------------------------
@@ -53,10 +67,20 @@ const STUBS: Record<string, string> = {
   postgres: `
 if [ "$1" = "--single" ]; then
   echo "single $*" >>"$LOG/calls"
+  for arg in "$@"; do
+    case "$arg" in pgkeeper.app_password_file=*) cp "\${arg#*=}" "$LOG/app.pw" ;; esac
+  done
   cat >"$LOG/single.sql"
   exit 0
 fi
-echo "postgres $*" >>"$LOG/calls"`,
+echo "postgres $*" >>"$LOG/calls"
+# The restore's server (listening nowhere) runs until the entrypoint's SIGINT, which a shell in
+# the background cannot catch; server-ready says it can be stopped.
+case "$*" in *listen_addresses=*)
+  exec "$NODE" -e "process.on('SIGINT', () => process.exit(0));
+    require('node:fs').writeFileSync(process.env.LOG + '/server-ready', '');
+    setInterval(() => {}, 1000);"
+esac`,
   initdb: `
 echo "initdb $*" >>"$LOG/calls"
 while [ $# -gt 0 ]; do
@@ -93,6 +117,17 @@ echo "pg_ctl $*" >>"$LOG/calls"
 exit "\${STUB_PGCTL_RC:-0}"`,
   psql: `
 echo "psql $*" >>"$LOG/calls"
+for arg in "$@"; do
+  case "$arg" in
+    superuser_password_file=*) cp "\${arg#*=}" "$LOG/superuser.pw" ;;
+    app_password_file=*) cp "\${arg#*=}" "$LOG/app.pw" ;;
+    *.sql) cp "$arg" "$LOG/psql.sql" ;;
+  esac
+done
+# recovery.sql runs on the restore's server: the entrypoint stops it next.
+case "$*" in *" -f "*)
+  while [ ! -f "$LOG/server-ready" ]; do /bin/sleep 0.05; done
+esac
 case "$*" in *checkpoint*)
   n=$(cat "$LOG/checkpoint-fails" 2>/dev/null || echo 0)
   [ "$n" -gt 0 ] || exit 0
@@ -121,6 +156,14 @@ printf '%s\\n' "$STUB_GETENT"`,
 echo "sleep $*" >>"$LOG/calls"
 # The pod is killed while it waits (the script's shell ends here).
 [ -z "\${STUB_KILLED_IN_SLEEP:-}" ] || kill -9 "$PPID"`,
+  pgbackrest: `
+echo "pgbackrest $*" >>"$LOG/calls"
+for arg in "$@"; do
+  case "$arg" in --pg1-path=*) dir=\${arg#*=} ;; esac
+done
+mkdir -p "$dir"
+echo 16 >"$dir/PG_VERSION"
+echo "restore_command = 'pgbackrest archive-get'" >"$dir/postgresql.auto.conf"`,
 };
 
 interface World {
@@ -143,6 +186,7 @@ function makeWorld(): World {
   write("bin", STUBS);
   write("path", PATH_STUBS);
   writeFileSync(join(root, "config", "managed.conf"), "work_mem = '8MB'\n");
+  writeFileSync(join(root, "config", "bootstrap.sql"), BOOTSTRAP_SQL);
   const world = {
     root,
     pgdata: join(root, "data", "pgdata"),
@@ -153,6 +197,7 @@ function makeWorld(): World {
   world.env = {
     PATH: `${join(root, "path")}:/usr/bin:/bin`,
     LOG: world.log,
+    NODE: process.execPath,
     PG_BIN: join(root, "bin"),
     PG_MAJOR: "16",
     PGDATA: world.pgdata,
@@ -322,15 +367,21 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     expect(existsSync(`${world.pgdata}.init`)).toBe(false);
   });
 
-  it("initdb: creates the app role with its password as an SQL literal, its database and the operator's roles", () => {
+  it("initdb: feeds bootstrap.sql to postgres --single from the file: the app role and database, the operator's roles", () => {
     expect(run(world, ENTRYPOINT_SH).status).toBe(0);
-    expect(read(join(world.log, "single.sql"))).toBe(
-      `CREATE ROLE app LOGIN PASSWORD 'it''s "app" $HOME \`id\`';\nCREATE DATABASE app OWNER app;\n` +
-        CREATE_ROLES.map(line => `${line}\n`).join(""),
-    );
+    expect(read(join(world.log, "single.sql"))).toBe(BOOTSTRAP_SQL);
     expect(calls(world).find(c => c.startsWith("single"))).toContain(
       "-c exit_on_error=on -c log_min_error_statement=panic",
     );
+  });
+
+  it("initdb: the app password reaches single-user mode as a file it names, as it is, then removed", () => {
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    expect(calls(world).find(c => c.startsWith("single"))).toContain(
+      `-c pgkeeper.app_password_file=${world.run}/app.pw postgres`,
+    );
+    expect(read(join(world.log, "app.pw"))).toBe(`it's "app" $HOME \`id\``);
+    expect(existsSync(join(world.run, "app.pw"))).toBe(false);
   });
 
   it("clone: pg_basebackup through <db>-rw as streaming_replica by certificate, then standby.signal", () => {
@@ -431,6 +482,70 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     const r = run(world, ENTRYPOINT_SH, [], { PG_BIN: "", PG_MAJOR: "99" });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("cannot find the PostgreSQL program postgres");
+  });
+});
+
+describe("entrypoint.sh restores a Database created from a backup (bootstrap.recovery)", () => {
+  const restore = (env: Record<string, string> = {}) => {
+    writeFileSync(join(world.root, "config", "recovery-options"), "--type=default\n");
+    writeFileSync(join(world.root, "config", "recovery.sql"), RECOVERY_SQL);
+    const terminationLog = join(world.log, "termination-log");
+    return run(world, ENTRYPOINT_SH, [], { PGKEEPER_TERMINATION_LOG: terminationLog, ...env });
+  };
+
+  it("runs recovery.sql with psql -f from the file, the passwords as files it names, then removed", () => {
+    const r = restore();
+    expect(r.stderr).not.toMatch(/not found|unbound|parameter not set/);
+    expect(r.status).toBe(0);
+    expect(calls(world).find(c => c.includes(" -f "))).toBe(
+      `psql -h ${world.run} -p 5432 -U postgres -d postgres -X -A -t -q -v ON_ERROR_STOP=1 ` +
+        `-v superuser_password_file=${world.run}/superuser.pw -v app_password_file=${world.run}/app.pw ` +
+        `-f ${world.root}/config/recovery.sql`,
+    );
+    expect(read(join(world.log, "psql.sql"))).toBe(RECOVERY_SQL);
+    expect(read(join(world.log, "superuser.pw"))).toBe("su:pw\\x");
+    expect(read(join(world.log, "app.pw"))).toBe(`it's "app" $HOME \`id\``);
+    expect(existsSync(join(world.run, "superuser.pw"))).toBe(false);
+    expect(existsSync(join(world.run, "app.pw"))).toBe(false);
+    expect(programs(world)).not.toContain("initdb");
+    expect(read(join(world.pgdata, "postgresql.auto.conf"))).toBe("work_mem = '8MB'\n");
+  });
+
+  it("fails without the app password, before restoring anything", () => {
+    const r = restore({ PGKEEPER_APP_PASSWORD: "" });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("PGKEEPER_APP_PASSWORD must be set");
+    expect(programs(world)).not.toContain("pgbackrest");
+  });
+});
+
+describe("the SQL files the entrypoint feeds PostgreSQL", () => {
+  const statements = (sql: string) =>
+    sql.split("\n").filter(line => line.trim() !== "" && !line.startsWith("--"));
+
+  it("bootstrap.sql: one statement per line, nothing psql-only (single-user mode), roles.sql pasted in", () => {
+    for (const line of statements(BOOTSTRAP_SQL)) expect(line).toMatch(/^[A-Z].*;$/);
+    expect(BOOTSTRAP_SQL).toContain(ROLES_SQL);
+  });
+
+  it("recovery.sql: roles.sql pasted in", () => {
+    expect(RECOVERY_SQL).toContain(ROLES_SQL);
+    expect(RECOVERY_SQL).not.toMatch(/^\\ir /m);
+  });
+
+  it.each([
+    ["bootstrap.sql", BOOTSTRAP_SQL],
+    ["recovery.sql", RECOVERY_SQL],
+  ])("%s: every TypeScript constant written in", (_, sql) => {
+    expect(sql).not.toMatch(/\{\{\w+\}\}/);
+  });
+
+  it("names only settings and psql variables the entrypoint sets", () => {
+    const settings = [...BOOTSTRAP_SQL.matchAll(/current_setting\('(pgkeeper\.\w+)'\)/g)];
+    const variables = [...RECOVERY_SQL.matchAll(/:'(\w+)'/g)];
+    expect(settings.length + variables.length).toBe(3);
+    for (const [, name] of settings) expect(ENTRYPOINT_SH).toContain(`-c ${name}=`);
+    for (const [, name] of variables) expect(ENTRYPOINT_SH).toContain(`-v ${name}=`);
   });
 });
 
