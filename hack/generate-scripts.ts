@@ -1,8 +1,8 @@
 /**
- * Writes the generated files of capabilities/database/specs/scripts/ (the module that carries
- * each SQL file as the pod receives it) from the real `.sql` files there;
- * hack/instance-scripts.ts says why and how. Removes a generated module whose source is gone.
- * `--check` exits 1 when a file is stale instead.
+ * Writes the generated files of capabilities/database/specs/scripts/ (layout.sh, and the modules
+ * that carry each script and SQL file as the pod receives it) from the real `.sh` and `.sql`
+ * files there; hack/instance-scripts.ts says why and how. Removes a generated module whose source
+ * is gone. `--check` exits 1 when a file is stale instead.
  *   npm run scripts:generate            # rewrite
  *   npm run scripts:generate -- --check # verify only
  */

@@ -1,7 +1,8 @@
 /**
  * The ConfigMap `<db>-config`, mounted at /config in every instance: postgresql.conf, pg_hba.conf,
- * the instance scripts and the SQL the entrypoint runs at bootstrap (scripts/bootstrap.sql). postgres reads postgresql.conf straight from the mount
- * (`-c config_file=`), so once the kubelet refreshes the volume a reload applies changed
+ * the instance scripts and the SQL the entrypoint runs at bootstrap (the modules of scripts/ carry
+ * them, generated from the .sh and .sql files there). postgres reads postgresql.conf straight from
+ * the mount (`-c config_file=`), so once the kubelet refreshes the volume a reload applies changed
  * reloadable parameters without copying anything.
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";

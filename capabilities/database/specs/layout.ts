@@ -1,7 +1,7 @@
 /**
  * Where things live inside an instance pod: ports, mount points, file names, the user id, the
  * roles and pgkeeper's SQL objects. The StatefulSet, the ConfigMap (postgresql.conf), the
- * operator's SQL and the instance scripts all read these (the SQL files through
+ * operator's SQL and the instance scripts all read these (the scripts and SQL files through
  * hack/generate-scripts.ts, which writes them in), so a path or a name is spelled once.
  */
 

@@ -1,0 +1,40 @@
+# shellcheck shell=sh
+# Shell shared by the instance scripts. POSIX sh only: images ship dash (Debian) or busybox sh,
+# not bash.
+#
+# Every script is a real file here, so shellcheck reads it as it is, but none can source another
+# at run time: esbuild bundles the operator into one file, and a pod gets each script as one
+# ConfigMap key (or a Job as its command). hack/generate-scripts.ts therefore pastes a sourced
+# file in place of the line that sources it (its `# shellcheck source=` line included) and embeds
+# the result in a generated TypeScript module (entrypoint.sh -> entrypoint.ts, ...). This file
+# sources layout.sh, which the generator writes from the TypeScript constants (specs/layout.ts and
+# the modules it names), so a path or a name the scripts share with the operator is spelled once.
+set -eu
+
+# shellcheck source-path=SCRIPTDIR source=layout.sh
+. ./layout.sh
+
+log() {
+  printf '%s pgkeeper: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2
+}
+
+# Sets PG_BIN to the directory holding the PostgreSQL program $1: $PG_BIN if it has it, else the
+# Debian layout /usr/lib/postgresql/$PG_MAJOR/bin (official postgres:<v> images and Debian
+# packages), else wherever PATH finds it (Debian puts only wrappers in /usr/bin, hence the order).
+# sh has no local variables: the _fpb_ prefix keeps callers' variables intact. Not every script
+# calls it.
+# shellcheck disable=SC2317
+find_pg_bin() {
+  for _fpb_dir in "${PG_BIN:-}" "/usr/lib/postgresql/$pg_major/bin"; do
+    if [ -n "$_fpb_dir" ] && [ -x "$_fpb_dir/$1" ]; then
+      PG_BIN=$_fpb_dir
+      return 0
+    fi
+  done
+  if _fpb_found=$(command -v "$1" 2>/dev/null); then
+    PG_BIN=${_fpb_found%/*}
+    return 0
+  fi
+  log "cannot find the PostgreSQL program $1: set PG_BIN or $ENV_PG_MAJOR"
+  exit 1
+}

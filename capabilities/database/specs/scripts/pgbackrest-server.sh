@@ -1,0 +1,56 @@
+#!/bin/sh
+# pgbackrest-server.sh (FILE_PGBACKREST_SERVER): the `pgbackrest` sidecar of an instance that
+# backs up to an object store. It runs `pgbackrest server`, which the backup host (a Job)
+# reaches over TLS to copy this instance's data directory (ADR 0013).
+#
+# pgBackRest reads its certificate once, at start. When the operator renews `<db>-backup-tls`
+# the kubelet replaces the mounted files, and this wrapper restarts the server on the new ones,
+# so the PostgreSQL container never restarts for a certificate. It is PID 1 of its container: it
+# passes SIGTERM on and exits with the server.
+#
+# common.sh, with the layout.sh it sources, comes next: the generator pastes it in place of the
+# line that sources it.
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. ./common.sh
+# Seconds between looks at the certificate (the kubelet's own refresh takes about a minute).
+# TypeScript reads it from here (CERTIFICATE_CHECK_SECONDS in the generated pgbackrest-server.ts).
+CERTIFICATE_CHECK_SECONDS=10
+CONF="$CONFIG_DIR/$FILE_PGBACKREST_CONF"
+CERT=${PGKEEPER_TLS_CERT:-$BACKUP_TLS_CERT}
+CHECK_SECONDS=${PGKEEPER_TLS_CHECK_SECONDS:-$CERTIFICATE_CHECK_SECONDS}
+SERVER=""
+NAP=""
+
+stop() {
+  [ -z "$NAP" ] || kill "$NAP" 2>/dev/null || true
+  if [ -n "$SERVER" ]; then
+    kill -TERM "$SERVER" 2>/dev/null || true
+    wait "$SERVER" 2>/dev/null || true
+  fi
+  exit 0
+}
+trap stop TERM INT
+
+fingerprint() { cksum <"$CERT" 2>/dev/null || echo none; }
+
+while :; do
+  STARTED_ON=$(fingerprint)
+  pgbackrest --config="$CONF" server &
+  SERVER=$!
+  log "pgbackrest server started (pid $SERVER)"
+  while kill -0 "$SERVER" 2>/dev/null && [ "$(fingerprint)" = "$STARTED_ON" ]; do
+    # In the background, so a SIGTERM is handled at once rather than after the nap.
+    sleep "$CHECK_SECONDS" &
+    NAP=$!
+    wait "$NAP" || true
+    NAP=""
+  done
+  if kill -0 "$SERVER" 2>/dev/null; then
+    log "the TLS certificate changed: restarting pgbackrest server"
+    kill -TERM "$SERVER" 2>/dev/null || true
+  else
+    log "pgbackrest server ended: starting it again"
+    sleep 1
+  fi
+  wait "$SERVER" 2>/dev/null || true
+done
