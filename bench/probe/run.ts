@@ -11,8 +11,8 @@
  * Usage: bash bench/probe.sh [--instances 100] [--seconds 30]
  */
 import { readFileSync } from "node:fs";
-import { probeInstance } from "../../capabilities/database/ha/instance-sql";
-import { ProbeSessions } from "../../capabilities/database/ha/probe-sessions";
+import { probeInstance } from "../../capabilities/database/instance/instance-sql";
+import { ProbeSessions } from "../../capabilities/database/instance/probe-sessions";
 import { Cluster } from "../../test/postgres/harness/cluster";
 import { childPids } from "../../test/postgres/harness/os";
 import { PgServer } from "../../test/postgres/harness/server";

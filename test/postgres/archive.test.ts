@@ -3,7 +3,7 @@
  * pgbackrest-archive.sh pushing through pgBackRest into a real S3-compatible store (versitygw,
  * TLS), with the configuration the operator renders.
  */
-import { probeInstance } from "../../capabilities/database/ha/instance-sql";
+import { probeInstance } from "../../capabilities/database/instance/instance-sql";
 import { archivingPrimary, pgbackrest } from "./harness/archiving";
 import { Cluster } from "./harness/cluster";
 import { ObjectStore } from "./harness/object-store";

@@ -3,7 +3,7 @@ import {
   applyParameters,
   probeInstance,
   promote,
-} from "../../capabilities/database/ha/instance-sql";
+} from "../../capabilities/database/instance/instance-sql";
 import { Cluster } from "./harness/cluster";
 import { eventually } from "./harness/eventually";
 import { PgServer } from "./harness/server";

@@ -1,4 +1,4 @@
-import { applyParameters, probeInstance } from "../../capabilities/database/ha/instance-sql";
+import { applyParameters, probeInstance } from "../../capabilities/database/instance/instance-sql";
 import { Cluster } from "./harness/cluster";
 import { PgServer } from "./harness/server";
 

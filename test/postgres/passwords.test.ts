@@ -11,7 +11,7 @@ import {
   acceptsPassword,
   setRolePassword,
   writePassfile,
-} from "../../capabilities/database/ha/instance-sql";
+} from "../../capabilities/database/instance/instance-sql";
 import { scramVerifier } from "../../capabilities/database/lib/scram";
 import { Cluster } from "./harness/cluster";
 import { PgServer } from "./harness/server";

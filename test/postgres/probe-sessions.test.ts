@@ -4,8 +4,8 @@
  * session cannot see (a postmaster that no longer accepts connections) the accept check finds;
  * every failure still within the probe's deadline.
  */
-import { InstanceSqlError } from "../../capabilities/database/ha/instance-sql";
-import { ProbeSessions } from "../../capabilities/database/ha/probe-sessions";
+import { InstanceSqlError } from "../../capabilities/database/instance/instance-sql";
+import { ProbeSessions } from "../../capabilities/database/instance/probe-sessions";
 import { Cluster } from "./harness/cluster";
 import { PgServer } from "./harness/server";
 

@@ -1,5 +1,5 @@
-import { lagBytes, lsnDiff, parseLsn } from "../../capabilities/database/ha/lsn";
-import { probeInstance } from "../../capabilities/database/ha/instance-sql";
+import { lagBytes, lsnDiff, parseLsn } from "../../capabilities/database/instance/lsn";
+import { probeInstance } from "../../capabilities/database/instance/instance-sql";
 import { Cluster } from "./harness/cluster";
 import { eventually } from "./harness/eventually";
 import { PgServer } from "./harness/server";

@@ -1,5 +1,5 @@
-import { checkpoint, probeInstance, promote } from "../../capabilities/database/ha/instance-sql";
-import { lsnDiff } from "../../capabilities/database/ha/lsn";
+import { checkpoint, probeInstance, promote } from "../../capabilities/database/instance/instance-sql";
+import { lsnDiff } from "../../capabilities/database/instance/lsn";
 import { Cluster } from "./harness/cluster";
 import { PgServer } from "./harness/server";
 

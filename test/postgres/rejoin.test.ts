@@ -8,7 +8,7 @@
 import { ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { promote } from "../../capabilities/database/ha/instance-sql";
+import { promote } from "../../capabilities/database/instance/instance-sql";
 import { Cluster } from "./harness/cluster";
 import { entrypointFor as harnessEntrypoint, waitForLog } from "./harness/entrypoint";
 import { serverAccount } from "./harness/os";

@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { promote, requestRepair } from "../../capabilities/database/ha/instance-sql";
+import { promote, requestRepair } from "../../capabilities/database/instance/instance-sql";
 import { FILE_REPAIR_MARKER } from "../../capabilities/database/specs/layout";
 import { Cluster } from "./harness/cluster";
 import { entrypointFor, waitForLog } from "./harness/entrypoint";

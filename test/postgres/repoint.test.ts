@@ -5,7 +5,7 @@
  * change of primary_conninfo makes PostgreSQL restart the WAL receiver before
  * wal_receiver_timeout, and until then the new primary has no synchronous standby.
  */
-import { applyParameters, promote } from "../../capabilities/database/ha/instance-sql";
+import { applyParameters, promote } from "../../capabilities/database/instance/instance-sql";
 import { Cluster } from "./harness/cluster";
 import { eventually } from "./harness/eventually";
 import { PgServer } from "./harness/server";

@@ -6,8 +6,8 @@
  * the other had: the other then could not follow ("forked off ... before current recovery point").
  * Seen in CI on 2026-12-02, after every pod was deleted at once.
  */
-import { parseLsn } from "../../capabilities/database/ha/lsn";
-import { probeInstance } from "../../capabilities/database/ha/instance-sql";
+import { parseLsn } from "../../capabilities/database/instance/lsn";
+import { probeInstance } from "../../capabilities/database/instance/instance-sql";
 import { Cluster } from "./harness/cluster";
 import { PgServer } from "./harness/server";
 

@@ -3,7 +3,7 @@
  * named instances count towards the quorum; any other walsender (a base backup's stream) is async
  * and can never be the only holder of an acknowledged commit.
  */
-import { applyParameters, probeInstance } from "../../capabilities/database/ha/instance-sql";
+import { applyParameters, probeInstance } from "../../capabilities/database/instance/instance-sql";
 import { managedParameters } from "../../capabilities/database/specs/postgresql-conf";
 import { input } from "../unit/builder-fixtures";
 import { Cluster } from "./harness/cluster";

@@ -24,9 +24,9 @@ import {
   promote,
   reloadConfiguration,
   requestRepair,
-} from "../../capabilities/database/ha/instance-sql";
-import { ProbeSessions } from "../../capabilities/database/ha/probe-sessions";
-import type { InstanceProbe, InstanceTarget } from "../../capabilities/database/ha/probe-types";
+} from "../../capabilities/database/instance/instance-sql";
+import { ProbeSessions } from "../../capabilities/database/instance/probe-sessions";
+import type { InstanceProbe, InstanceTarget } from "../../capabilities/database/instance/types";
 import { tlsMaterial } from "../../capabilities/database/reconcile/tls";
 import {
   renderPgHba,

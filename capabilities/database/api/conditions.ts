@@ -1,7 +1,7 @@
 /**
  * metav1.Condition bookkeeping: lastTransitionTime changes only when the status flips.
  */
-import { Condition } from "../api/database-schema";
+import { Condition } from "./database-schema";
 
 export type ConditionType =
   | "Ready"

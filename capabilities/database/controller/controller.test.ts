@@ -1,7 +1,7 @@
 import { Database } from "../api/database";
 import { createController } from "./controller";
 import { HaMemory } from "../ha/memory";
-import { InstanceSql } from "../ha/probe-types";
+import { InstanceSql } from "../instance/types";
 import { FakeClock } from "../../../test/unit/fake-clock";
 import { DEFAULT_CONFIG } from "../lib/config";
 import { FakeCluster } from "../../../test/unit/fake-cluster";

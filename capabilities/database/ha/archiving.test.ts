@@ -1,5 +1,5 @@
 import { archivingCondition, backlogPastHalf } from "./archiving";
-import type { ArchiverState } from "./probe-types";
+import type { ArchiverState } from "../instance/types";
 
 const state = (over: Partial<ArchiverState>): ArchiverState => ({
   archivedCount: 0,

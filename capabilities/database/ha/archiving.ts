@@ -4,7 +4,7 @@
  * pg_wal grows: the message counts the segments waiting. Pure; table-tested.
  */
 import type { ConditionInput } from "../api/conditions";
-import type { ArchiverState } from "./probe-types";
+import type { ArchiverState } from "../instance/types";
 
 const SEGMENT_MIB = 16;
 export const SEGMENT_BYTES = SEGMENT_MIB * 1024 * 1024;

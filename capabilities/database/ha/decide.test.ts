@@ -1,5 +1,5 @@
 import { Decision, HaInput, InstanceView, decide, failoverCandidate, stillMoving } from "./decide";
-import { InstanceProbe } from "./probe-types";
+import { InstanceProbe } from "../instance/types";
 
 const probe = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
   inRecovery: true,

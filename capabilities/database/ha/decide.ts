@@ -5,9 +5,9 @@
  */
 import type { ResolvedSpec } from "../api/defaults";
 import { ordinalOf } from "../api/names";
-import type { InstanceProbe } from "./probe-types";
+import type { InstanceProbe } from "../instance/types";
 import { loweredLimits } from "./hot-standby-limits";
-import { parseLsn } from "./lsn";
+import { parseLsn } from "../instance/lsn";
 
 /** One instance slot: its pod as the API shows it and the operator's last SQL probe of it. */
 export interface InstanceView {

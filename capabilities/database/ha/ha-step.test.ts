@@ -12,8 +12,8 @@ import { FakeCluster } from "../../../test/unit/fake-cluster";
 import { forgetHa } from "./ha-step";
 import { passwordFingerprint } from "../lib/scram";
 import { HaMemory } from "./memory";
-import { ProbeRecord } from "./monitor";
-import { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
+import { ProbeRecord } from "../instance/monitor";
+import { InstanceProbe, InstanceSql, InstanceTarget } from "../instance/types";
 
 const NS = "prod";
 const NAME = "orders";

@@ -12,13 +12,13 @@ import { Decision, HaInput, InstanceView, decide, primaryFailure } from "./decid
 import { instanceStatus, InstancesStatus, readServing } from "./instance-status";
 import { applyParameters, followNewPrimary } from "./live-parameters";
 import { DatabaseMemory, PendingAfterReload } from "./memory";
-import { ProbeRecord, ProbeTarget } from "./monitor";
-import type { TargetOf } from "./targets";
+import { ProbeRecord, ProbeTarget } from "../instance/monitor";
+import type { TargetOf } from "../instance/targets";
 import type { ConditionInput } from "../api/conditions";
 import { instanceName } from "../api/names";
 import { archivingCondition, backlogPastHalf } from "./archiving";
 import { recoveryCondition, recoveryStateOf } from "./recovery";
-import type { ArchiverState } from "./probe-types";
+import type { ArchiverState } from "../instance/types";
 import { OperationContext, runOperation, startOperation } from "./operation";
 import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
 import { syncPassfiles } from "./passfile";

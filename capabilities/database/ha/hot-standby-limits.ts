@@ -5,21 +5,7 @@
  * before the primary, and a reduction reaches the primary first: a standby restarted with the
  * lower value before the primary would not come back.
  */
-import { MAX_WAL_SENDERS } from "../specs/postgresql-conf";
-
-/**
- * The parameters and their values when the spec leaves them unset: PostgreSQL's defaults (the
- * same in 14..18), and for max_wal_senders pgkeeper's own (operator-owned, in postgresql.conf).
- */
-export const HOT_STANDBY_LIMITS: Readonly<Record<string, number>> = {
-  max_connections: 100,
-  max_worker_processes: 8,
-  max_wal_senders: MAX_WAL_SENDERS,
-  max_prepared_transactions: 0,
-  max_locks_per_transaction: 64,
-};
-
-export const HOT_STANDBY_LIMIT_NAMES = Object.keys(HOT_STANDBY_LIMITS);
+import { HOT_STANDBY_LIMITS, HOT_STANDBY_LIMIT_NAMES } from "../specs/hot-standby-parameters";
 
 /**
  * The limits whose desired value is below the value a server runs with, sorted. `desired` holds

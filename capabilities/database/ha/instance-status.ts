@@ -7,7 +7,7 @@ import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
 import { LABEL_ROLE, ROLE_REPLICA } from "../api/names";
 import { parseQuantity } from "../lib/quantity";
 import { InstanceView, needsRestart } from "./decide";
-import { lagBytes } from "./lsn";
+import { lagBytes } from "../instance/lsn";
 import { notServingReason } from "./serving";
 import { HaStepInput } from "./step-input";
 

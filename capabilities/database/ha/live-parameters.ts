@@ -7,9 +7,9 @@ import { errorMessage } from "../lib/errors";
 import { instanceParameters } from "../specs/postgresql-conf";
 import { InstanceView } from "./decide";
 import { DatabaseMemory } from "./memory";
-import { ProbeRecord } from "./monitor";
+import { ProbeRecord } from "../instance/monitor";
 import { HaStepInput, announceOnce } from "./step-input";
-import { mountsTls } from "./targets";
+import { mountsTls } from "../instance/targets";
 
 /**
  * Right after a failover or switchover, in the same pass: every standby gets primary_conninfo

@@ -33,8 +33,8 @@ import { Cluster, KubeObject, isPodReady, isTerminating, podIP, refOf } from "..
 import { DatabaseWriter } from "../cluster/database-writer";
 import { errorMessage } from "../lib/errors";
 import { BuildInput, buildTopologyConfigMap } from "../specs";
-import type { TargetOf } from "./targets";
-import type { InstanceSql } from "./probe-types";
+import type { TargetOf } from "../instance/targets";
+import type { InstanceSql } from "../instance/types";
 
 export type Operation = NonNullable<DatabaseStatus["operation"]>;
 

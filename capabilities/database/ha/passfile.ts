@@ -9,7 +9,7 @@ import { KubeObject, isTerminating, podIP } from "../cluster/cluster";
 import { errorMessage } from "../lib/errors";
 import { passwordFingerprint } from "../lib/scram";
 import type { DatabaseMemory } from "./memory";
-import type { ProbeRecord } from "./monitor";
+import type { ProbeRecord } from "../instance/monitor";
 import { HaStepInput, announceOnce } from "./step-input";
 
 /** Pods not going away whose last probe, of this very pod, answered. */

@@ -1,5 +1,5 @@
 import { InstanceView } from "./decide";
-import { InstanceProbe } from "./probe-types";
+import { InstanceProbe } from "../instance/types";
 import { notServingReason } from "./serving";
 
 const probe = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({

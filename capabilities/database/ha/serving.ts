@@ -6,7 +6,7 @@
  * flap in and out of the Service on every probe. Pure; table-tested.
  */
 import { InstanceView } from "./decide";
-import { lagBytes } from "./lsn";
+import { lagBytes } from "../instance/lsn";
 
 /** Why the replica is not following a primary at all, or undefined when it streams. */
 function streamingProblem(replica: InstanceView): string | undefined {

@@ -2,7 +2,7 @@
  * What the HA step works from: its dependencies, one pass's input, the decision input built from
  * them, and the one-Event-per-message rule its parts share.
  */
-import type { ArchiverState } from "./probe-types";
+import type { ArchiverState } from "../instance/types";
 import { Database } from "../api/database";
 import { ANNOTATION_SWITCHOVER } from "../api/names";
 import { Cluster, KubeObject } from "../cluster/cluster";
@@ -10,9 +10,9 @@ import { DatabaseWriter } from "../cluster/database-writer";
 import { BuildInput } from "../specs";
 import { HaInput, InstanceView } from "./decide";
 import { DatabaseMemory, HaMemory } from "./memory";
-import { ProbeRecord, ProbeTarget } from "./monitor";
-import type { TargetOf } from "./targets";
-import type { InstanceSql } from "./probe-types";
+import { ProbeRecord, ProbeTarget } from "../instance/monitor";
+import type { TargetOf } from "../instance/targets";
+import type { InstanceSql } from "../instance/types";
 
 /** What reconcile needs from the HA machinery (absent: no SQL, no failover; unit tests). */
 export interface HaDeps {

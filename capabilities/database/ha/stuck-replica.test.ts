@@ -1,5 +1,5 @@
 import type { InstanceView } from "./decide";
-import { InstanceProbe } from "./probe-types";
+import { InstanceProbe } from "../instance/types";
 import {
   REPAIR_AGAIN_AFTER_MS,
   REPAIR_SPACING_MS,

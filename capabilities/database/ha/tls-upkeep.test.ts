@@ -1,7 +1,7 @@
 import { KubeObject } from "../cluster/cluster";
-import { ProbeRecord } from "./monitor";
-import { InstanceProbe } from "./probe-types";
-import { mountsTls, targetsFor } from "./targets";
+import { ProbeRecord } from "../instance/monitor";
+import { InstanceProbe } from "../instance/types";
+import { mountsTls, targetsFor } from "../instance/targets";
 import { tlsUpkeep } from "./tls-upkeep";
 
 const probe = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({

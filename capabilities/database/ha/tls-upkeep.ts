@@ -12,7 +12,7 @@
 import { isTerminating, podIP } from "../cluster/cluster";
 import { errorMessage } from "../lib/errors";
 import { DatabaseMemory } from "./memory";
-import { ProbeRecord } from "./monitor";
+import { ProbeRecord } from "../instance/monitor";
 import { HaStepInput, announceOnce } from "./step-input";
 
 /** The reloads and the role a pass must make, from the probes. Pure. */

@@ -29,7 +29,7 @@ import {
   serverDnsNames,
 } from "../specs";
 import { ensureBackupTls } from "./backup-tls";
-import { OperatorCredentials, targetsFor } from "../ha/targets";
+import { OperatorCredentials, targetsFor } from "../instance/targets";
 import { ensureTls, operatorTls, withTlsTransition } from "./tls";
 import { summarizeBackups } from "./backup-summary";
 import { BackupInstances, reconcileBackups, settleBackupsWithoutDatabase } from "./backups";

@@ -14,8 +14,8 @@
  */
 import { Database } from "../api/database";
 import { Cluster, KubeObject, podIP } from "../cluster/cluster";
-import type { InstanceSql, InstanceTarget } from "../ha/probe-types";
-import type { Login, TargetOf } from "../ha/targets";
+import type { InstanceSql, InstanceTarget } from "../instance/types";
+import type { Login, TargetOf } from "../instance/targets";
 import { errorMessage } from "../lib/errors";
 import { scramVerifier } from "../lib/scram";
 import { APP_DATABASE, SUPERUSER } from "../specs/layout";

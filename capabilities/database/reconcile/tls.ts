@@ -17,7 +17,7 @@ import { Cluster, KubeObject } from "../cluster/cluster";
 import { certificate, newKeyPair } from "../lib/x509";
 import type { BuildInput } from "../specs";
 import { MONITOR_USER, REPLICATION_USER, SUPERUSER } from "../specs/layout";
-import { OperatorTls, mountsTls } from "../ha/targets";
+import { OperatorTls, mountsTls } from "../instance/targets";
 import { CA_SECRET_KEYS, DatabaseTls, TLS_SECRET_KEYS, USER_SERVER_KEYS } from "../specs/tls";
 import { ReconcileError } from "./errors";
 

@@ -1,5 +1,5 @@
 import { SUPPORTED_VERSIONS } from "../database-schema";
-import { hasCatalog, parameterEntry, parameterNames } from ".";
+import { hasCatalog, parameterEntry, parameterNames } from "./";
 import pg14 from "./pg14.json";
 import pg15 from "./pg15.json";
 import pg16 from "./pg16.json";

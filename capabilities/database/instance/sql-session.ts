@@ -16,7 +16,7 @@
  */
 import pg from "pg";
 import { SUPERUSER } from "../specs/layout";
-import type { InstanceTarget } from "./probe-types";
+import type { InstanceTarget } from "./types";
 
 /** An operation on an instance failed. `code` is the SQLSTATE or the system error code. */
 export class InstanceSqlError extends Error {

@@ -7,7 +7,7 @@
  */
 import { KubeObject, podIP } from "../cluster/cluster";
 import { MONITOR_USER, POSTGRES_PORT, TLS_VOLUME } from "../specs/layout";
-import type { InstanceTarget } from "./probe-types";
+import type { InstanceTarget } from "./types";
 
 export interface KeyPair {
   cert: string;

@@ -9,7 +9,7 @@
  * lesser role do (ALTER SYSTEM, passwords, creating the roles).
  */
 import pg from "pg";
-import { HOT_STANDBY_LIMIT_NAMES } from "./hot-standby-limits";
+import { HOT_STANDBY_LIMIT_NAMES } from "../specs/hot-standby-parameters";
 import { parseLsn } from "./lsn";
 import {
   CHECKPOINT_FUNCTION,
@@ -30,7 +30,7 @@ import {
   withClient,
 } from "./sql-session";
 
-import type { ArchiverState, InstanceProbe, InstanceTarget, StandbyInfo } from "./probe-types";
+import type { ArchiverState, InstanceProbe, InstanceTarget, StandbyInfo } from "./types";
 
 export type { InstanceProbe, InstanceTarget, StandbyInfo };
 export { InstanceSqlError } from "./sql-session";

@@ -11,7 +11,7 @@
 import { Clock, TimerHandle, systemClock } from "../lib/clock";
 import { errorMessage } from "../lib/errors";
 import { lagBytes } from "./lsn";
-import type { InstanceProbe, InstanceSql, InstanceTarget } from "./probe-types";
+import type { InstanceProbe, InstanceSql, InstanceTarget } from "./types";
 
 export interface ProbeTarget {
   name: string;

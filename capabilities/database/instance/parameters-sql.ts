@@ -11,7 +11,7 @@ import {
   settingMatches,
   splitList,
 } from "../lib/guc-value";
-import type { InstanceTarget } from "./probe-types";
+import type { InstanceTarget } from "./types";
 import { messageOf, reloadAndWait, withClient } from "./sql-session";
 
 export interface ApplyResult {

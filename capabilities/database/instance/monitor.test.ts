@@ -1,6 +1,6 @@
 import { FakeClock } from "../../../test/unit/fake-clock";
 import { InstanceMonitor } from "./monitor";
-import { InstanceProbe, InstanceTarget } from "./probe-types";
+import { InstanceProbe, InstanceTarget } from "./types";
 
 const answer = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
   inRecovery: false,

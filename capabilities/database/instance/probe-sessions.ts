@@ -16,7 +16,7 @@
  * The deadline is today's: the probe's timeout covers reconnecting, the check and the queries.
  */
 import { Socket, connect } from "node:net";
-import type { InstanceProbe, InstanceTarget } from "./probe-types";
+import type { InstanceProbe, InstanceTarget } from "./types";
 import { probeQueries } from "./instance-sql";
 import {
   InstanceSqlError,
