@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PostgreSQL tier: the operator's SQL edge (capabilities/database/ha/instance-sql.ts) against real
+# PostgreSQL tier: the operator's SQL edge (capabilities/database/instance/instance-sql.ts) against real
 # PostgreSQL 15 servers started by the tests on loopback ports 25432..25499, in temporary
 # directories, and WAL archiving into an object store on one of those ports. No cluster needed. On a machine without PostgreSQL 15 (a fresh Debian 12 CI
 # runner, as root) this installs it with apt first, which also creates the `postgres` account the

@@ -26,6 +26,7 @@ import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
 import { metrics } from "./metrics/metrics";
 import { serveMetrics } from "./metrics/server";
+import { PasswordMemory } from "./reconcile/password-memory";
 
 /** Pepr runs Watch/Reconcile/Finalize bindings in these processes only. */
 export const isWatcherProcess = (env: Record<string, string | undefined> = process.env): boolean =>
@@ -67,8 +68,6 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     },
   });
   const ha: HaDeps = {
-    monitor,
-    sql: instanceSql,
     failureThreshold: config.probeFailureThreshold,
     memory: new HaMemory(),
     onFailover: (namespace, name, seconds) => m.recordFailover(namespace, name, seconds),
@@ -88,7 +87,9 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
       config,
       now: () => new Date(),
       validate: db => validateDatabase(db, undefined, config),
+      instances: { sql: instanceSql, monitor },
       ha,
+      passwords: new PasswordMemory(),
     },
     { isLeader, metrics: m, cache },
   );

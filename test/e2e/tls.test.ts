@@ -13,7 +13,7 @@ import { database, operatorSuite } from "../integration/harness/fixtures";
 import { create, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
-import { tlsMaterial } from "../../capabilities/database/reconcile/tls";
+import { tlsMaterial } from "../../capabilities/database/pki/database-tls";
 import { postgresDnsNames } from "../../capabilities/database/specs/tls";
 import { healthy } from "./healthy";
 import { appCredentials, psql, superuserAt } from "./psql";
@@ -143,7 +143,7 @@ describe("a certificate of the user's own", () => {
     const name = "own-cert";
     // Issued by a CA of the user's (here pgkeeper's code stands in for cert-manager).
     const input = { db: { metadata: { name, namespace: ns, uid: "x" } }, spec: {} } as never;
-    const theirs = tlsMaterial("users-ca", {}, postgresDnsNames(input), new Date());
+    const theirs = tlsMaterial("users-ca", {}, postgresDnsNames(input), new Date()).tls;
     create({
       apiVersion: "v1",
       kind: "Secret",

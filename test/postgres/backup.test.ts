@@ -16,7 +16,8 @@ import {
   tlsServerSection,
 } from "../../capabilities/database/specs/pgbackrest";
 import { PGDATA, POSTGRES_PORT, RUN_DIR } from "../../capabilities/database/specs/layout";
-import { issueBackupTls } from "../../capabilities/database/reconcile/backup-tls";
+import { backupTlsMaterial } from "../../capabilities/database/pki/backup-tls";
+import { issueCa } from "../../capabilities/database/pki/certificates";
 import { BACKUP_JOB_SH } from "../../capabilities/database/specs/scripts/backup-job";
 import { archivingPrimary, pgbackrest, Repository, storeSettings } from "./harness/archiving";
 import { Cluster } from "./harness/cluster";
@@ -43,7 +44,8 @@ const DB: Repository = { namespace: "prod", name: "orders", uid: "uid-1" };
 
 /** The Database's CA and certificates as the operator issues them, for these addresses. */
 function pki(dir: string, hosts: string[]) {
-  const tls = issueBackupTls("orders", hosts, new Date());
+  const now = new Date();
+  const tls = backupTlsMaterial(undefined, issueCa("orders", now), hosts, now).tls;
   const write = (name: string, text: string) => {
     const file = path.join(dir, name);
     cluster.writeOwned(file, text);

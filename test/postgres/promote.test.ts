@@ -1,4 +1,8 @@
-import { checkpoint, probeInstance, promote } from "../../capabilities/database/instance/instance-sql";
+import {
+  checkpoint,
+  probeInstance,
+  promote,
+} from "../../capabilities/database/instance/instance-sql";
 import { lsnDiff } from "../../capabilities/database/instance/lsn";
 import { Cluster } from "./harness/cluster";
 import { PgServer } from "./harness/server";

@@ -1,7 +1,7 @@
 /**
  * TLS and least-privilege logins against a real PostgreSQL (issue 15, ADR 0017), with the
- * operator's own material (reconcile/tls.ts), pg_hba.conf (specs/postgresql-conf.ts), the
- * roles' SQL (specs/roles.ts) and SQL edge (ha/instance-sql.ts, ha/probe-sessions.ts):
+ * operator's own material (pki/database-tls.ts), pg_hba.conf (specs/postgresql-conf.ts), the
+ * roles' SQL (specs/roles.ts) and SQL edge (instance/instance-sql.ts, instance/probe-sessions.ts):
  * - the operator connects over TLS, verifying the server's name, with its certificate and the
  *   superuser's password; the password alone, or no TLS, is refused;
  * - a standby clones and streams as streaming_replica by certificate, verifying the primary;
@@ -27,7 +27,7 @@ import {
 } from "../../capabilities/database/instance/instance-sql";
 import { ProbeSessions } from "../../capabilities/database/instance/probe-sessions";
 import type { InstanceProbe, InstanceTarget } from "../../capabilities/database/instance/types";
-import { tlsMaterial } from "../../capabilities/database/reconcile/tls";
+import { tlsMaterial } from "../../capabilities/database/pki/database-tls";
 import {
   renderPgHba,
   replicationConninfo,
@@ -80,7 +80,7 @@ function writeHba(options: Partial<Parameters<typeof renderPgHba>[0]> = {}): voi
 }
 
 beforeAll(async () => {
-  tls = tlsMaterial("orders", {}, DNS_NAMES, NOW);
+  tls = tlsMaterial("orders", {}, DNS_NAMES, NOW).tls;
   tlsDir = cluster.ownedDir("orders-tls");
   writeMaterial(tls);
   const f = (name: string) => path.join(tlsDir, name);
@@ -282,7 +282,7 @@ describe("a renewed server certificate", () => {
       "operator.crt": tls.operatorCert,
       "operator.key": tls.operatorKey,
     });
-    const leaf = tlsMaterial("orders", { ca: caSecret }, [...DNS_NAMES, "orders-ro"], NOW);
+    const leaf = tlsMaterial("orders", { ca: caSecret }, [...DNS_NAMES, "orders-ro"], NOW).tls;
     expect(leaf.caCert).toBe(tls.caCert);
     writeMaterial({ ...tls, serverCert: leaf.serverCert, serverKey: leaf.serverKey });
 

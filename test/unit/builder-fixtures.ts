@@ -6,7 +6,7 @@ import type { DatabaseSpec } from "../../capabilities/database/api/database-sche
 import { withDefaults } from "../../capabilities/database/api/defaults";
 import { BuildInput } from "../../capabilities/database/specs/meta";
 import { DatabaseTls, postgresDnsNames } from "../../capabilities/database/specs/tls";
-import { tlsMaterial } from "../../capabilities/database/reconcile/tls";
+import { tlsMaterial } from "../../capabilities/database/pki/database-tls";
 
 export const DB_NAME = "orders";
 export const NAMESPACE = "shop";
@@ -35,6 +35,6 @@ export function input(spec: Partial<DatabaseSpec> = {}): BuildInput {
  */
 let tls: DatabaseTls | undefined;
 export function fixtureTls(): DatabaseTls {
-  tls ??= tlsMaterial(DB_NAME, {}, postgresDnsNames(input()), new Date("2026-12-01T00:00:00Z"));
+  tls ??= tlsMaterial(DB_NAME, {}, postgresDnsNames(input()), new Date("2026-12-01T00:00:00Z")).tls;
   return tls;
 }

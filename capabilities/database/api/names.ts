@@ -23,6 +23,12 @@ export const ANNOTATION_CONFIG_HASH = "pgkeeper.dev/config-hash";
  */
 export const ANNOTATION_PASSWORD_SHA256 = "pgkeeper.dev/password-sha256";
 /**
+ * On `<db>-backup-tls` while the backup certificates move to another CA (the Database's one CA,
+ * for a Database from before it): when the last step of the move began (pki/backup-tls.ts).
+ */
+export const ANNOTATION_TRUST_CHANGED_AT = "pgkeeper.dev/trust-changed-at";
+
+/**
  * Set on a Database to request a switchover: the value is the instance to promote, or `auto` for
  * the healthiest replica. pgkeeper removes it when the switchover is done (or refused, with an
  * Event saying why).

@@ -6,6 +6,7 @@
  */
 import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";
+import type { AccessMap } from "../lib/fence";
 import { KubeObject, ObjectRef } from "./objects";
 
 export * from "./objects";
@@ -89,8 +90,4 @@ export const CLUSTER_METHODS = {
   patchObjectStatus: "write",
   removeFinalizer: "write",
   recordEvent: "write",
-} as const satisfies Record<keyof Cluster, "read" | "write">;
-
-export type WriteMethod = {
-  [K in keyof Cluster]: (typeof CLUSTER_METHODS)[K] extends "write" ? K : never;
-}[keyof Cluster];
+} as const satisfies AccessMap<Cluster>;

@@ -1,7 +1,8 @@
 import { Database } from "../api/database";
 import { CLUSTER_METHODS } from "./cluster";
 import { FakeCluster } from "../../../test/unit/fake-cluster";
-import { NotLeaderError, countWrites, guardWrites } from "./write-wrappers";
+import { NotLeaderError } from "../lib/fence";
+import { countWrites, guardWrites } from "./write-wrappers";
 
 const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "n" } };
 

@@ -130,19 +130,18 @@ describe("controller", () => {
   it("stops probing and forgets HA memory when leadership is lost", async () => {
     const cluster = new FakeCluster();
     const memory = new HaMemory();
-    memory.of("team/ledger").downSince = 1;
+    memory.of("team/ledger").failover.downSince = 1;
     const untrackAll = jest.fn();
     const ctl = createController({
       cluster,
       config: DEFAULT_CONFIG,
       now: () => new Date(),
       validate: () => [],
-      ha: {
-        monitor: { track: () => undefined, view: () => new Map(), untrackAll },
+      instances: {
         sql: {} as InstanceSql,
-        failureThreshold: 3,
-        memory,
+        monitor: { track: () => undefined, view: () => new Map(), untrackAll },
       },
+      ha: { failureThreshold: 3, memory },
     });
     ctl.stoppedLeading();
     expect(untrackAll).toHaveBeenCalledTimes(1);

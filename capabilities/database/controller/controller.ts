@@ -13,13 +13,11 @@ import { warrantsReconcile } from "../cache/changes";
 import { Phase, applyEvent } from "../cache/informers";
 import { ObjectCache, UpsertOutcome } from "../cache/object-cache";
 import { KubeObject } from "../cluster/cluster";
-import { guardWrites } from "../cluster/write-wrappers";
-import { forgetHa, stopHa } from "../ha/ha-step";
 import { Clock, systemClock } from "../lib/clock";
 import { errorMessage } from "../lib/errors";
 import { WorkQueue } from "../lib/workqueue";
 import { OperatorMetrics } from "../metrics/metrics";
-import { ReconcileDeps } from "../reconcile/reconcile";
+import { ReconcileDeps, fenced, forgetAll, forgetDatabase } from "../reconcile/deps";
 import { KnownDatabases } from "./known-databases";
 import { onReconcileResult, reconcileHandler } from "./reconcile-handler";
 
@@ -88,7 +86,7 @@ function isEcho(cache: ObjectCache | undefined, db: Keyed): boolean {
 
 /** Builds the controller around any Cluster (tests pass the in-memory one). */
 export function createController(
-  deps: Omit<ReconcileDeps, "isLeader">,
+  deps: ReconcileDeps,
   options: ControllerOptions = {},
 ): Controller & { queue: WorkQueue } {
   const known = new KnownDatabases();
@@ -96,8 +94,9 @@ export function createController(
   const isLeader = options.isLeader ?? (() => true);
   const { metrics, cache } = options;
   const clock = options.clock ?? systemClock;
-  // Writes are fenced: a reconcile still running when leadership is lost cannot write on.
-  const guarded = { ...deps, cluster: guardWrites(deps.cluster, isLeader), isLeader };
+  // Every write, to the API and over SQL, is fenced here and only here: a reconcile still
+  // running when leadership is lost cannot write on, whichever step it is in.
+  const guarded = fenced(deps, isLeader);
   const handlerContext = {
     deps: guarded,
     isLeader,
@@ -126,7 +125,7 @@ export function createController(
   function forget(key: string): void {
     known.delete(key);
     queue.forget(key);
-    if (deps.ha) forgetHa(deps.ha, key);
+    forgetDatabase(deps, key);
     const { namespace, name } = splitDatabaseKey(key);
     cache?.remove(DATABASE_KIND, namespace, name);
     metrics?.forgetDatabase(namespace, name);
@@ -169,7 +168,7 @@ export function createController(
     },
     stoppedLeading: () => {
       log.warn("Not leading any more: reconciles and probes stop");
-      if (deps.ha) stopHa(deps.ha);
+      forgetAll(deps);
     },
   };
 }

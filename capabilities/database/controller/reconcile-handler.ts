@@ -16,7 +16,7 @@ import { Clock } from "../lib/clock";
 import { errorMessage, isConflict, isNamespaceTerminating } from "../lib/errors";
 import { ReconcileHandler, ReconcileOutcome } from "../lib/workqueue";
 import { OperatorMetrics } from "../metrics/metrics";
-import { ReconcileError } from "../reconcile/errors";
+import { ReconcileError } from "../lib/errors";
 import { recordFailure } from "../reconcile/failure";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
 

@@ -175,11 +175,11 @@ export function withHaStatus(
   next: DatabaseStatus,
   ha: HaResult,
   prev: DatabaseStatus | undefined,
-  memory: DatabaseMemory,
+  progress: DatabaseMemory["progress"],
   now: Date,
 ): DatabaseStatus {
-  const stale = now.getTime() - (memory.progressWrittenAt ?? 0) >= PROGRESS_REFRESH_MS;
+  const stale = now.getTime() - (progress.writtenAt ?? 0) >= PROGRESS_REFRESH_MS;
   const merged = mergeHaStatus(next, ha, prev, stale, now);
-  if (merged.progressWritten) memory.progressWrittenAt = now.getTime();
+  if (merged.progressWritten) progress.writtenAt = now.getTime();
   return merged.status;
 }

@@ -9,7 +9,9 @@ import { ANNOTATION_SWITCHOVER, LABEL_ROLE, commonLabels, selectorLabels } from 
 import { DEFAULT_CONFIG } from "../lib/config";
 import { ReconcileDeps, reconcile } from "../reconcile/reconcile";
 import { FakeCluster } from "../../../test/unit/fake-cluster";
-import { forgetHa } from "./ha-step";
+import { fenced, forgetDatabase } from "../reconcile/deps";
+import { PasswordMemory } from "../reconcile/password-memory";
+import { NotLeaderError } from "../lib/fence";
 import { passwordFingerprint } from "../lib/scram";
 import { HaMemory } from "./memory";
 import { ProbeRecord } from "../instance/monitor";
@@ -98,21 +100,20 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
       };
     },
   };
-  const deps: ReconcileDeps = {
-    cluster,
-    config: DEFAULT_CONFIG,
-    now: () => new Date("2026-11-29T10:00:00Z"),
-    validate: () => [],
-    newPassword: () => "pw",
-    isLeader: () => leader,
-    ha: {
-      monitor: { track: () => undefined, view: () => new Map(records) },
-      sql,
-      failureThreshold: 3,
-      settleMs: 0,
-      memory,
+  // Fenced by leadership as the controller fences them: no step checks it itself.
+  const deps: ReconcileDeps = fenced(
+    {
+      cluster,
+      config: DEFAULT_CONFIG,
+      now: () => new Date("2026-11-29T10:00:00Z"),
+      validate: () => [],
+      newPassword: () => "pw",
+      instances: { sql, monitor: { track: () => undefined, view: () => new Map(records) } },
+      ha: { failureThreshold: 3, settleMs: 0, memory },
+      passwords: new PasswordMemory(),
     },
-  };
+    () => leader,
+  );
   cluster.addDatabase({
     apiVersion: "pgkeeper.dev/v1alpha1",
     kind: "Database",
@@ -358,7 +359,8 @@ describe("failover", () => {
     const t = setup();
     t.setLeader(false);
     t.probe(0, { ok: false, failures: 3 });
-    await t.run();
+    // Its first write ends the pass (the fence of reconcile/deps.ts), before anything is done.
+    await expect(t.run()).rejects.toBeInstanceOf(NotLeaderError);
     expect(t.stored().status?.operation).toBeUndefined();
     expect(t.cluster.deletions).toEqual([]);
   });
@@ -483,9 +485,9 @@ describe("a replica that answers but cannot follow its primary", () => {
     const t = setup();
     t.setLeader(false);
     t.probe(1, { probe: stuck() });
-    await t.run();
+    await expect(t.run()).rejects.toBeInstanceOf(NotLeaderError);
     at(t, 60_000);
-    await t.run();
+    await expect(t.run()).rejects.toBeInstanceOf(NotLeaderError);
     expect(repairs(t)).toEqual([]);
     expect(t.cluster.deletions).toEqual([]);
   });
@@ -791,6 +793,16 @@ describe("the Secrets hold the passwords PostgreSQL has", () => {
     );
   });
 
+  it("a deposed leader sets no password: ALTER ROLE is a write, fenced like the API's", async () => {
+    const t = setup();
+    await t.run();
+    t.sqlCalls.length = 0;
+    edit(t, "orders-superuser", "rotated-by-whom");
+    t.setLeader(false); // e.g. the lease went while this pass was queued or running
+    await expect(t.run()).rejects.toBeInstanceOf(Error);
+    expect(t.sqlCalls.filter(c => c.startsWith("password"))).toEqual([]);
+  });
+
   it("an app password edited in the Secret is rotated, as the superuser", async () => {
     const t = setup();
     await t.run();
@@ -832,7 +844,7 @@ describe("the Secrets hold the passwords PostgreSQL has", () => {
     const t = setup();
     await t.run();
     edit(t, "orders-app", "edited-while-down");
-    t.memory.forget(`${NS}/${NAME}`);
+    forgetDatabase(t.deps, `${NS}/${NAME}`);
     await expect(t.run()).rejects.toMatchObject({
       reason: "SecretChanged",
       message: expect.stringContaining("Secret orders-app is not the one PostgreSQL has"),
@@ -848,7 +860,7 @@ describe("the Secrets hold the passwords PostgreSQL has", () => {
   it("fails over even while the app Secret is gone and nobody knows its password", async () => {
     const t = setup();
     await t.run();
-    t.memory.forget(`${NS}/${NAME}`);
+    forgetDatabase(t.deps, `${NS}/${NAME}`);
     t.cluster.objects.delete(`Secret/${NS}/orders-app`);
     t.probe(0, { ok: false, failures: 3 });
     await expect(t.run()).rejects.toMatchObject({
@@ -862,7 +874,7 @@ describe("the Secrets hold the passwords PostgreSQL has", () => {
   it("never generates a new password for a Database that held data", async () => {
     const t = setup();
     await t.run();
-    t.memory.forget(`${NS}/${NAME}`); // an operator that started after the Secret went
+    forgetDatabase(t.deps, `${NS}/${NAME}`); // an operator that started after the Secret went
     t.cluster.objects.delete(`Secret/${NS}/orders-superuser`);
     await expect(t.run()).rejects.toMatchObject({ reason: "SecretMissing" });
     expect(t.cluster.find("Secret", NS, "orders-superuser")).toBeUndefined();
@@ -922,12 +934,12 @@ describe("status and parameters", () => {
     const t = setup();
     await t.run();
     const memory = t.memory.of(`${NS}/${NAME}`);
-    expect([...memory.appliedParameters.keys()].sort()).toEqual(["uid-0", "uid-1", "uid-2"]);
+    expect([...memory.parameters.applied.keys()].sort()).toEqual(["uid-0", "uid-1", "uid-2"]);
     t.cluster.objects.delete(`Pod/${NS}/orders-2`);
     await t.run();
-    expect([...memory.appliedParameters.keys()].sort()).toEqual(["uid-0", "uid-1"]);
-    expect([...memory.pendingAfterReload.keys()].sort()).toEqual(["uid-0", "uid-1"]);
-    forgetHa(t.deps.ha!, `${NS}/${NAME}`);
+    expect([...memory.parameters.applied.keys()].sort()).toEqual(["uid-0", "uid-1"]);
+    expect([...memory.parameters.pendingAfterReload.keys()].sort()).toEqual(["uid-0", "uid-1"]);
+    forgetDatabase(t.deps, `${NS}/${NAME}`);
     expect(t.memory.size).toBe(0);
   });
 
@@ -1050,7 +1062,7 @@ describe("TLS upkeep (no restarts)", () => {
     t.probe(0, {
       probe: answer({ inRecovery: false, configFilesChanged: true, rolesOutdated: true }),
     });
-    await t.run();
+    await expect(t.run()).rejects.toBeInstanceOf(NotLeaderError);
     expect(t.sqlCalls.filter(c => /^(reload|roles)/.test(c))).toEqual([]);
   });
 });

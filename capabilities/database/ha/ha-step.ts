@@ -20,7 +20,7 @@ import { archivingCondition, backlogPastHalf } from "./archiving";
 import { recoveryCondition, recoveryStateOf } from "./recovery";
 import type { ArchiverState } from "../instance/types";
 import { OperationContext, runOperation, startOperation } from "./operation";
-import { HaDeps, HaStepInput, announceOnce, haInput } from "./step-input";
+import { HaStepInput, announceOnce, haInput } from "./step-input";
 import { syncPassfiles } from "./passfile";
 import { keepTls } from "./tls-upkeep";
 import { repairStuckReplicas } from "./repair-replica";
@@ -49,18 +49,6 @@ export interface HaResult {
   recovery?: ConditionInput;
 }
 
-/** A Database is gone: stop probing it and drop what was remembered of it. */
-export function forgetHa(ha: HaDeps, key: string): void {
-  ha.monitor.untrack?.(key);
-  ha.memory.forget(key);
-}
-
-/** Leadership lost: stop probing old pod IPs, and forget what this leadership learnt. */
-export function stopHa(ha: HaDeps): void {
-  ha.monitor.untrackAll?.();
-  ha.memory.clear();
-}
-
 /** Parameters that could not be applied are tried again this often. */
 const PARAMETERS_RETRY_MS = 10_000;
 /** A refused failover is looked at again this often. */
@@ -69,7 +57,7 @@ const FAILOVER_RETRY_MS = 2000;
 function viewOf(
   pod: KubeObject,
   records: Map<string, ProbeRecord>,
-  reloads: DatabaseMemory["pendingAfterReload"],
+  reloads: DatabaseMemory["parameters"]["pendingAfterReload"],
 ): InstanceView {
   const name = pod.metadata?.name ?? "";
   const record = records.get(name);
@@ -102,7 +90,7 @@ function views(
   primary: string,
   memory: DatabaseMemory,
 ): InstanceView[] {
-  const result = pods.map(pod => viewOf(pod, records, memory.pendingAfterReload));
+  const result = pods.map(pod => viewOf(pod, records, memory.parameters.pendingAfterReload));
   if (!result.some(v => v.name === primary))
     result.push({ name: primary, ordinal: ordinalOf(primary) });
   return result.sort((a, b) => a.ordinal - b.ordinal);
@@ -116,13 +104,12 @@ function operationContext(
   const { db, ha } = step;
   return {
     cluster: step.cluster,
-    sql: ha.sql,
+    sql: step.sql,
     db,
     input: step.input,
     pods: step.pods,
     target: step.target,
     now: step.now,
-    isLeader: step.isLeader,
     applyChild: step.applyChild,
     writer: step.writer,
     onFailover: s => ha.onFailover?.(db.metadata?.namespace ?? "", db.metadata?.name ?? "", s),
@@ -132,13 +119,17 @@ function operationContext(
   };
 }
 
-function haInputOf(step: HaStepInput, instances: InstanceView[], memory: DatabaseMemory): HaInput {
+function haInputOf(
+  step: HaStepInput,
+  instances: InstanceView[],
+  failover: DatabaseMemory["failover"],
+): HaInput {
   const input = haInput(step, instances);
   const now = input.now;
   // Since when the primary has been failing: kept across reconciles, cleared once it is healthy.
-  if (!primaryFailure(input)) memory.downSince = undefined;
-  else memory.downSince ??= now;
-  return { ...input, primaryDownSince: memory.downSince };
+  if (!primaryFailure(input)) failover.downSince = undefined;
+  else failover.downSince ??= now;
+  return { ...input, primaryDownSince: failover.downSince };
 }
 
 /** The pods the monitor probes: those with an address that are not going away. */
@@ -160,8 +151,8 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   ha.memory.keepPods(key, new Set(step.pods.map(p => p.metadata?.uid ?? "")));
   const memory = ha.memory.of(key);
   const maxLag = parseQuantity(step.input.spec.readOnly.maxLag);
-  ha.monitor.track(key, probeTargets(step.pods, step.target), maxLag);
-  const records = ha.monitor.view(key);
+  step.monitor.track(key, probeTargets(step.pods, step.target), maxLag);
+  const records = step.monitor.view(key);
   const instanceViews = views(step.pods, records, step.primary, memory);
   const ctx = operationContext(step, instanceViews, memory);
   // bootstrap.recovery: the Recovered condition, once per pass (status and Warning share it).
@@ -189,9 +180,10 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   }
   const secondPrimaryAgainMs = await fenceSecondPrimaries(step, instanceViews, memory);
   const repairAgainMs = await repairStuckReplicas(step, instanceViews, memory);
-  const acted = await act(ctx, decide(haInputOf(step, instanceViews, memory)), step, memory);
+  const decision = decide(haInputOf(step, instanceViews, memory.failover));
+  const acted = await act(ctx, decision, step, memory);
   if (acted.operationDone) {
-    memory.downSince = undefined;
+    memory.failover.downSince = undefined;
     const primary = step.writer.status?.currentPrimary ?? step.primary;
     await followNewPrimary(step, primary, instanceViews, records, memory);
     return result(primary, { busy: false });
@@ -343,7 +335,7 @@ async function restartInstance(
   reason: string,
 ): Promise<Acted> {
   const pod = step.pods.find(p => p.metadata?.name === instance);
-  if (!step.isLeader() || !pod) return { busy: false };
+  if (!pod) return { busy: false };
   await ctx.cluster.recordEvent(ctx.db, {
     type: "Normal",
     reason: "InstanceRestarting",
@@ -366,7 +358,6 @@ async function beginOperation(
     | Extract<Decision, { kind: "failover" | "switchover" }>
     | { kind: "restartPrimary"; to: string; reason: string },
 ): Promise<Acted> {
-  if (!step.isLeader()) return { busy: false };
   const requested = decision.kind === "switchover" && decision.requested;
   const op = await startOperation(ctx, {
     type: OPERATION_TYPE[decision.kind],

@@ -21,9 +21,9 @@ export async function followNewPrimary(
   primary: string,
   instances: InstanceView[],
   records: Map<string, ProbeRecord>,
-  memory: DatabaseMemory,
+  memory: Pick<DatabaseMemory, "parameters" | "announced">,
 ): Promise<void> {
-  if (step.isLeader()) await applyParameters(step, primary, instances, records, memory);
+  await applyParameters(step, primary, instances, records, memory);
 }
 
 /**
@@ -35,7 +35,7 @@ export async function applyParameters(
   primary: string,
   instances: InstanceView[],
   records: Map<string, ProbeRecord>,
-  memory: DatabaseMemory,
+  memory: Pick<DatabaseMemory, "parameters" | "announced">,
 ): Promise<{ error?: string }> {
   const errors: string[] = [];
   for (const view of instances) {
@@ -43,11 +43,11 @@ export async function applyParameters(
     if (!target) continue;
     const desired = instanceParameters(step.input, view.name, primary, target.tls);
     const wanted = JSON.stringify(desired);
-    if (memory.appliedParameters.get(target.uid) === wanted) continue;
+    if (memory.parameters.applied.get(target.uid) === wanted) continue;
     try {
       const pending = await applyOn(step, view.name, target.ip, desired);
-      memory.appliedParameters.set(target.uid, wanted);
-      memory.pendingAfterReload.set(target.uid, {
+      memory.parameters.applied.set(target.uid, wanted);
+      memory.parameters.pendingAfterReload.set(target.uid, {
         pending,
         postmasterStartTime: records.get(view.name)?.probe?.postmasterStartTime,
       });
@@ -69,7 +69,7 @@ async function applyOn(
   desired: Record<string, string>,
 ): Promise<string[]> {
   // ALTER SYSTEM: only a superuser may (ADR 0019).
-  const result = await step.ha.sql.applyParameters(step.target(ip, "superuser"), desired);
+  const result = await step.sql.applyParameters(step.target(ip, "superuser"), desired);
   if (result.changed) {
     const pending = result.pendingRestart.length
       ? `; pending restart: ${result.pendingRestart.join(", ")}`

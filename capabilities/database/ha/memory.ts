@@ -1,14 +1,12 @@
 /**
- * What the HA step remembers across reconciles in this operator process, per Database: when its
- * primary was first seen failing, when status last got fresh progress figures, which parameter
- * set each pod got (so a steady state makes no SQL writes), what each reload left pending, which
- * warnings were already raised, which replicas were seen not following (and when each was last
- * repaired), which passfiles got the current superuser password, and the passwords in use (reconcile puts a Secret deleted or edited by hand back from
- * them). Losing it on restart costs one re-application, one repeated Event, the chance to restore
- * such a Secret, and 30 s more before a stuck replica is repaired. It is bounded: pod entries go
- * with their pods, instance names are at most spec.instances, a Database's entry goes with it.
+ * What the HA step remembers across reconciles in this operator process, per Database, in one
+ * slice per owner: each slice is handed to the one file that writes it, and nothing else of the
+ * memory reaches that file. Losing it on restart costs one re-application of the parameters and
+ * passfiles, one repeated Event, and 30 s more before a stuck replica is repaired. It is bounded:
+ * pod entries go with their pods, instance names are at most spec.instances, a Database's entry
+ * goes with it. (Reconcile's own memory, the passwords in use, is reconcile/passwords.ts's.)
  */
-import type { NotFollowingSince } from "./stuck-replica";
+import type { StuckMemory } from "./stuck-replica";
 
 export interface PendingAfterReload {
   pending: string[];
@@ -16,28 +14,46 @@ export interface PendingAfterReload {
   postmasterStartTime?: string;
 }
 
-export interface DatabaseMemory {
-  /** Since when (ms) the primary has been seen failing. */
-  downSince?: number;
-  /** When status last got fresh LSN/lag figures (ms). */
-  progressWrittenAt?: number;
-  /** Per pod UID: the parameter set last applied. */
-  appliedParameters: Map<string, string>;
-  /** Per pod UID: what the last reload left pending restart. */
+/** live-parameters.ts: per pod UID, the parameter set last applied and what its reload left pending. */
+export interface ParametersMemory {
+  applied: Map<string, string>;
   pendingAfterReload: Map<string, PendingAfterReload>;
-  /** Per Event reason: the message last announced. */
-  announced: Map<string, string>;
-  /** Per pod UID of an instance other than the primary: since when (ms) it was seen writable. */
-  writableSince: Map<string, number>;
-  /** Per pod UID of a replica seen not following its primary: since when, replaying where. */
-  notFollowingSince: Map<string, NotFollowingSince>;
-  /** Per pod UID: the fingerprint of the password its replication passfile got from us. */
-  passfileWritten: Map<string, string>;
-  /** Per instance name: when it was last repaired (ms). */
-  repairedAt: Map<string, number>;
-  /** The passwords in use (reconcile restores a Secret deleted or edited from these). */
-  passwords?: { superuser: string; app: string };
 }
+
+export interface DatabaseMemory {
+  /** ha-step.ts: since when (ms) the primary has been seen failing. */
+  failover: { downSince?: number };
+  /** ha-status.ts: when status last got fresh LSN/lag figures (ms). */
+  progress: { writtenAt?: number };
+  parameters: ParametersMemory;
+  /** announceOnce (step-input.ts), per Event reason: the message last announced. */
+  announced: Map<string, string>;
+  /** second-primary.ts, per pod UID of an instance other than the primary: since when (ms) seen writable. */
+  writableSince: Map<string, number>;
+  /** stuck-replica.ts and repair-replica.ts: replicas seen not following, and their repairs. */
+  repairs: StuckMemory;
+  /** passfile.ts, per pod UID: the fingerprint of the password its replication passfile got. */
+  passfiles: Map<string, string>;
+}
+
+const emptyMemory = (): DatabaseMemory => ({
+  failover: {},
+  progress: {},
+  parameters: { applied: new Map(), pendingAfterReload: new Map() },
+  announced: new Map(),
+  writableSince: new Map(),
+  repairs: { notFollowingSince: new Map(), repairedAt: new Map() },
+  passfiles: new Map(),
+});
+
+/** The per-pod maps, keyed by pod UID: their entries go with their pods. */
+const perPod = (m: DatabaseMemory): Map<string, unknown>[] => [
+  m.parameters.applied,
+  m.parameters.pendingAfterReload,
+  m.writableSince,
+  m.repairs.notFollowingSince,
+  m.passfiles,
+];
 
 export class HaMemory {
   private readonly databases = new Map<string, DatabaseMemory>();
@@ -46,15 +62,7 @@ export class HaMemory {
   of(key: string): DatabaseMemory {
     let memory = this.databases.get(key);
     if (!memory) {
-      memory = {
-        appliedParameters: new Map(),
-        pendingAfterReload: new Map(),
-        announced: new Map(),
-        writableSince: new Map(),
-        notFollowingSince: new Map(),
-        passfileWritten: new Map(),
-        repairedAt: new Map(),
-      };
+      memory = emptyMemory();
       this.databases.set(key, memory);
     }
     return memory;
@@ -64,14 +72,8 @@ export class HaMemory {
   keepPods(key: string, uids: ReadonlySet<string>): void {
     const memory = this.databases.get(key);
     if (!memory) return;
-    for (const perPod of [
-      memory.appliedParameters,
-      memory.pendingAfterReload,
-      memory.writableSince,
-      memory.notFollowingSince,
-      memory.passfileWritten,
-    ])
-      for (const uid of perPod.keys()) if (!uids.has(uid)) perPod.delete(uid);
+    for (const map of perPod(memory))
+      for (const uid of map.keys()) if (!uids.has(uid)) map.delete(uid);
   }
 
   forget(key: string): void {

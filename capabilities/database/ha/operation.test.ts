@@ -102,7 +102,6 @@ function machine(
       pods,
       target: ip => ({ host: ip, port: 5432, password: "pw" }),
       now: () => new Date(now),
-      isLeader: () => true,
       applyChild: async child => void (await api.apply(child)),
       writer: new DatabaseWriter(api, db),
       ...(target ? { failoverTarget: async () => target() } : {}),

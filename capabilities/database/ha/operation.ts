@@ -24,7 +24,8 @@
  *              switchover's, and awaited back in place.
  *
  * Every change of status goes through the pass's DatabaseWriter as a value; nothing read from the
- * API (or the cache) is ever mutated.
+ * API (or the cache) is ever mutated. A deposed leader stops at its next write, whichever step it
+ * is in: every write, through the API or over SQL, is fenced by leadership (reconcile/deps.ts).
  */
 import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";
@@ -61,11 +62,9 @@ export interface OperationContext {
   db: Database;
   input: BuildInput;
   pods: KubeObject[];
-  /** How to reach the instance at an IP (ha/targets.ts). */
+  /** How to reach the instance at an IP (instance/targets.ts). */
   target: TargetOf;
   now: () => Date;
-  /** Checked before every step that acts: a deposed leader must stop at once. */
-  isLeader: () => boolean;
   /** Applies a desired child when it differs from the live one (reconcile's apply path). */
   applyChild: (child: KubeObject) => Promise<void>;
   /** The pass's one writer of the Database. */
@@ -85,12 +84,6 @@ export interface OperationResult {
   requeueAfterMs?: number;
   /** Once done: the new primary (a failover's target may have changed after the fence). */
   primary?: string;
-}
-
-class LostLeadership extends Error {
-  constructor() {
-    super("Lost leadership: leaving the operation to the new leader");
-  }
 }
 
 const podNamed = (pods: KubeObject[], name: string): KubeObject | undefined =>
@@ -155,7 +148,6 @@ async function targetAfterFence(
   if (op.type !== "Failover" || !ctx.failoverTarget) return { to: op.to };
   const choice = await ctx.failoverTarget(op.to);
   if ("refused" in choice || choice.to === op.to) return choice;
-  ensureLeader(ctx);
   await ctx.applyChild(buildTopologyConfigMap({ ...ctx.input, primary: choice.to }));
   await ctx.cluster.recordEvent(ctx.db, {
     type: "Normal",
@@ -193,7 +185,6 @@ async function cancelFailover(
   op: Operation,
   refused: string,
 ): Promise<OperationResult> {
-  ensureLeader(ctx);
   await ctx.applyChild(buildTopologyConfigMap({ ...ctx.input, primary: op.from }));
   await ctx.writer.update({ operation: undefined, targetPrimary: op.from, phase: "Degraded" });
   await ctx.cluster.recordEvent(ctx.db, {
@@ -208,7 +199,6 @@ async function fence(
   ctx: OperationContext,
   op: Operation,
 ): Promise<{ done: boolean; op: Operation }> {
-  ensureLeader(ctx);
   await ctx.applyChild(buildTopologyConfigMap({ ...ctx.input, primary: op.to }));
   const old = podNamed(ctx.pods, op.from);
   if (!old) return { done: true, op };
@@ -270,7 +260,6 @@ async function recordAndStop(
  */
 async function stopPod(ctx: OperationContext, op: Operation, pod: KubeObject): Promise<void> {
   if (op.type !== "Failover") await checkpointQuietly(ctx, pod);
-  ensureLeader(ctx);
   await ctx.cluster.delete(refOf(pod), {
     uid: op.fencedPodUid,
     ...(op.type === "Failover" ? { gracePeriodSeconds: 1 } : {}),
@@ -328,7 +317,6 @@ async function promote(ctx: OperationContext, op: Operation): Promise<OperationR
   const ip = target && !isTerminating(target) ? podIP(target) : undefined;
   if (!target || !ip)
     return targetLost(ctx, op, `${op.to}'s pod is ${target ? "going away" : "gone"}`);
-  ensureLeader(ctx);
   try {
     await ctx.sql.promote(ctx.target(ip), PROMOTE_TIMEOUT_SECONDS);
   } catch (err) {
@@ -356,7 +344,6 @@ async function targetLost(
 ): Promise<OperationResult & { abandoned?: boolean }> {
   const waitedMs = ctx.now().getTime() - Date.parse(op.stepStartedAt ?? op.startedAt);
   if (waitedMs < TARGET_LOST_MS) return { done: false, requeueAfterMs: STEP_REQUEUE_MS };
-  ensureLeader(ctx);
   // Degraded: a Database that was up, so the next pass may fail over (wasUp).
   await ctx.writer.update({ operation: undefined, phase: "Degraded" });
   await ctx.cluster.recordEvent(ctx.db, {
@@ -422,8 +409,4 @@ async function complete(ctx: OperationContext, op: Operation): Promise<void> {
     message: `${op.to} is the primary (was ${op.from}); took ${seconds} s`,
   });
   if (op.requested) await ctx.writer.removeAnnotation(ANNOTATION_SWITCHOVER);
-}
-
-function ensureLeader(ctx: OperationContext): void {
-  if (!ctx.isLeader()) throw new LostLeadership();
 }

@@ -25,16 +25,15 @@ function answering(pods: KubeObject[], records: Map<string, ProbeRecord>) {
 export async function syncPassfiles(
   step: HaStepInput,
   records: Map<string, ProbeRecord>,
-  memory: DatabaseMemory,
+  memory: Pick<DatabaseMemory, "passfiles" | "announced">,
 ): Promise<void> {
-  if (!step.isLeader()) return;
   const wanted = passwordFingerprint(step.password);
   const errors: string[] = [];
   for (const { pod, uid, ip } of answering(step.pods, records)) {
-    if (memory.passfileWritten.get(uid) === wanted) continue;
+    if (memory.passfiles.get(uid) === wanted) continue;
     try {
-      await step.ha.sql.writePassfile(step.target(ip, "superuser"));
-      memory.passfileWritten.set(uid, wanted);
+      await step.sql.writePassfile(step.target(ip, "superuser"));
+      memory.passfiles.set(uid, wanted);
     } catch (err) {
       errors.push(`${pod.metadata?.name}: ${errorMessage(err)}`);
     }

@@ -18,18 +18,17 @@ import { replicasToRepair, stuckReason } from "./stuck-replica";
 export async function repairStuckReplicas(
   step: HaStepInput,
   views: InstanceView[],
-  memory: DatabaseMemory,
+  memory: Pick<DatabaseMemory, "repairs" | "announced">,
 ): Promise<number | undefined> {
   const now = step.now().getTime();
-  const { repair, lookAgainMs } = replicasToRepair(views, step.primary, memory, now);
-  if (!step.isLeader()) return lookAgainMs;
+  const { repair, lookAgainMs } = replicasToRepair(views, step.primary, memory.repairs, now);
   for (const view of repair) {
     const pod = step.pods.find(p => p.metadata?.uid === view.pod?.uid);
     const ip = podIP(pod);
     if (!pod || !ip) continue;
     const reason = stuckReason(view, step.primary);
     try {
-      await step.ha.sql.requestRepair(step.target(ip));
+      await step.sql.requestRepair(step.target(ip));
     } catch (err) {
       // Tried again at the next pass; one Event per distinct failure.
       await announceOnce(
@@ -41,8 +40,8 @@ export async function repairStuckReplicas(
       );
       continue;
     }
-    memory.repairedAt.set(view.name, now);
-    memory.notFollowingSince.delete(view.pod!.uid);
+    memory.repairs.repairedAt.set(view.name, now);
+    memory.repairs.notFollowingSince.delete(view.pod!.uid);
     await step.cluster.delete(refOf(pod), { uid: pod.metadata?.uid });
     await step.cluster.recordEvent(step.db, {
       type: "Warning",

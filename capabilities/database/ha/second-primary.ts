@@ -35,7 +35,7 @@ export function secondPrimaries(views: InstanceView[], primary: string): Instanc
 export async function fenceSecondPrimaries(
   step: HaStepInput,
   views: InstanceView[],
-  memory: DatabaseMemory,
+  memory: Pick<DatabaseMemory, "writableSince">,
 ): Promise<number | undefined> {
   const now = step.now().getTime();
   const seen = secondPrimaries(views, step.primary);
@@ -53,7 +53,7 @@ export async function fenceSecondPrimaries(
       continue;
     }
     const pod = step.pods.find(p => p.metadata?.uid === uid);
-    if (!pod || !step.isLeader()) continue;
+    if (!pod) continue;
     if (pod.metadata?.labels?.[LABEL_ROLE] !== undefined)
       await step.cluster.patchLabels(refOf(pod), { [LABEL_ROLE]: null });
     await step.cluster.delete(refOf(pod), { uid, gracePeriodSeconds: 1 });

@@ -10,19 +10,15 @@ import { DatabaseWriter } from "../cluster/database-writer";
 import { BuildInput } from "../specs";
 import { HaInput, InstanceView } from "./decide";
 import { DatabaseMemory, HaMemory } from "./memory";
-import { ProbeRecord, ProbeTarget } from "../instance/monitor";
+import type { MonitorPort } from "../instance/port";
 import type { TargetOf } from "../instance/targets";
 import type { InstanceSql } from "../instance/types";
 
-/** What reconcile needs from the HA machinery (absent: no SQL, no failover; unit tests). */
+/**
+ * What reconcile needs from the HA machinery besides the instance port (absent: no failover;
+ * unit tests of other steps).
+ */
 export interface HaDeps {
-  monitor: {
-    track(key: string, targets: ProbeTarget[], maxLagBytes?: number): void;
-    view(key: string): Map<string, ProbeRecord>;
-    untrack?(key: string): void;
-    untrackAll?(): void;
-  };
-  sql: InstanceSql;
   failureThreshold: number;
   /** Pause between the two probe rounds after a fence (SETTLE_MS); tests set 0. */
   settleMs?: number;
@@ -35,6 +31,9 @@ export interface HaDeps {
 
 export interface HaStepInput {
   cluster: Cluster;
+  /** The SQL edge, its writes fenced by leadership (instance/guard-sql.ts). */
+  sql: InstanceSql;
+  monitor: MonitorPort;
   ha: HaDeps;
   db: Database;
   input: BuildInput;
@@ -42,10 +41,9 @@ export interface HaStepInput {
   pods: KubeObject[];
   /** The superuser's password in use (the passfiles of pods from before TLS follow it). */
   password: string;
-  /** How to reach the instance at an IP (ha/targets.ts): TLS with the operator's certificate. */
+  /** How to reach the instance at an IP (instance/targets.ts): TLS with the operator's certificate. */
   target: TargetOf;
   now: () => Date;
-  isLeader: () => boolean;
   /** StatefulSet status.updateRevision, when its controller has seen our latest template. */
   updateRevision?: string;
   /** Reconcile's apply path for a desired child (the topology ConfigMap while fencing). */
@@ -73,7 +71,7 @@ export function haInput(step: HaStepInput, instances: InstanceView[]): HaInput {
 
 /** One Event per distinct message: a refused failover is re-evaluated every 2 s. */
 export async function announceOnce(
-  memory: DatabaseMemory,
+  memory: Pick<DatabaseMemory, "announced">,
   ctx: { db: Database; cluster: Cluster },
   type: "Normal" | "Warning",
   reason: string,

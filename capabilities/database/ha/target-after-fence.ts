@@ -26,7 +26,7 @@ const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms))
 export async function failoverTargetNow(
   step: HaStepInput,
   instances: InstanceView[],
-  memory: DatabaseMemory,
+  memory: Pick<DatabaseMemory, "announced">,
   preferred: string,
 ): Promise<{ to: string } | { refused: string }> {
   const first = await Promise.all(instances.map(view => probedNow(step, view)));
@@ -54,7 +54,7 @@ async function probedNow(step: HaStepInput, view: InstanceView): Promise<Instanc
   if (view.name === step.primary || !pod || !ip || isTerminating(pod)) return view;
   const target = step.target(ip);
   try {
-    const probe = await step.ha.sql.probeInstance(target, FRESH_PROBE_TIMEOUT_MS);
+    const probe = await step.sql.probeInstance(target, FRESH_PROBE_TIMEOUT_MS);
     return { ...view, sql: { ok: true, failures: 0, probe } };
   } catch {
     return { ...view, sql: { ok: false, failures: (view.sql?.failures ?? 0) + 1 } };

@@ -34,9 +34,8 @@ export function tlsUpkeep(
 export async function keepTls(
   step: HaStepInput,
   records: Map<string, ProbeRecord>,
-  memory: DatabaseMemory,
+  memory: Pick<DatabaseMemory, "announced">,
 ): Promise<void> {
-  if (!step.isLeader()) return;
   const { reload, ensureRoles } = tlsUpkeep(records, step.primary);
   const ipOf = (name: string) => {
     const pod = step.pods.find(p => p.metadata?.name === name);
@@ -54,11 +53,11 @@ export async function keepTls(
   };
   if (ensureRoles)
     await attempt("setting up the operator's roles", step.primary, ip =>
-      step.ha.sql.ensureRoles(step.target(ip, "superuser")),
+      step.sql.ensureRoles(step.target(ip, "superuser")),
     );
   for (const name of reload)
     await attempt("reloading changed configuration files", name, ip =>
-      step.ha.sql.reloadConfiguration(step.target(ip)),
+      step.sql.reloadConfiguration(step.target(ip)),
     );
   if (errors.length > 0)
     await announceOnce(memory, step, "Warning", "ConfigurationNotReloaded", errors.join("; "));

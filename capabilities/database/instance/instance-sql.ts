@@ -4,7 +4,7 @@
  * checkpoint, the repair request, passwords, reloads and the operator's roles. Parameters are
  * parameters-sql.ts's.
  *
- * Who it logs in as is the target's (ha/targets.ts, ADR 0019): `pgkeeper_monitor` for the probe,
+ * Who it logs in as is the target's (targets.ts, ADR 0019): `pgkeeper_monitor` for the probe,
  * promotion, checkpoint, reload and repair request; the superuser for what PostgreSQL lets no
  * lesser role do (ALTER SYSTEM, passwords, creating the roles).
  */

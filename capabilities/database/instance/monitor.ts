@@ -17,7 +17,7 @@ export interface ProbeTarget {
   name: string;
   /** Pod UID: a new pod under the same name starts with a clean record. */
   uid: string;
-  /** Where and as whom to probe it (ha/targets.ts). */
+  /** Where and as whom to probe it (instance/targets.ts). */
   target: InstanceTarget;
 }
 

@@ -1,6 +1,6 @@
 /**
- * How the operator talks to one PostgreSQL instance (ha/instance-sql.ts, ha/parameters-sql.ts,
- * ha/probe-sessions.ts): the client, who it logs in as, and the bounds on every call. The only
+ * How the operator talks to one PostgreSQL instance (instance-sql.ts, parameters-sql.ts,
+ * probe-sessions.ts): the client, who it logs in as, and the bounds on every call. The only
  * module that makes a `pg` client.
  *
  * Every call opens one connection and always closes it, and is bounded in time: a connect
@@ -9,7 +9,7 @@
  * `InstanceSqlError`s naming the operation and host:port; they never carry the password nor the
  * driver's error object (which a log serializer could expand).
  *
- * Who it logs in as is the target's (ha/targets.ts, ADR 0019). A monitor target carries the
+ * Who it logs in as is the target's (targets.ts, ADR 0019). A monitor target carries the
  * superuser as its fallback, taken when the server refuses the monitor for want of its role, a
  * pg_hba.conf line or a grant: a database cluster from before the role, until the operator has
  * set it up.

@@ -25,6 +25,11 @@ export interface OperatorConfig {
   probeAcceptCheckMs: number;
   /** Where the operator's pods run: each Database's NetworkPolicy lets this namespace in. */
   operatorNamespace: string;
+  /**
+   * How long each step of moving the backup certificates to another CA waits for the kubelet to
+   * bring the changed Secret to every pod (pki/backup-tls.ts, ADR 0021).
+   */
+  trustOverlapSeconds: number;
 }
 
 export const DEFAULT_CONFIG: OperatorConfig = {
@@ -38,6 +43,7 @@ export const DEFAULT_CONFIG: OperatorConfig = {
   probeFailureThreshold: 3,
   probeAcceptCheckMs: 5000,
   operatorNamespace: "pepr-system",
+  trustOverlapSeconds: 600,
 };
 
 const positiveInt = (raw: string | undefined, fallback: number): number => {
@@ -71,6 +77,10 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       env.PGKEEPER_OPERATOR_NAMESPACE?.trim() ||
       env.POD_NAMESPACE?.trim() ||
       DEFAULT_CONFIG.operatorNamespace,
+    trustOverlapSeconds: positiveInt(
+      env.PGKEEPER_TRUST_OVERLAP_SECONDS,
+      DEFAULT_CONFIG.trustOverlapSeconds,
+    ),
   };
 }
 

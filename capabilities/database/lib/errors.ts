@@ -108,3 +108,14 @@ export function errorMessage(err: unknown): string {
   const shown = ["number", "boolean", "bigint", "symbol"].includes(typeof err);
   return shown ? truncate(String(err)) : "unknown error";
 }
+
+/** A reconcile failure with a reason for status and Events (UpperCamelCase). */
+export class ReconcileError extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ReconcileError";
+  }
+}

@@ -7,7 +7,7 @@ import { Database } from "../api/database";
 import { LABEL_DATABASE } from "../api/names";
 import { Cluster, KubeObject, ObjectRef, describeRef, refOf } from "../cluster/cluster";
 import { ChildChange, childChange } from "./diff";
-import { ReconcileError } from "./errors";
+import { ReconcileError } from "../lib/errors";
 import { isOwnedBy } from "./ownership";
 
 export interface ChildResult {

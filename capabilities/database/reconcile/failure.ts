@@ -6,7 +6,7 @@ import { Database } from "../api/database";
 import { findCondition } from "../api/conditions";
 import { Cluster } from "../cluster/cluster";
 import { DatabaseWriter } from "../cluster/database-writer";
-import { ReconcileError } from "./errors";
+import { ReconcileError } from "../lib/errors";
 import { Failure, failedStatus } from "./status";
 
 interface FailureDeps {

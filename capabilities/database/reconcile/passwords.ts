@@ -16,7 +16,7 @@ import { ANNOTATION_PASSWORD_SHA256, childNames } from "../api/names";
 import { Cluster, KubeObject } from "../cluster/cluster";
 import { passwordFingerprint } from "../lib/scram";
 import { APP_USER, SUPERUSER } from "../specs/layout";
-import { ReconcileError } from "./errors";
+import { ReconcileError } from "../lib/errors";
 import { isOwnedBy } from "./ownership";
 import type { Passwords } from "../specs";
 

@@ -10,9 +10,9 @@ import {
 import { DEFAULT_CONFIG } from "../lib/config";
 import { KubeObject } from "../cluster/cluster";
 import { ANNOTATION_APPLIED_HASH } from "./diff";
-import { RENEW_BEFORE_DAYS, TLS_LIFETIME_DAYS } from "./backup-tls";
+import { LEAF_LIFETIME_DAYS, RENEW_BEFORE_DAYS } from "../pki/policy";
 import { KubeApiError } from "../lib/kube-api";
-import { ReconcileError } from "./errors";
+import { ReconcileError } from "../lib/errors";
 import { recordFailure } from "./failure";
 import { LEGACY_FINALIZER, ReconcileDeps, reconcile } from "./reconcile";
 import { FakeCluster } from "../../../test/unit/fake-cluster";
@@ -129,11 +129,16 @@ describe("reconcile: creating children", () => {
       "server.crt",
       "server.key",
     ]);
+    // Issued by the Database's one CA, which the Secret trusts alone (ADR 0021).
+    const caSecret = () => cluster.find("Secret", NS, "orders-ca")?.data as Record<string, string>;
+    expect(first["ca.crt"]).toBe(caSecret()["ca.crt"]);
     expect((await run()).writes).toBe(0);
     expect(tls()).toEqual(first);
-    advance((TLS_LIFETIME_DAYS - RENEW_BEFORE_DAYS + 1) * 24 * 3600 * 1000);
+    advance((LEAF_LIFETIME_DAYS - RENEW_BEFORE_DAYS + 1) * 24 * 3600 * 1000);
     await run();
     expect(tls()["server.crt"]).not.toBe(first["server.crt"]);
+    expect(tls()["client.crt"]).not.toBe(first["client.crt"]);
+    expect(tls()["ca.crt"]).toBe(first["ca.crt"]);
     expect((await run()).writes).toBe(0);
   });
 

@@ -27,7 +27,7 @@ export interface RotationContext {
   sql?: Pick<InstanceSql, "setRolePassword" | "acceptsPassword">;
   pods: KubeObject[];
   primary: string;
-  /** How to reach an instance (ha/targets.ts): TLS with the operator's certificate. */
+  /** How to reach an instance (instance/targets.ts): TLS with the operator's certificate. */
   target: TargetOf;
 }
 

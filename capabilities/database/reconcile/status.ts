@@ -3,7 +3,7 @@
  * DatabaseWriter writes the result only when it differs from what is stored.
  */
 import { ConditionInput, isTrue, setCondition, setConditions } from "../api/conditions";
-import type { BackupSummary } from "./backup-summary";
+import type { BackupSummary } from "../backup/backup-summary";
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
 
 export interface ObservedPod {

@@ -5,8 +5,8 @@
  */
 import { MAX_NAME_LENGTH } from "../api/database-schema";
 import { instanceName, LABEL_DATABASE } from "../api/names";
-import { jobNameFor } from "../reconcile/backup-step";
-import { scheduledBackup } from "../reconcile/scheduled-backups";
+import { jobNameFor } from "../backup/backup-step";
+import { scheduledBackup } from "../backup/scheduled-backups";
 import { desiredChildren } from "./";
 import { database, fixtureTls, input } from "../../../test/unit/builder-fixtures";
 import { MAX_INSTANCES } from "../api/database-schema";

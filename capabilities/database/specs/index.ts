@@ -70,7 +70,7 @@ export interface Passwords {
   app: string;
 }
 
-/** The key material reconcile issues and keeps (reconcile/tls.ts, reconcile/backup-tls.ts). */
+/** The key material reconcile issues and keeps (pki/database-tls.ts, pki/backup-tls.ts). */
 export interface KeyMaterial {
   tls: DatabaseTls;
   /** `<db>-backup-tls`'s, when the Database backs up to a store. */

@@ -12,7 +12,7 @@
  *   (mounted at /tls). With spec.tls.serverSecretName, the user's certificate, key and ca.crt are
  *   copied in as tls.crt, tls.key and server-ca.crt, so every path is the same either way.
  *
- * The key material comes in as an argument (reconcile/tls.ts issues it once, renews the leaves
+ * The key material comes in as an argument (pki/database-tls.ts issues it once, renews the leaves
  * before they end and otherwise passes back what the Secrets hold), so these builders are pure.
  */
 import type { V1Secret } from "@kubernetes/client-node";

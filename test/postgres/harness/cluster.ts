@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { tlsMaterial } from "../../../capabilities/database/reconcile/tls";
+import { tlsMaterial } from "../../../capabilities/database/pki/database-tls";
 import { CREATE_ROLES } from "../../../capabilities/database/specs/roles";
 import { DatabaseTls, TLS_SECRET_KEYS, tlsFilesIn } from "../../../capabilities/database/specs/tls";
 import { bin, freePort, RunAs, serverAccount } from "./os";
@@ -64,7 +64,7 @@ export class Cluster {
   constructor() {
     this.root = mkdtempSync(path.join(tmpdir(), "pgk-"));
     if (this.account.uid !== undefined) chownSync(this.root, this.account.uid, this.account.gid!);
-    this.tls = tlsMaterial("harness", {}, ["localhost"], new Date());
+    this.tls = tlsMaterial("harness", {}, ["localhost"], new Date()).tls;
     this.tlsDir = this.ownedDir("tls");
     for (const [part, key] of Object.entries(TLS_SECRET_KEYS))
       this.writeOwned(path.join(this.tlsDir, key), this.tls[part as keyof DatabaseTls]);

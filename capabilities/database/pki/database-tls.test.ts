@@ -1,8 +1,11 @@
 import { X509Certificate } from "node:crypto";
 import { KubeObject } from "../cluster/cluster";
 import { CA_SECRET_KEYS, DatabaseTls, TLS_SECRET_KEYS } from "../specs/tls";
-import { ReconcileError } from "./errors";
-import { CA_LIFETIME_DAYS, tlsMaterial } from "./tls";
+import { ReconcileError } from "../lib/errors";
+import { CA_LIFETIME_DAYS } from "./policy";
+import { tlsMaterial as material } from "./database-tls";
+
+const tlsMaterial = (...args: Parameters<typeof material>): DatabaseTls => material(...args).tls;
 
 const DAY = 24 * 3600 * 1000;
 const NOW = new Date("2026-12-03T10:00:00Z");

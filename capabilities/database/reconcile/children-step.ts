@@ -1,0 +1,101 @@
+/**
+ * The children step: the TLS material (pki/), then every desired child applied where it differs
+ * from the live one, then the children this spec must not have pruned, each kind of change
+ * announced once. Secrets put back from the remembered passwords are announced last, whatever
+ * happened to the rest.
+ */
+import { Database } from "../api/database";
+import { Cluster, EventInput, describeRef } from "../cluster/cluster";
+import { ensureBackupTls } from "../pki/backup-tls";
+import { ensureTls } from "../pki/database-tls";
+import {
+  Passwords,
+  desiredChildren,
+  obsoleteChildren,
+  postgresDnsNames,
+  serverDnsNames,
+} from "../specs";
+import { ChildResult, convergeChild, pruneChild } from "./children";
+import { withAppliedHash } from "./diff";
+import type { Pass, StepResult } from "./pass";
+import { RestoredSecret } from "./passwords";
+
+export async function childrenStep(
+  pass: Pass,
+  passwords: Passwords | undefined,
+  restored: RestoredSecret[] = [],
+): Promise<StepResult> {
+  let result: StepResult = {};
+  // Without both passwords the Secrets cannot be built: the passwords step reported why.
+  if (passwords)
+    result = await convergeChildren(pass, passwords).then(
+      requeueAfterMs => (requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+      (failure: unknown) => ({ failure }),
+    );
+  await announceRestored(pass.deps.cluster, pass.db, restored);
+  return result;
+}
+
+/** Applies what differs, prunes what must not exist; returns when to look again, if ever. */
+async function convergeChildren(
+  { deps, db, input }: Pass,
+  passwords: Passwords,
+): Promise<number | undefined> {
+  const now = deps.now();
+  const pki = await ensureTls(deps.cluster, db, postgresDnsNames(input), now);
+  const backup = input.spec.backup?.objectStore
+    ? await ensureBackupTls(deps.cluster, db, {
+        ca: pki.ca,
+        dnsNames: serverDnsNames(input),
+        now,
+        overlapMs: deps.config.trustOverlapSeconds * 1000,
+      })
+    : undefined;
+  const keys = { tls: pki.tls, backupTls: backup?.tls };
+  const children = desiredChildren(input, passwords, keys, deps.config.operatorNamespace);
+  const results: ChildResult[] = [];
+  for (const child of children)
+    results.push(await convergeChild(deps.cluster, db, withAppliedHash(child)));
+  const namespace = db.metadata?.namespace ?? "";
+  for (const ref of obsoleteChildren(input))
+    results.push(await pruneChild(deps.cluster, db, { ...ref, namespace }));
+  await announceChanges(deps.cluster, db, results);
+  return backup?.lookAgainMs;
+}
+
+/** One Event per kind of change, listing the objects: sparse, and readable in `kubectl describe`. */
+async function announceChanges(
+  cluster: Cluster,
+  db: Database,
+  results: ChildResult[],
+): Promise<void> {
+  const groups: [ChildResult["change"], EventInput["reason"], string][] = [
+    ["create", "ChildrenCreated", "Created"],
+    ["update", "ChildrenUpdated", "Updated to the new spec"],
+    ["drift", "DriftRepaired", "Repaired (changed outside pgkeeper)"],
+    ["deleted", "ChildrenDeleted", "Deleted (no longer needed)"],
+  ];
+  for (const [change, reason, verb] of groups) {
+    const refs = results.filter(c => c.change === change).map(c => describeRef(c.ref));
+    if (refs.length > 0)
+      await cluster.recordEvent(db, {
+        type: "Normal",
+        reason,
+        message: `${verb}: ${refs.join(", ")}`,
+      });
+  }
+}
+
+/** Best effort, like every Event: the Secret is back either way. */
+async function announceRestored(
+  cluster: Cluster,
+  db: Database,
+  restored: RestoredSecret[],
+): Promise<void> {
+  for (const r of restored)
+    await cluster.recordEvent(db, {
+      type: "Warning",
+      reason: "SecretRestored",
+      message: `Secret ${r.secret} was deleted: its password is back to the one PostgreSQL has (a new one would lock every client out; to rotate a password, edit it in the Secret)`,
+    });
+}

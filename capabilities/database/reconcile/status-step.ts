@@ -1,0 +1,63 @@
+/**
+ * The status step: status from what this pass saw, written by the pass's one writer only when it
+ * differs (after an operation's own writes, the stored status is the writer's, not the one read),
+ * and the DatabaseReady Event when the Database became Ready.
+ */
+import { Database } from "../api/database";
+import { ResolvedSpec } from "../api/defaults";
+import { DatabaseStatus } from "../api/database-schema";
+import { summarizeBackups } from "../backup/backup-summary";
+import { withHaStatus } from "../ha/ha-status";
+import { repositoryPath } from "../specs/pgbackrest";
+import type { Found, Pass, StepResult } from "./pass";
+import { observePods, primaryOf } from "./pods";
+import { convergedStatus } from "./status";
+
+/** While instances are starting, look again even if no watch event arrives. */
+const NOT_READY_REQUEUE_MS = 15_000;
+
+/** status.backup.repositoryPath: where a restore (bootstrap.recovery) finds this Database's data. */
+function repositoryOf(db: Database, spec: ResolvedSpec): { repositoryPath?: string } {
+  const store = spec.backup?.objectStore;
+  if (!store) return {};
+  const { namespace = "", name = "", uid = "" } = db.metadata ?? {};
+  return { repositoryPath: repositoryPath(store, { namespace, name, uid }) };
+}
+
+export async function statusStep(pass: Pass, found: Found): Promise<StepResult> {
+  const { deps, db, writer, spec, pods, key } = pass;
+  const observation = {
+    generation: db.metadata?.generation ?? 0,
+    desiredInstances: spec.instances,
+    primary: found.primary ?? primaryOf(db),
+    pods: observePods(pods),
+    ...repositoryOf(db, spec),
+    backups: summarizeBackups(
+      found.backups ?? [],
+      spec.backup?.volume !== undefined && spec.backup.objectStore === undefined,
+    ),
+  };
+  const converged = convergedStatus(writer.status, observation, deps.now());
+  const next =
+    found.ha && deps.ha
+      ? withHaStatus(
+          converged,
+          found.ha,
+          writer.status,
+          deps.ha.memory.of(key).progress,
+          deps.now(),
+        )
+      : converged;
+  await writer.write(next);
+  await announceReady(pass, next);
+  return next.phase === "Ready" ? {} : { requeueAfterMs: NOT_READY_REQUEUE_MS };
+}
+
+async function announceReady({ deps, db, spec }: Pass, next: DatabaseStatus): Promise<void> {
+  if (next.phase !== "Ready" || db.status?.phase === "Ready") return;
+  await deps.cluster.recordEvent(db, {
+    type: "Normal",
+    reason: "DatabaseReady",
+    message: `All ${spec.instances} instances are ready`,
+  });
+}

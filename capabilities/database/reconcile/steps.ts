@@ -1,0 +1,57 @@
+/**
+ * The steps of a reconcile pass, in order. This table is the order: reconcile.ts runs it as it
+ * stands, and the list in docs/architecture.md is generated from it (npm run docs:generate).
+ */
+import { labelRoles, primaryOf } from "./pods";
+import { backupsStep } from "./backups-step";
+import { childrenStep } from "./children-step";
+import { haRunStep } from "./ha-run";
+import type { Found, Pass, Step, StepResult } from "./pass";
+import { passwordsStep } from "./passwords-step";
+import { statusStep } from "./status-step";
+
+/** Labels by role, unless an operation runs: it relabels as it goes. */
+async function roleLabelsStep({ deps, db, pods }: Pass, { ha }: Found): Promise<StepResult> {
+  if (!ha?.busy) await labelRoles(deps.cluster, pods, ha?.primary ?? primaryOf(db), ha?.notServing);
+  return {};
+}
+
+export const STEPS: readonly Step[] = [
+  {
+    name: "passwords",
+    does: "the credentials Secrets against the passwords PostgreSQL has; a password edited in its Secret is set in PostgreSQL first (ADR 0012)",
+    file: "reconcile/passwords-step.ts",
+    run: pass => passwordsStep(pass),
+  },
+  {
+    name: "children",
+    does: "the CA and every certificate (pki/), then each desired child applied where it differs, and those this spec must not have pruned",
+    file: "reconcile/children-step.ts",
+    run: (pass, found) => childrenStep(pass, found.passwords, found.restored),
+  },
+  {
+    name: "high availability",
+    does: "probes, failover, switchover, rolling restarts, live parameters, passfiles, TLS reloads (ha/); never waits for a failed child",
+    file: "reconcile/ha-run.ts",
+    run: (pass, found) => haRunStep(pass, found.superuser),
+  },
+  {
+    name: "role labels",
+    does: "each pod's role label, which the -rw and -ro Services select by; left alone while an operation runs",
+    file: "reconcile/pods.ts",
+    run: roleLabelsStep,
+  },
+  {
+    name: "backups",
+    does: "the Backup the schedule wants now, then each unfinished Backup's Job and status (backup/)",
+    file: "reconcile/backups-step.ts",
+    run: (pass, found) => backupsStep(pass, found),
+  },
+  {
+    name: "status",
+    does: "status from what the pass saw, by the pass's one writer, only when it differs; skipped after a failure, which the pass reports instead",
+    file: "reconcile/status-step.ts",
+    afterFailure: false,
+    run: (pass, found) => statusStep(pass, found),
+  },
+];
