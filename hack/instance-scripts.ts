@@ -73,6 +73,7 @@ function layoutSections(): Section[] {
         ["TOPOLOGY_DIR", fromEnv("PGKEEPER_TOPOLOGY_DIR", layout.TOPOLOGY_DIR)],
         ["PORT", fromEnv("PGKEEPER_PORT", String(layout.POSTGRES_PORT))],
         ["BACKUP_TLS_CERT", SERVER_TLS_FILES.cert],
+        ["BACKUP_TLS_CA", SERVER_TLS_FILES.ca],
       ],
     },
     {

@@ -11,6 +11,7 @@ TLS_DIR="${PGKEEPER_TLS_DIR:-/tls}"
 TOPOLOGY_DIR="${PGKEEPER_TOPOLOGY_DIR:-/topology}"
 PORT="${PGKEEPER_PORT:-5432}"
 BACKUP_TLS_CERT=/pgbackrest-tls/server.crt
+BACKUP_TLS_CA=/pgbackrest-tls/ca.crt
 
 # File names: the ConfigMap's (in CONFIG_DIR), the topology's (in TOPOLOGY_DIR), the
 # entrypoint's own (in RUN_DIR) and the repair marker (in PGDATA).

@@ -3,9 +3,10 @@
 # backs up to an object store. It runs `pgbackrest server`, which the backup host (a Job)
 # reaches over TLS to copy this instance's data directory (ADR 0013).
 #
-# pgBackRest reads its certificate once, at start. When the operator renews `<db>-backup-tls`
-# the kubelet replaces the mounted files, and this wrapper restarts the server on the new ones,
-# so the PostgreSQL container never restarts for a certificate. It is PID 1 of its container: it
+# pgBackRest reads its certificate and the CAs it trusts once, at start. When the operator
+# changes `<db>-backup-tls` (a renewal, or a step of moving to another CA: ADR 0021) the kubelet
+# replaces the mounted files, and this wrapper restarts the server on the new ones, so the
+# PostgreSQL container never restarts for a certificate. It is PID 1 of its container: it
 # passes SIGTERM on and exits with the server.
 #
 # common.sh, with the layout.sh it sources, comes next: the generator pastes it in place of the
@@ -17,6 +18,7 @@
 CERTIFICATE_CHECK_SECONDS=10
 CONF="$CONFIG_DIR/$FILE_PGBACKREST_CONF"
 CERT=${PGKEEPER_TLS_CERT:-$BACKUP_TLS_CERT}
+CA=${PGKEEPER_TLS_CA:-$BACKUP_TLS_CA}
 CHECK_SECONDS=${PGKEEPER_TLS_CHECK_SECONDS:-$CERTIFICATE_CHECK_SECONDS}
 SERVER=""
 NAP=""
@@ -31,7 +33,8 @@ stop() {
 }
 trap stop TERM INT
 
-fingerprint() { cksum <"$CERT" 2>/dev/null || echo none; }
+# The certificate and the CAs: a change of either is a change of what the server must load.
+fingerprint() { cat "$CERT" "$CA" 2>/dev/null | cksum; }
 
 while :; do
   STARTED_ON=$(fingerprint)
@@ -46,7 +49,7 @@ while :; do
     NAP=""
   done
   if kill -0 "$SERVER" 2>/dev/null; then
-    log "the TLS certificate changed: restarting pgbackrest server"
+    log "the TLS certificate or its CAs changed: restarting pgbackrest server"
     kill -TERM "$SERVER" 2>/dev/null || true
   else
     log "pgbackrest server ended: starting it again"

@@ -5,9 +5,10 @@ export const PGBACKREST_SERVER_SH = `#!/bin/sh
 # backs up to an object store. It runs \`pgbackrest server\`, which the backup host (a Job)
 # reaches over TLS to copy this instance's data directory (ADR 0013).
 #
-# pgBackRest reads its certificate once, at start. When the operator renews \`<db>-backup-tls\`
-# the kubelet replaces the mounted files, and this wrapper restarts the server on the new ones,
-# so the PostgreSQL container never restarts for a certificate. It is PID 1 of its container: it
+# pgBackRest reads its certificate and the CAs it trusts once, at start. When the operator
+# changes \`<db>-backup-tls\` (a renewal, or a step of moving to another CA: ADR 0021) the kubelet
+# replaces the mounted files, and this wrapper restarts the server on the new ones, so the
+# PostgreSQL container never restarts for a certificate. It is PID 1 of its container: it
 # passes SIGTERM on and exits with the server.
 #
 # common.sh, with the layout.sh it sources, comes next: the generator pastes it in place of the
@@ -36,6 +37,7 @@ TLS_DIR="\${PGKEEPER_TLS_DIR:-/tls}"
 TOPOLOGY_DIR="\${PGKEEPER_TOPOLOGY_DIR:-/topology}"
 PORT="\${PGKEEPER_PORT:-5432}"
 BACKUP_TLS_CERT=/pgbackrest-tls/server.crt
+BACKUP_TLS_CA=/pgbackrest-tls/ca.crt
 
 # File names: the ConfigMap's (in CONFIG_DIR), the topology's (in TOPOLOGY_DIR), the
 # entrypoint's own (in RUN_DIR) and the repair marker (in PGDATA).
@@ -113,6 +115,7 @@ find_pg_bin() {
 CERTIFICATE_CHECK_SECONDS=10
 CONF="$CONFIG_DIR/$FILE_PGBACKREST_CONF"
 CERT=\${PGKEEPER_TLS_CERT:-$BACKUP_TLS_CERT}
+CA=\${PGKEEPER_TLS_CA:-$BACKUP_TLS_CA}
 CHECK_SECONDS=\${PGKEEPER_TLS_CHECK_SECONDS:-$CERTIFICATE_CHECK_SECONDS}
 SERVER=""
 NAP=""
@@ -127,7 +130,8 @@ stop() {
 }
 trap stop TERM INT
 
-fingerprint() { cksum <"$CERT" 2>/dev/null || echo none; }
+# The certificate and the CAs: a change of either is a change of what the server must load.
+fingerprint() { cat "$CERT" "$CA" 2>/dev/null | cksum; }
 
 while :; do
   STARTED_ON=$(fingerprint)
@@ -142,7 +146,7 @@ while :; do
     NAP=""
   done
   if kill -0 "$SERVER" 2>/dev/null; then
-    log "the TLS certificate changed: restarting pgbackrest server"
+    log "the TLS certificate or its CAs changed: restarting pgbackrest server"
     kill -TERM "$SERVER" 2>/dev/null || true
   else
     log "pgbackrest server ended: starting it again"

@@ -3,7 +3,7 @@
  * (dash here, as in Debian images) against stub PostgreSQL programs that record how they were
  * called; and the SQL files they feed PostgreSQL.
  */
-import { spawnSync, SpawnSyncReturns } from "node:child_process";
+import { spawn, spawnSync, SpawnSyncReturns } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -782,4 +782,63 @@ describe("probe.sh", () => {
   it("rejects an unknown command", () => {
     expect(run(world, PROBE_SH, ["bogus"]).status).toBe(2);
   });
+});
+
+describe("pgbackrest-server.sh", () => {
+  /** Resolves once `ready()` holds, polling; fails after 10 s. */
+  const until = async (what: string, ready: () => boolean): Promise<void> => {
+    const deadline = Date.now() + 10_000;
+    while (!ready()) {
+      if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+      await new Promise(r => setTimeout(r, 20));
+    }
+  };
+
+  it.each([
+    ["its certificate", "server.crt"],
+    ["the CAs it trusts (a step of moving to another CA)", "ca.crt"],
+  ])(
+    "starts the server again when %s changes, and stops with SIGTERM",
+    async (_, changed) => {
+      const dir = mkdtempSync(join(tmpdir(), "pgkeeper-sidecar-"));
+      let child: ReturnType<typeof spawn> | undefined;
+      try {
+        mkdirSync(join(dir, "bin"));
+        const stub = join(dir, "bin", "pgbackrest");
+        writeFileSync(
+          stub,
+          `#!/bin/sh\necho "$*" >>"$LOG/servers"\ntrap 'exit 0' TERM\nwhile :; do /bin/sleep 0.05; done\n`,
+        );
+        chmodSync(stub, 0o755);
+        for (const file of ["server.crt", "ca.crt"]) writeFileSync(join(dir, file), `old ${file}`);
+        const script = join(dir, "pgbackrest-server.sh");
+        writeFileSync(script, PGBACKREST_SERVER_SH);
+        const servers = () =>
+          existsSync(join(dir, "servers")) ? read(join(dir, "servers")).trim().split("\n") : [];
+        child = spawn("/bin/sh", [script], {
+          env: {
+            PATH: `${join(dir, "bin")}:/usr/bin:/bin`,
+            LOG: dir,
+            PGKEEPER_CONFIG_DIR: dir,
+            PGKEEPER_RUN_DIR: dir,
+            PGKEEPER_TLS_CERT: join(dir, "server.crt"),
+            PGKEEPER_TLS_CA: join(dir, "ca.crt"),
+            PGKEEPER_TLS_CHECK_SECONDS: "0.05",
+          },
+          stdio: "ignore",
+        });
+        const exited = new Promise<number | null>(r => child?.once("exit", code => r(code)));
+        await until("the server started", () => servers().length === 1);
+        expect(servers()[0]).toBe(`--config=${dir}/pgbackrest.conf server`);
+        writeFileSync(join(dir, changed), `new ${changed}`);
+        await until("the server started again", () => servers().length === 2);
+        child.kill("SIGTERM");
+        expect(await exited).toBe(0);
+      } finally {
+        if (child?.exitCode === null) child.kill("SIGKILL");
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
 });
