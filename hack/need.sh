@@ -5,5 +5,6 @@ need() {
   command -v "$1" >/dev/null && return 0
   echo "$1 not found: installing $2 with apt-get" >&2
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    -o DPkg::Lock::Timeout=300 "$2" >/dev/null
 }

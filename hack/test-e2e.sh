@@ -22,7 +22,8 @@ use_cluster
 # and from a pod): about 20 s, and a failure there names the part of the cluster that broke.
 bash hack/cluster/node-smoke.sh
 need psql postgresql-client
-npx jest --selectProjects e2e --runInBand --verbose --testTimeout=600000 "$@"
+npx jest --selectProjects e2e --runInBand --verbose --testTimeout=600000 \
+  --json --outputFile="${TEST_LOGS:-.work/test-logs}/e2e.json" "$@"
 # RBAC against use (issue 15), on a whole run only: the grants the in-cluster test saved, and
 # every request the operator made in the integration tier and here.
 audit_dir="${PGKEEPER_WORK:-.work}/audit"

@@ -11,7 +11,8 @@ source hack/cluster/use.sh
 export PGKEEPER_NODE="${PGKEEPER_NODE:-0}"
 stop_cluster_on_exit started
 use_cluster
-npx jest --selectProjects integration --runInBand --verbose --testTimeout=120000 "$@"
+npx jest --selectProjects integration --runInBand --verbose --testTimeout=120000 \
+  --json --outputFile="${TEST_LOGS:-.work/test-logs}/integration.json" "$@"
 # The operator's requests in this tier, for the e2e tier's RBAC-against-use check
 # (hack/rbac-audit): the e2e tier starts another cluster, with another audit log.
 if [ "$#" -eq 0 ]; then

@@ -16,7 +16,7 @@ if [ ! -x "$PG_BIN/postgres" ]; then
   echo "PostgreSQL 15 not found in $PG_BIN: installing postgresql-15 with apt-get"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null
+  apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 postgresql-15 >/dev/null
 fi
 export PG_BIN
 # Continuous archiving (test/postgres/archive.test.ts) runs pgBackRest, the version the image
@@ -31,4 +31,5 @@ if [ ! -x node_modules/.bin/jest ]; then
 fi
 
 # In band: the test files share one port range and two cores.
-npx jest --selectProjects postgres --runInBand --verbose "$@"
+npx jest --selectProjects postgres --runInBand --verbose \
+  --json --outputFile="${TEST_LOGS:-.work/test-logs}/postgres.json" "$@"

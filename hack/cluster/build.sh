@@ -64,8 +64,17 @@ inputs_hash() {
   } | sha256sum | cut -d' ' -f1
 }
 
+# One build of a binary at a time (a build ahead of the tests and a tier that needs it may ask
+# for the same one): the second waits for the first and then finds it up to date. A lock per
+# binary, so a tier waits only for what it needs.
+lock_output() {
+  exec 9>"$1.lock"
+  flock 9
+}
+
 build_one() {
   local name="$1" out="${BIN_DIR}/$1" stamp="${BIN_DIR}/.$1.stamp" hash start
+  lock_output "${out}"
   hash="$(inputs_hash "${name}")"
   if [[ -x "${out}" && -f "${stamp}" && "$(<"${stamp}")" == "${hash}" ]]; then
     log "${name}: up to date"
@@ -108,6 +117,7 @@ tool_source() {
 build_tool() {
   local name="$1" out="${NODE_TOOLS_BIN_DIR}/$1" stamp="${NODE_TOOLS_BIN_DIR}/.$1.stamp"
   local kind target stamp_flags hash start tmp
+  lock_output "${out}"
   read -r kind target stamp_flags <<<"$(tool_source "${name}")"
   hash="$({
     [[ "${kind}" != wrapper ]] || cat "${target}/go.mod" "${target}/go.sum" "${target}"/*.go
@@ -123,13 +133,15 @@ build_tool() {
   log "${name}: building ${target##*/} ..."
   start="${SECONDS}"
   if [[ "${kind}" == wrapper ]]; then
-    (cd "${target}" && go build -trimpath -mod=readonly -ldflags "-s -w ${stamp_flags}" \
+    (cd "${target}" && go build -trimpath -mod=readonly -gcflags=all=-dwarf=false \
+      -ldflags "-s -w ${stamp_flags}" \
       -o "${out}.tmp" .)
   else
     # go install is the only way to build a package@version outside a module; GOBIN is a scratch
     # directory so a failed build never leaves a half-written binary under the final name.
     tmp="$(mktemp -d "${NODE_TOOLS_BIN_DIR}/.gobin.XXXXXX")"
-    GOBIN="${tmp}" go install -trimpath -ldflags "-s -w ${stamp_flags}" "${target}"
+    GOBIN="${tmp}" go install -trimpath -gcflags=all=-dwarf=false -ldflags "-s -w ${stamp_flags}" \
+      "${target}"
     mv -f "${tmp}/$(basename "${target%@*}")" "${out}.tmp"
     rm -rf "${tmp}"
   fi
@@ -142,9 +154,9 @@ build_tool() {
 apt_install() {
   local sudo=()
   [[ "$(id -u)" == 0 ]] || sudo=(sudo)
-  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2; then
+  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=300 "$@" >&2; then
     "${sudo[@]}" apt-get update >&2
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=300 "$@" >&2
   fi
 }
 
@@ -199,12 +211,11 @@ main() {
   BIN_DIR="$(kube_bin_dir)"
   LDFLAGS="-s -w $(version_ldflags "${version}" "${build_date:-1970-01-01T00:00:00Z}")"
   # -mod=readonly: go.mod/go.sum are complete (tidy), so a build never rewrites the repo.
-  GO_FLAGS=(-trimpath -mod=readonly)
+  # No DWARF from the compiler either: the linker strips it anyway (-s -w), and a cold build of
+  # the control plane is the longest step of a fresh `npm test`.
+  GO_FLAGS=(-trimpath -mod=readonly "-gcflags=all=-dwarf=false")
 
   mkdir -p "${BIN_DIR}" "${NODE_TOOLS_BIN_DIR}"
-  # One build at a time per cache: concurrent `up`s would otherwise race on the same outputs.
-  exec 9>"${BIN_DIR}/.lock"
-  flock 9
 
   if ((${#kube[@]})); then
     check_tools_declared "${kube[@]}"
