@@ -33,7 +33,7 @@ When(Database)
   .IsDeleted()
   .Watch(db => controller?.forget(db));
 
-// Children we manage (Secrets, ConfigMaps, Services, Pods, PVCs, StatefulSets, PDBs, CronJobs):
-// not Pepr bindings but one label-selected informer per kind (cache/informers.ts), feeding the
-// read cache and enqueuing the owning Database when a child changed or vanished (drift, pod
+// Children we manage and the objects around them (api/kinds.ts CHILD_KINDS, and Backups): not
+// Pepr bindings but one label-selected informer per kind (cache/informers.ts), feeding the read
+// cache and enqueuing the owning Database when a child changed or vanished (drift, pod
 // readiness). Started by the runtime, with the cache, leader election and metrics.
