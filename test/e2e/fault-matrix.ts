@@ -2,8 +2,8 @@
  * The HA suite's fault matrix: one row per fault injected under the write load, with what a user
  * feels (time to the first acknowledged write after the fault, the longest time without one) and
  * what must never happen (acknowledged rows lost, rounds with two writable instances), and how
- * long until every instance streamed again. Printed after the suite and written next to the test
- * logs; the README's table is a copy of one run.
+ * long until every instance streamed again. Printed after each HA suite and written next to the
+ * test logs, one file per suite (fault-matrix-<suite>.md).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,12 +46,13 @@ export class FaultMatrix {
     this.rows.push(row);
   }
 
-  /** Prints the table and writes it to `dir/fault-matrix.md`. */
-  report(dir: string, writers: number): void {
+  /** Prints the table and writes it to `dir/fault-matrix-<suite>.md`. */
+  report(dir: string, writers: number, suite: string): void {
     if (this.rows.length === 0) return;
     const text = `${faultTable(this.rows)}\n\n${writers} writer(s); ${new Date().toISOString()}\n`;
+    const file = join(dir, `fault-matrix-${suite}.md`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "fault-matrix.md"), text);
-    console.log(`fault matrix (${join(dir, "fault-matrix.md")}):\n${text}`);
+    writeFileSync(file, text);
+    console.log(`fault matrix (${file}):\n${text}`);
   }
 }

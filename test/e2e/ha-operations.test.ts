@@ -1,0 +1,193 @@
+/**
+ * Planned operations under a continuous write load: a switchover on request, a reloadable
+ * parameter (no restart), a restart-only one rolled out (primary last) and lowered (primary first,
+ * in place), scaling below the primary's ordinal; and scaling a Database 1 → 3 → 2.
+ * The frame (Database, load, checks, fault matrix) is ha/quorum-under-load.ts.
+ */
+import { database } from "../integration/harness/fixtures";
+import { Obj, create, get, kubectlOk } from "../integration/harness/kubectl";
+import { waitFor } from "../integration/harness/wait";
+import { DB, isReady, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-load";
+import { appCredentials, psql, superuserAt } from "./psql";
+
+const ha = quorumDatabaseUnderLoad("ha-operations");
+const { status, pod, podsOf, healthy, primaryOn, settle, setting, postmasterStart } = ha;
+
+describe("planned operations of a 3-instance Database in quorum mode under write load", () => {
+  /**
+   * Sets max_connections (work_mem stays as the previous test left it) and samples readiness
+   * while the rollout runs, until every instance runs the value and nothing is pending.
+   */
+  async function rollOutMaxConnections(
+    value: string,
+  ): Promise<{ maxDown: number; restartedOrder: string[] }> {
+    const starts = new Map(podsOf().map(p => [p.metadata.name, p.metadata.uid]));
+    kubectlOk([
+      "patch",
+      "database",
+      DB,
+      "-n",
+      ha.ns,
+      "--type=merge",
+      "-p",
+      JSON.stringify({
+        spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: value } } },
+      }),
+    ]);
+    let maxDown = 0;
+    const restartedOrder: string[] = [];
+    await waitFor(
+      `max_connections = ${value} on every instance, nothing pending`,
+      () => {
+        const pods = podsOf();
+        const down = pods.filter(p => !isReady(p)).length + (3 - pods.length);
+        maxDown = Math.max(maxDown, down);
+        for (const p of pods)
+          if (
+            starts.get(p.metadata.name) !== p.metadata.uid &&
+            !restartedOrder.includes(p.metadata.name)
+          )
+            restartedOrder.push(p.metadata.name);
+        // SQL only once everything looks done: the sampling must stay light.
+        return (
+          pods.length === 3 &&
+          pods.every(isReady) &&
+          (status().pendingRestart ?? []).length === 0 &&
+          pods.every(p => setting(p, "max_connections") === value)
+        );
+      },
+      { timeoutMs: 480_000, intervalMs: 500 },
+    );
+    return { maxDown, restartedOrder };
+  }
+
+  it("switches over on request with no loss and rejoins the old primary", async () => {
+    const before = status();
+    const target = before.instances!.find(i => i.role === "replica")!.name;
+    const t0 = Date.now();
+    kubectlOk(["annotate", "database", DB, "-n", ha.ns, `pgkeeper.dev/switchover-to=${target}`]);
+    await waitFor("the switchover", () => status().currentPrimary === target, {
+      timeoutMs: 120_000,
+    });
+    await settle("switchover requested", t0);
+    // Rejoined on its first start: no crash loop, no re-clone.
+    expect(restartCount(pod(before.currentPrimary!)!)).toBe(0);
+    const db = get("database", ha.ns, DB)!;
+    expect(db.metadata.annotations?.["pgkeeper.dev/switchover-to"]).toBeUndefined();
+  }, 600_000);
+
+  it("applies a reloadable parameter on every instance without restarting any", async () => {
+    const before = podsOf().map(p => ({
+      name: p.metadata.name,
+      uid: p.metadata.uid,
+      restarts: restartCount(p),
+      started: postmasterStart(p),
+    }));
+    kubectlOk([
+      "patch",
+      "database",
+      DB,
+      "-n",
+      ha.ns,
+      "--type=merge",
+      "-p",
+      JSON.stringify({ spec: { postgresql: { parameters: { work_mem: "12MB" } } } }),
+    ]);
+    for (const p of podsOf())
+      await waitFor(`work_mem on ${p.metadata.name}`, () => setting(p, "work_mem") === "12MB", {
+        timeoutMs: 60_000,
+      });
+    const after = podsOf().map(p => ({
+      name: p.metadata.name,
+      uid: p.metadata.uid,
+      restarts: restartCount(p),
+      started: postmasterStart(p),
+    }));
+    expect(after).toEqual(before);
+    expect(status().pendingRestart ?? []).toEqual([]);
+  }, 300_000);
+
+  it("rolls a restart-only parameter out one instance at a time, primary last", async () => {
+    const primary = status().currentPrimary!;
+    const t0 = Date.now();
+    const { maxDown, restartedOrder } = await rollOutMaxConnections("120");
+    await settle("restart-only parameter raised (rolling, primary last)", t0);
+    expect(maxDown).toBeLessThanOrEqual(1); // never two instances down at once
+    expect(restartedOrder).toHaveLength(3);
+    expect(restartedOrder[2]).toBe(primary);
+    expect(status().currentPrimary).not.toBe(primary);
+  }, 600_000);
+
+  it("lowers a limit standbys must match: the primary restarts first, in place, no switchover", async () => {
+    const primary = status().currentPrimary!;
+    const t0 = Date.now();
+    const { maxDown, restartedOrder } = await rollOutMaxConnections("110");
+    await settle("restart-only parameter lowered (primary first, in place)", t0);
+    expect(maxDown).toBeLessThanOrEqual(1);
+    expect(restartedOrder).toHaveLength(3);
+    expect(restartedOrder[0]).toBe(primary);
+    expect(status().currentPrimary).toBe(primary);
+  }, 600_000);
+
+  it("scales down below the primary's ordinal by switching over first", async () => {
+    // Make the highest ordinal the primary, then scale it away.
+    await primaryOn(2);
+    const t0 = Date.now();
+    kubectlOk([
+      "patch",
+      "database",
+      DB,
+      "-n",
+      ha.ns,
+      "--type=merge",
+      "-p",
+      '{"spec":{"instances":2}}',
+    ]);
+    await settle("scaled 3 → 2 with the primary on the highest ordinal", t0, { instances: 2 });
+    expect(status().currentPrimary).not.toBe(`${DB}-2`);
+    await waitFor("pod ha-2 gone", () => pod(`${DB}-2`) === undefined, { timeoutMs: 120_000 });
+    expect(get("pvc", ha.ns, `pgdata-${DB}-2`)).toBeDefined(); // retained for a scale back up
+  }, 600_000);
+});
+
+describe("scaling a Database 1 → 3 → 2", () => {
+  it("clones new replicas that stream, then removes the highest one", async () => {
+    create(database(ha.ns, "grow"));
+    await healthy("grow", 1, 300_000);
+    const creds = appCredentials(ha.ns, "grow");
+    psql(creds, "create table t as select g from generate_series(1, 500) g");
+    kubectlOk([
+      "patch",
+      "database",
+      "grow",
+      "-n",
+      ha.ns,
+      "--type=merge",
+      "-p",
+      '{"spec":{"instances":3}}',
+    ]);
+    await healthy("grow", 3, 420_000);
+    for (const p of podsOf("grow").filter(
+      p => p.metadata.labels?.["pgkeeper.dev/role"] === "replica",
+    ))
+      await waitFor(`rows on ${p.metadata.name}`, () => count(p, "grow") === "500", {
+        timeoutMs: 60_000,
+      });
+    kubectlOk([
+      "patch",
+      "database",
+      "grow",
+      "-n",
+      ha.ns,
+      "--type=merge",
+      "-p",
+      '{"spec":{"instances":2}}',
+    ]);
+    await healthy("grow", 2);
+    await waitFor("pod grow-2 gone", () => pod("grow-2") === undefined, { timeoutMs: 120_000 });
+    expect(psql(creds, "select count(*) from t")).toBe("500");
+  }, 900_000);
+});
+
+const count = (p: Obj, db: string): string =>
+  psql({ ...superuserAt(ha.ns, db, p), dbname: "app" }, "select count(*) from t");

@@ -1,0 +1,234 @@
+/**
+ * The frame of the HA suites (test/e2e/ha-*.test.ts): a 3-instance Database in quorum mode under
+ * a continuous write load through `<db>-rw`, its own operator and namespace per suite, and the
+ * checks every fault ends with: a new (or the same) primary, writes acknowledged again, every
+ * instance streaming, no acknowledged row lost, never two writable instances, each fault a row of
+ * the suite's fault matrix. Each suite starts from a Database that is whole again (beforeEach),
+ * so one failing test does not take the others with it.
+ */
+import { env } from "../../integration/harness/env";
+import { database, operatorSuite } from "../../integration/harness/fixtures";
+import { Obj, create, get, kubectlOk, list } from "../../integration/harness/kubectl";
+import { Operator } from "../../integration/harness/operator";
+import { waitFor } from "../../integration/harness/wait";
+import { diagnosed } from "../diagnosis";
+import { FaultMatrix } from "../fault-matrix";
+import { healthy as waitHealthy } from "../healthy";
+import { Load, loadWriters } from "../load";
+import { missingAcknowledgedRows } from "../load/rows";
+import { appCredentials, psql, superuserAt } from "../psql";
+
+export const DB = "ha";
+
+export interface InstanceStatus {
+  name: string;
+  role: string;
+  ready: boolean;
+  streaming?: boolean;
+  timeline?: number;
+}
+export interface Status {
+  phase?: string;
+  currentPrimary?: string;
+  instances?: InstanceStatus[];
+  pendingRestart?: string[];
+  lastFailover?: { from: string; to: string; durationSeconds: number };
+}
+
+export interface SettleOptions {
+  firstWriteAt?: number;
+  instances?: number;
+  /** A second primary the test made itself, tolerated for `withinMs` after the fault. */
+  injected?: { name: string; withinMs: number };
+}
+
+/** What a suite's tests use: the Database, its pods, the load, and the checks. */
+export interface HaSuite {
+  readonly ns: string;
+  readonly load: Load;
+  readonly operator: Operator;
+  status(name?: string): Status;
+  pod(name: string): Obj | undefined;
+  podIp(name: string): string;
+  podsOf(name?: string): Obj[];
+  healthy(name: string, instances: number, timeoutMs?: number): Promise<Status>;
+  newPrimaryInsteadOf(oldPrimary: string): Promise<Status>;
+  primaryOn(ordinal: number): Promise<void>;
+  expectRecovery(fault: string, oldPrimary: string, oldIp: string, t0: number): Promise<void>;
+  settle(fault: string, t0: number, options?: SettleOptions): Promise<void>;
+  setting(p: Obj, name: string): string;
+  postmasterStart(p: Obj): string;
+}
+
+export const isReady = (p: Obj): boolean =>
+  ((p.status?.conditions ?? []) as { type: string; status: string }[]).some(
+    c => c.type === "Ready" && c.status === "True",
+  );
+export const restartCount = (p: Obj): number =>
+  ((p.status?.containerStatuses ?? []) as { restartCount: number }[])[0]?.restartCount ?? -1;
+
+/** Registers the suite's frame (operator, namespace, Database, load) and returns its handle. */
+export function quorumDatabaseUnderLoad(suite: string): HaSuite {
+  const operator = new Operator(`e2e-${suite}`, {
+    PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
+  });
+  let ns = "";
+  operatorSuite(operator, `e2e-${suite}`, created => (ns = created));
+  let load: Load | undefined;
+  const matrix = new FaultMatrix();
+  /** Two-writable rounds already counted in earlier rows. */
+  let violationsSeen = 0;
+
+  const status = (name = DB): Status => (get("database", ns, name)?.status ?? {}) as Status;
+  const pod = (name: string): Obj | undefined => get("pod", ns, name);
+  const podIp = (name: string): string =>
+    String((pod(name)?.status as { podIP?: string } | undefined)?.podIP);
+  const podsOf = (name = DB): Obj[] => list("pod", ns, `pgkeeper.dev/database=${name}`);
+  const healthy = (name: string, instances: number, timeoutMs?: number): Promise<Status> =>
+    waitHealthy<Status>(ns, name, instances, operator.logFile, timeoutMs);
+  const theLoad = (): Load => {
+    if (!load) throw new Error("no write load: the suite's Database never came up");
+    return load;
+  };
+
+  beforeAll(async () => {
+    create(
+      database(ns, DB, {
+        instances: 3,
+        postgresql: { synchronous: { mode: "quorum", number: 1 } },
+      }),
+    );
+    await healthy(DB, 3, 420_000);
+    const creds = appCredentials(ns, DB);
+    await waitFor("SQL through -rw", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
+    psql(creds, "create table load (id bigint primary key, at timestamptz default now())");
+    load = new Load(ns, DB);
+    load.start();
+    await waitFor("the first acknowledged writes", () => theLoad().acknowledged() > 20, {
+      timeoutMs: 60_000,
+    });
+  }, 600_000);
+
+  // Whatever the test before did, the next one starts from a whole Database (or says why not).
+  beforeEach(async () => {
+    if (load) await healthy(DB, status().instances?.length === 2 ? 2 : 3);
+  }, 360_000);
+
+  afterAll(async () => {
+    await load?.stop();
+    matrix.report(env.logDir, loadWriters(), suite);
+  });
+
+  const newPrimaryInsteadOf = (oldPrimary: string): Promise<Status> =>
+    diagnosed(
+      waitFor(
+        "a new primary",
+        () => {
+          const now = status();
+          return now.currentPrimary && now.currentPrimary !== oldPrimary ? now : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      ),
+      ns,
+      DB,
+      operator.logFile,
+    );
+
+  /** Makes the instance of `ordinal` the primary (a switchover) unless it already is. */
+  async function primaryOn(ordinal: number): Promise<void> {
+    const name = `${DB}-${ordinal}`;
+    if (status().currentPrimary === name) return;
+    kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${name}`]);
+    await waitFor(`primary on ${name}`, () => status().currentPrimary === name, {
+      timeoutMs: 120_000,
+    });
+    await healthy(DB, 3);
+  }
+
+  /** Every acknowledged row counted inside PostgreSQL (see load/rows.ts). */
+  async function rowsCheck(): Promise<Awaited<ReturnType<typeof missingAcknowledgedRows>>> {
+    const ranges = theLoad().acknowledgedRanges();
+    const creds = appCredentials(ns, DB);
+    // Through -rw, which may still be moving to the new primary: retry until it answers.
+    const check = await waitFor(
+      "the rows through -rw",
+      () => missingAcknowledgedRows(creds, "load", ranges),
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+    console.log(`${check.acknowledged} acknowledged rows checked, ${check.missing} missing`);
+    return check;
+  }
+
+  /**
+   * After a fault at `t0`: every instance ready and every replica streaming, then the fault
+   * matrix's row (taken before the checks, so a failing row is in the table too), then the checks:
+   * never two writable instances (but for `injected`), no acknowledged row lost.
+   */
+  async function settle(fault: string, t0: number, options: SettleOptions = {}): Promise<void> {
+    const { firstWriteAt, instances = 3, injected } = options;
+    await healthy(DB, instances);
+    const allStreamingMs = Date.now() - t0;
+    const check = await rowsCheck();
+    const violations = theLoad().violations();
+    const firstWrite = firstWriteAt ?? theLoad().recoveredAfter(t0)?.at;
+    matrix.add({
+      fault,
+      firstWriteMs: firstWrite === undefined ? undefined : firstWrite - t0,
+      longestGapMs: theLoad().longestGap(t0, Date.now()),
+      acknowledged: check.acknowledged,
+      lost: check.missing,
+      twoWritable: violations.length - violationsSeen,
+      allStreamingMs,
+    });
+    const fresh = violations.slice(violationsSeen);
+    violationsSeen = violations.length;
+    const tolerated = (v: string): boolean =>
+      !!injected && v.includes(injected.name) && Number(v.split(" ")[0]) - t0 <= injected.withinMs;
+    expect(fresh.filter(v => !tolerated(v))).toEqual([]);
+    expect(check.acknowledged).toBeGreaterThan(0);
+    expect(check.sample).toEqual([]);
+    expect(check.missing).toBe(0);
+  }
+
+  /** After a fault at `t0`: a new primary, writes acknowledged again, nothing lost, rejoin. */
+  async function expectRecovery(
+    fault: string,
+    oldPrimary: string,
+    oldIp: string,
+    t0: number,
+  ): Promise<void> {
+    const s = await newPrimaryInsteadOf(oldPrimary);
+    const ack = await waitFor(
+      "a write acknowledged after the fault",
+      () => theLoad().firstAckAfter(t0, oldIp),
+      { timeoutMs: 60_000 },
+    );
+    console.log(
+      `failover ${oldPrimary} -> ${s.currentPrimary}: first acknowledged write ${ack.at - t0} ms after the fault`,
+    );
+    await settle(fault, t0, { firstWriteAt: ack.at });
+    const back = status().instances?.find(i => i.name === oldPrimary);
+    expect(back).toMatchObject({ role: "replica", ready: true, streaming: true });
+  }
+
+  return {
+    get ns() {
+      return ns;
+    },
+    get load() {
+      return theLoad();
+    },
+    operator,
+    status,
+    pod,
+    podIp,
+    podsOf,
+    healthy,
+    newPrimaryInsteadOf,
+    primaryOn,
+    expectRecovery,
+    settle,
+    setting: (p, name) => psql(superuserAt(ns, DB, p), `select current_setting('${name}')`),
+    postmasterStart: p => psql(superuserAt(ns, DB, p), "select pg_postmaster_start_time()"),
+  };
+}
