@@ -5,8 +5,8 @@
 #
 #   builds: the Go modules first (network), then versitygw (the postgres tier's object store), the
 #           control plane (the integration tier), then the node's parts (e2e); CPU-bound
-#   images: the pause and PostgreSQL images (e2e), from Debian; network- and disk-bound, so it
-#           runs beside the Go builds
+#   images: the pause, PostgreSQL and controller images (e2e), from Debian and npm; network- and
+#           disk-bound, so it runs beside the Go builds
 # Usage: hack/build-ahead.sh builds|images
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +22,7 @@ case "${1:-}" in
   images)
     bash hack/images/pause.sh
     bash hack/images/postgres.sh
+    bash hack/images/controller.sh
     ;;
   *)
     echo "usage: $0 builds|images" >&2
