@@ -3,8 +3,8 @@
 # (hack/test-all.sh starts it in the background; every part is also made on demand by the script
 # that needs it, so this only moves work earlier).
 #
-#   builds: the Go modules first (network), then versitygw (the postgres tier's object store), the
-#           control plane (the integration tier), then the node's parts (e2e); CPU-bound
+#   builds: versitygw (the postgres tier's object store), the control plane (the integration
+#           tier), then the node's parts (e2e); CPU-bound once go has fetched the modules
 #   images: the pause, PostgreSQL and controller images (e2e), from Debian and npm; network- and
 #           disk-bound, so it runs beside the Go builds
 # Usage: hack/build-ahead.sh builds|images
@@ -14,7 +14,6 @@ export PGKEEPER_NODE=1
 
 case "${1:-}" in
   builds)
-    (cd hack/cluster/kube && go mod download)
     bash hack/cluster/build.sh versitygw
     bash hack/cluster/build.sh kube-apiserver kube-controller-manager kube-scheduler kubectl
     bash hack/cluster/build.sh

@@ -1,9 +1,11 @@
 /**
- * Runs the operator as a developer does: `pepr dev --host localhost` (admission through real
+ * Runs the operator as a developer does with `pepr dev --host localhost` (admission through real
  * webhooks, watches and reconcile in one local process), as its own user, in its own process
- * group so a test can stop it gracefully or kill -9 it mid-reconcile.
+ * group so a test can stop it gracefully or kill -9 it mid-reconcile. It runs what pepr dev runs
+ * without pepr dev's lint and type-check at every start (hack/dev-operator/run.ts): a tier starts
+ * an operator per file, and that check cost a minute of both cores each time.
  */
-import { ChildProcess, spawn } from "node:child_process";
+import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
@@ -52,6 +54,20 @@ const healthy = (): Promise<boolean> =>
 
 let runs = 0;
 
+/** The dev runner, built once per test process (a second or so). */
+let devRunner: string | undefined;
+function devOperator(): string {
+  if (!devRunner) {
+    execFileSync(
+      join(env.repo, "node_modules", ".bin", "ts-node"),
+      ["--transpile-only", join(env.repo, "hack", "dev-operator", "build.ts")],
+      { cwd: env.repo, stdio: "inherit" },
+    );
+    devRunner = join(env.repo, ".work", "dev-operator", "run.js");
+  }
+  return devRunner;
+}
+
 export class Operator {
   private child?: ChildProcess;
   readonly logFile: string;
@@ -91,24 +107,20 @@ export class Operator {
     await waitFor("port 3000 to be free", async () => !(await healthy()), { timeoutMs: 30_000 });
     const log = createWriteStream(this.logFile, { flags: "a" });
     this.metricsPort = await freePort();
-    this.child = spawn(
-      join(env.repo, "node_modules", ".bin", "pepr"),
-      ["dev", "--host", "localhost", "--yes"],
-      {
-        cwd: env.repo,
-        detached: true, // own process group: pepr dev forks the module; we stop both together
-        env: {
-          ...process.env,
-          ...TEST_OPERATOR_ENV,
-          ...this.extraEnv,
-          KUBECONFIG: env.operatorKubeconfig,
-          PEPR_MODE: "",
-          HOSTNAME: this.name,
-          PGKEEPER_METRICS_PORT: String(this.metricsPort),
-        },
-        stdio: ["ignore", "pipe", "pipe"],
+    this.child = spawn(process.execPath, [devOperator(), "--host", "localhost"], {
+      cwd: env.repo,
+      detached: true, // own process group: pepr dev forks the module; we stop both together
+      env: {
+        ...process.env,
+        ...TEST_OPERATOR_ENV,
+        ...this.extraEnv,
+        KUBECONFIG: env.operatorKubeconfig,
+        PEPR_MODE: "",
+        HOSTNAME: this.name,
+        PGKEEPER_METRICS_PORT: String(this.metricsPort),
       },
-    );
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.child.stdout?.pipe(log);
     this.child.stderr?.pipe(log);
     const exited = new Promise<never>((_, reject) =>
