@@ -3,8 +3,7 @@
  * type-check Pepr runs at every start (ESLint with type information over every .ts file of the
  * repository, then tsc: about a minute of both cores): bundle the module with esbuild as Pepr
  * does, register its webhooks for https://HOST:3000 (Pepr's Assets and deployWebhook), and run
- * it in dev mode, admission and watches in one process, until SIGTERM or SIGINT, then remove the
- * webhooks and the stores as Pepr does.
+ * it in dev mode, admission and watches in one process.
  *
  * The test tiers start an operator for every file and restart some mid-test (test/integration/
  * harness/operator.ts); `npm test` lints and type-checks once, in steps of its own. `npm start`
@@ -80,11 +79,12 @@ async function main(): Promise<void> {
       K8s(Store).InNamespace("pepr-system").Delete(`${name}-schedule`),
       K8s(Store).InNamespace("pepr-system").Delete(`${name}-store`),
     ]);
+  // As pepr dev: a module that ends by itself takes its webhooks and stores with it. A signal
+  // to the process group (how the harness stops an operator, like Ctrl-C stops pepr dev) ends
+  // both processes at once and removes nothing: the harness removes the webhooks itself.
   module.on("exit", code => {
     void removeWebhooks().then(() => process.exit(code ?? 0));
   });
-  for (const signal of ["SIGTERM", "SIGINT"] as const)
-    process.on(signal, () => module.kill(signal));
 }
 
 main().catch(err => {

@@ -20,8 +20,8 @@ import { healthy } from "./healthy";
 import { createStoreSecrets, localObjectStore } from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
 
-/** Past the kubelet's refresh of a mounted Secret (its pod sync, about a minute). */
-const OVERLAP_SECONDS = 120;
+/** Past the kubelet's refresh of a mounted Secret: the local node syncs pods every 10 s (kubelet.yaml). */
+const OVERLAP_SECONDS = 30;
 const operator = new Operator("e2e-one-ca", {
   PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
   PGKEEPER_TRUST_OVERLAP_SECONDS: String(OVERLAP_SECONDS),
