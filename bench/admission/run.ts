@@ -159,6 +159,7 @@ async function webhookThroughput(
 async function main(): Promise<void> {
   const smoke = isSmoke();
   const start = runStart();
+  const latencyRequests = arg("latency-requests", smoke ? 10 : 400);
   const parameters: AdmissionParameters = {
     creates: arg("creates", smoke ? 20 : 1000),
     concurrencies: (flag("concurrency") ?? (smoke ? "1,4" : "1,10,50"))
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
       .map(Number)
       .filter(n => n > 0),
     persist: process.argv.includes("--persist"),
-    latencyRequests: arg("latency-requests", smoke ? 10 : 400),
+    latencyRequests,
   };
   const { creates, concurrencies, persist } = parameters;
   await installCrd();
@@ -178,7 +179,7 @@ async function main(): Promise<void> {
     for (const c of concurrencies)
       apiserver.push(await throughTheApiserver(ns, creates, c, persist));
     const webhookAlone = await webhookThroughput(ns, creates, Math.max(...concurrencies));
-    const hostile = await latencyWithHostileAlongside(ns, parameters.latencyRequests);
+    const hostile = await latencyWithHostileAlongside(ns, latencyRequests);
     saveResult("admission", start, parameters, { apiserver, webhookAlone, hostile }, smoke);
   } finally {
     await operator.stop();

@@ -8,8 +8,8 @@ export interface AdmissionParameters {
   creates: number;
   concurrencies: number[];
   persist: boolean;
-  /** Ordinary requests per measure of the quiet/hostile comparison. */
-  latencyRequests: number;
+  /** Ordinary requests per measure of the quiet/hostile comparison (null: not recorded). */
+  latencyRequests: number | null;
 }
 
 export interface Latency {
@@ -20,7 +20,7 @@ export interface Latency {
 export interface ApiserverRow {
   concurrency: number;
   createsPerSecond: number;
-  failed: number;
+  failed: number | null;
   client: Latency;
   /** As the apiserver measured them (its histogram; p99 interpolated in its buckets). */
   mutate: Latency;
@@ -31,8 +31,8 @@ export interface WebhookAlone extends Latency {
   kind: "validate" | "mutate";
   concurrency: number;
   reviewsPerSecond: number;
-  answered: number;
-  requests: number;
+  answered: number | null;
+  requests: number | null;
 }
 
 export interface HostileRow {
@@ -91,8 +91,9 @@ export const admissionProblems = (r: AdmissionResult): string[] => {
   const f = r.figures;
   const errors: string[] = [];
   if (f.apiserver.length === 0) errors.push("no creates through the apiserver");
-  if (f.apiserver.some(a => a.failed > 0)) errors.push("ordinary creates failed");
-  if (f.webhookAlone.some(w => w.answered < w.requests)) errors.push("reviews went unanswered");
+  if (f.apiserver.some(a => (a.failed ?? 0) > 0)) errors.push("ordinary creates failed");
+  if (f.webhookAlone.some(w => (w.answered ?? 0) < (w.requests ?? 0)))
+    errors.push("reviews went unanswered");
   if (f.hostile.some(h => h.quiet.failed + h.hostile.failed > 0))
     errors.push("ordinary reviews failed beside the hostile ones");
   return errors;
@@ -113,7 +114,7 @@ export function renderAdmission(r: AdmissionResult): string {
       : []),
     ...(f.hostile.length > 0
       ? [
-          `Ordinary reviews (${p.latencyRequests} per measure), quiet and with hostile requests alongside (an 8 MiB review, one nested 200,000 deep, one with 200 long unknown parameter names, a 40 MiB one, in a loop):`,
+          `Ordinary reviews${p.latencyRequests === null ? "" : ` (${p.latencyRequests} per measure)`}, quiet and with hostile requests alongside (an 8 MiB review, one nested 200,000 deep, one with 200 long unknown parameter names, a 40 MiB one, in a loop):`,
           hostileTable(f.hostile),
           failed === 0 ? "No ordinary request failed." : `${failed} ordinary requests failed.`,
         ]

@@ -48,7 +48,6 @@ export interface FuzzFigures {
 
 export type FuzzResult = BenchResult<FuzzParameters, FuzzFigures>;
 
-
 function fuzzTable(p: FuzzParameters, modes: FuzzMode[]): string {
   const right = (header: string) => ({ header, align: "right" as const });
   return table(

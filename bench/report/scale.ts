@@ -16,7 +16,8 @@ export interface ScaleParameters {
 
 export interface ScaleIdle {
   seconds: number;
-  reconciles: number;
+  /** Resync reconciles in the window (null when transcribed without it). */
+  reconciles: number | null;
   /** GETs and reconcile LISTs the operator sent the apiserver (audit log). */
   apiGets: number;
   apiLists: number;
@@ -55,8 +56,13 @@ export type ScaleResult = BenchResult<ScaleParameters, ScaleFigures>;
 
 const MARKS = ["¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"];
 
-const steadyReads = (i: ScaleIdle | null) =>
-  i === null ? NONE : fixed((i.apiGets + i.apiLists) / Math.max(i.reconciles, 1), 0);
+/** No read at all is 0 per reconcile however many there were. */
+function steadyReads(i: ScaleIdle | null): string {
+  if (i === null) return NONE;
+  const reads = i.apiGets + i.apiLists;
+  if (reads === 0) return "0";
+  return i.reconciles === null ? NONE : fixed(reads / Math.max(i.reconciles, 1), 3);
+}
 
 const idleWrites = (i: ScaleIdle | null) =>
   i === null ? NONE : `${i.writes} (${fixed(i.seconds / 60, i.seconds % 60 === 0 ? 0 : 1)} min)`;
