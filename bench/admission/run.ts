@@ -24,6 +24,7 @@ import { fmt } from "../lib/process";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import type { AdmissionParameters, ApiserverRow, Latency, WebhookAlone } from "../report/admission";
 import { latencyWithHostileAlongside } from "./hostile";
+import { runMain } from "../lib/main";
 
 const WEBHOOK = "pepr-pgkeeper.pepr.dev";
 const METRIC = "apiserver_admission_webhook_admission_duration_seconds_bucket";
@@ -188,7 +189,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);

@@ -21,6 +21,7 @@ import { bin } from "../../test/postgres/harness/os";
 import { PgServer } from "../../test/postgres/harness/server";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import type { BackupFigures, BackupParameters, BackupRun } from "../report/backup";
+import { runMain } from "../lib/main";
 
 const SMOKE = isSmoke();
 const MB = Number(process.env.BACKUP_BENCH_MB ?? (SMOKE ? 4 : 512));
@@ -231,7 +232,4 @@ async function rpo(server: PgServer): Promise<BackupFigures["rpo"]> {
   };
 }
 
-main().catch(error => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

@@ -16,6 +16,7 @@ import { appCredentials, psql } from "../../test/e2e/psql";
 import { readConfig } from "../../capabilities/database/lib/config";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import type { FailoverMode, FailoverParameters } from "../report/failover";
+import { runMain } from "../lib/main";
 
 const SMOKE = isSmoke();
 const FAILOVERS = Number(process.env.FAILOVERS ?? (SMOKE ? 1 : 10));
@@ -172,7 +173,4 @@ async function main(): Promise<void> {
   saveResult("failover", start, parameters, { modes }, SMOKE);
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

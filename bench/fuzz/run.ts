@@ -29,6 +29,7 @@ import { modeFigures } from "./figures";
 import { apiserverSender, directSender, Sender } from "./senders";
 import { FUZZ_SECRETS, secretManifest } from "./setup";
 import { Tally } from "./tally";
+import { runMain } from "../lib/main";
 
 /** Long strings are shown by their length: a replayed case must print in a terminal. */
 const shorten = (_key: string, v: unknown): unknown =>
@@ -146,7 +147,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);

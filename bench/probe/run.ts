@@ -21,6 +21,7 @@ import { percentile } from "../lib/apiclient";
 import { fmt } from "../lib/process";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import type { ProbeFigures, ProbeMode, ProbeParameters } from "../report/probe";
+import { runMain } from "../lib/main";
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -198,7 +199,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);
