@@ -31,6 +31,8 @@ import { cpuSecondsOf, fmt, memoryOf } from "../lib/process";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import type { ScaleParameters, ScaleRun } from "../report/scale";
 import { unsyncedKinds } from "./informers";
+import { countProgress, DatabaseView } from "./progress";
+import { runMain } from "../lib/main";
 
 interface Options {
   sizes: number[];
@@ -109,28 +111,11 @@ const volumes = (ns: string, count: number, storageClassName: string) =>
 const applyList = (items: object[]) =>
   kubectlBig(["create", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items }));
 
-type Status = {
-  observedGeneration?: number;
-  phase?: string;
-  conditions?: { type: string; status: string }[];
-};
-
 function progress(ns: string): { reconciled: number; ready: number } {
   const list = JSON.parse(kubectlBig(["get", "databases", "-n", ns, "-o", "json"])) as {
-    items: Obj[];
+    items: DatabaseView[];
   };
-  let reconciled = 0;
-  let ready = 0;
-  for (const db of list.items) {
-    const s = (db.status ?? {}) as Status;
-    if (
-      s.observedGeneration === db.metadata.generation &&
-      s.conditions?.some(c => c.type === "Reconciled" && c.status === "True")
-    )
-      reconciled++;
-    if (s.phase === "Ready") ready++;
-  }
-  return { reconciled, ready };
+  return countProgress(list.items);
 }
 
 const perDb = (counts: Record<string, number>, n: number): string =>
@@ -368,7 +353,4 @@ async function main(): Promise<void> {
   saveResult("scale", start, parameters, { runs }, smoke);
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);
