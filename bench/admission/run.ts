@@ -25,6 +25,7 @@ import { isSmoke, runStart, saveResult } from "../lib/result";
 import type { AdmissionParameters, ApiserverRow, Latency, WebhookAlone } from "../report/admission";
 import { latencyWithHostileAlongside } from "./hostile";
 import { runMain } from "../lib/main";
+import { stopOperator } from "../lib/operator";
 
 const WEBHOOK = "pepr-pgkeeper.pepr.dev";
 const METRIC = "apiserver_admission_webhook_admission_duration_seconds_bucket";
@@ -183,7 +184,7 @@ async function main(): Promise<void> {
     const hostile = await latencyWithHostileAlongside(ns, latencyRequests);
     saveResult("admission", start, parameters, { apiserver, webhookAlone, hostile }, smoke);
   } finally {
-    await operator.stop();
+    await stopOperator(operator);
     removeWebhooks();
     kubectl(["delete", "namespace", ns, "--wait=false"]);
   }

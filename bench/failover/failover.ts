@@ -17,6 +17,7 @@ import { readConfig } from "../../capabilities/database/lib/config";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import type { FailoverMode, FailoverParameters } from "../report/failover";
 import { runMain } from "../lib/main";
+import { stopOperator } from "../lib/operator";
 
 const SMOKE = isSmoke();
 const FAILOVERS = Number(process.env.FAILOVERS ?? (SMOKE ? 1 : 10));
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
   try {
     for (const mode of MODES) modes.push(await runMode(mode));
   } finally {
-    await operator.stop();
+    await stopOperator(operator);
     removeWebhooks();
   }
   console.log("\n=== bench/failover: fault → first write acknowledged by the new primary ===");

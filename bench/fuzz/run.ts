@@ -30,6 +30,7 @@ import { apiserverSender, directSender, Sender } from "./senders";
 import { FUZZ_SECRETS, secretManifest } from "./setup";
 import { Tally } from "./tally";
 import { runMain } from "../lib/main";
+import { stopOperator } from "../lib/operator";
 
 /** Long strings are shown by their length: a replayed case must print in a terminal. */
 const shorten = (_key: string, v: unknown): unknown =>
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
     const parameters: FuzzParameters = { seed, cases, from, concurrency, modes: args.modes };
     saveResult("fuzz", start, parameters, { modes }, smoke);
   } finally {
-    await operator.stop();
+    await stopOperator(operator);
     removeWebhooks();
     kubectl(["delete", "namespace", ns, "--wait=false"]);
   }
