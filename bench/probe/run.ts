@@ -106,6 +106,7 @@ function probeRow(mode: ProbeMode, p: Phase, idle: Phase, params: ProbeParameter
     serversMs: perInstanceSecond(p.server - idle.server, params),
     p50Ms: p.latencies.length ? percentile(p.latencies, 0.5) : null,
     p99Ms: p.latencies.length ? percentile(p.latencies, 0.99) : null,
+    probes: p.latencies.length,
     failures: p.failures,
   };
 }

@@ -95,7 +95,7 @@ export function renderBackup(r: BackupResult): string {
     backupTable(f),
     [
       `- **Restore** through the entrypoint (\`bootstrap.recovery\`, to the end of the archive): ${seconds(f.restoreSeconds)} (${fixed(dataMiB / f.restoreSeconds)} MiB/s).`,
-      `- **RPO** with \`archive_timeout\` ${p.archiveTimeoutSeconds} s and no synchronous standby, one commit every 100 ms for ${p.rpoSeconds} s${seen}: from commit to being in the archive, p50 ${s(f.rpo.p50Ms)} s, p95 ${s(f.rpo.p95Ms)} s, max ${s(f.rpo.maxMs)} s.`,
+      `- **RPO** with \`archive_timeout\` ${p.archiveTimeoutSeconds} s and no synchronous standby, commits 100 ms apart for ${p.rpoSeconds} s${seen}: from commit to being in the archive, p50 ${s(f.rpo.p50Ms)} s, p95 ${s(f.rpo.p95Ms)} s, max ${s(f.rpo.maxMs)} s.`,
     ].join("\n"),
     describeRun(r),
   ].join("\n\n");

@@ -13,7 +13,7 @@ export interface ProbeParameters {
 }
 
 /** The four ways of probing, in the order the bench runs them. */
-export const PROBE_MODES = {
+const PROBE_MODES = {
   "plaintext-connection": "plaintext, a connection per probe",
   "plaintext-sessions": "plaintext, long-lived sessions",
   "tls-connection": "TLS, a connection per probe",
@@ -29,6 +29,8 @@ export interface ProbeRow {
   serversMs: number;
   p50Ms: number | null;
   p99Ms: number | null;
+  /** Probes sent (null when transcribed from docs that did not count them). */
+  probes: number | null;
   failures: number;
 }
 
@@ -68,10 +70,19 @@ function ratio(f: ProbeFigures, a: ProbeMode, b: ProbeMode): number | null {
   return x && y ? total(x) / total(y) : null;
 }
 
-export const probeProblems = (r: ProbeResult): string[] =>
-  Object.keys(PROBE_MODES)
+/**
+ * A mode with no figures, or in which most probes failed: its CPU and latency then measure
+ * timeouts on an overloaded machine, not probes (a run of 100 instances under another session's
+ * load timed out every probe).
+ */
+export const probeProblems = (r: ProbeResult): string[] => [
+  ...Object.keys(PROBE_MODES)
     .filter(mode => !r.figures.rows.some(row => row.mode === mode && row.p50Ms !== null))
-    .map(mode => `no probe figures for ${mode}`);
+    .map(mode => `no probe figures for ${mode}`),
+  ...r.figures.rows
+    .filter(row => row.probes !== null && row.failures > row.probes / 2)
+    .map(row => `${row.mode}: ${row.failures} of ${row.probes} probes failed`),
+];
 
 export function renderProbe(r: ProbeResult): string {
   const f = r.figures;

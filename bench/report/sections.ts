@@ -10,9 +10,9 @@ import { BENCH_NAMES, BenchName, renderResultText } from "./benches";
 
 export const RESULTS_DIR = join(__dirname, "..", "results");
 
-export const resultFile = (name: BenchName): string => join(RESULTS_DIR, `${name}.json`);
+const resultFile = (name: BenchName): string => join(RESULTS_DIR, `${name}.json`);
 
-export const sectionName = (name: BenchName): string => `bench ${name}`;
+const sectionName = (name: BenchName): string => `bench ${name}`;
 
 export const BENCH_SECTIONS: { file: string; name: string; render: () => string }[] =
   BENCH_NAMES.map(name => ({

@@ -9,7 +9,7 @@ import { BACKUP_KIND_KEY, CHILD_KINDS, kindKeyOf } from "../../capabilities/data
 export const INFORMER_KINDS: readonly string[] = [...CHILD_KINDS.map(kindKeyOf), BACKUP_KIND_KEY];
 
 /** The kinds a scrape of the operator's metrics shows synced. */
-export function syncedKinds(scrape: string): Set<string> {
+function syncedKinds(scrape: string): Set<string> {
   const synced = new Set<string>();
   for (const m of scrape.matchAll(/^pgkeeper_informer_synced\{[^}]*kind="([^"]+)"[^}]*\}\s+1$/gm))
     synced.add(m[1]);
