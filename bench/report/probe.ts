@@ -29,6 +29,11 @@ export interface ProbeRow {
   serversMs: number;
   p50Ms: number | null;
   p99Ms: number | null;
+  /**
+   * The total as the docs printed it, only on transcribed rows: their operator and server
+   * figures are rounded, and their sum can miss the printed total by 0.01.
+   */
+  totalMs?: number;
   /** Probes sent (null when transcribed from docs that did not count them). */
   probes: number | null;
   failures: number;
@@ -43,7 +48,7 @@ export interface ProbeFigures {
 
 export type ProbeResult = BenchResult<ProbeParameters, ProbeFigures>;
 
-const total = (r: ProbeRow) => r.operatorMs + r.serversMs;
+const total = (r: ProbeRow) => r.totalMs ?? r.operatorMs + r.serversMs;
 
 function probeTable(f: ProbeFigures): string {
   return table(
