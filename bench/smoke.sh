@@ -2,7 +2,8 @@
 # bench/smoke.sh TIER: every bench that TIER's environment serves, at its smoke size (seconds,
 # results to a temporary directory, never bench/results), so that a bench cannot rot unnoticed.
 # One line per bench with its wall time; exit 1 if any failed (an exception, no figures, results
-# that do not render). Its log is kept in $PGKEEPER_WORK/test-logs/bench-smoke-<bench>.log.
+# that do not render). Its log is kept in bench-smoke-<bench>.log under $TEST_LOGS (the tiers'
+# log directory) or $PGKEEPER_WORK/test-logs.
 #
 #   postgres     probe, backup  (PG_BIN, pgBackRest and versitygw as hack/test-postgres.sh has them)
 #   integration  scale, admission, fuzz  (the control plane hack/test-integration.sh started)
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tier="${1:-}"
-logs="${PGKEEPER_WORK:-.work}/test-logs"
+logs="${TEST_LOGS:-${PGKEEPER_WORK:-.work}/test-logs}"
 mkdir -p "$logs"
 BENCH_RESULTS_DIR="$(mktemp -d)"
 trap 'rm -rf "$BENCH_RESULTS_DIR"' EXIT

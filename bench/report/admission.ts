@@ -2,7 +2,7 @@
 import { describeRun } from "./describe";
 import type { BenchResult } from "./envelope";
 import { fixed, pair } from "./format";
-import { table } from "./table";
+import { columns, table } from "./table";
 
 export interface AdmissionParameters {
   creates: number;
@@ -54,13 +54,13 @@ export type AdmissionResult = BenchResult<AdmissionParameters, AdmissionFigures>
 
 function apiserverTable(rows: ApiserverRow[]): string {
   return table(
-    [
-      { header: "concurrent creates" },
-      { header: "creates/s" },
-      { header: "client create p50 / p99" },
-      { header: "mutate webhook p50 / p99" },
-      { header: "validate webhook p50 / p99" },
-    ],
+    columns(
+      "concurrent creates",
+      "creates/s",
+      "client create p50 / p99",
+      "mutate webhook p50 / p99",
+      "validate webhook p50 / p99",
+    ),
     rows.map(r => [
       String(r.concurrency),
       fixed(r.createsPerSecond),
@@ -78,7 +78,7 @@ const PATHS = { webhook: "straight to the webhook", apiserver: "through the apis
 
 function hostileTable(rows: HostileRow[]): string {
   return table(
-    [{ header: "ordinary reviews, p99" }, { header: "quiet" }, { header: "hostile alongside" }],
+    columns("ordinary reviews, p99", "quiet", "hostile alongside"),
     rows.map(r => [
       `${PATHS[r.path]}, ${r.concurrency}`,
       `${fixed(r.quiet.p99Ms)} ms`,

@@ -2,7 +2,7 @@
 import { describeRun } from "./describe";
 import type { BenchResult } from "./envelope";
 import { fixed, mib, seconds } from "./format";
-import { table } from "./table";
+import { columns, table } from "./table";
 
 export interface BackupParameters {
   /** BACKUP_BENCH_MB: table data loaded before the backups. */
@@ -54,13 +54,13 @@ function backupTable(f: BackupFigures): string {
     stored,
   ];
   return table(
-    [
-      { header: "base backup of the same data" },
-      { header: "time" },
-      { header: "throughput" },
-      { header: "ratio to pg_basebackup" },
-      { header: "stored" },
-    ],
+    columns(
+      "base backup of the same data",
+      "time",
+      "throughput",
+      "ratio to pg_basebackup",
+      "stored",
+    ),
     [
       row("`pg_basebackup` to a local directory (baseline)", f.baselineSeconds, "—"),
       ...f.pgbackrest.map((r, i) =>

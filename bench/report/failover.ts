@@ -2,7 +2,7 @@
 import { describeRun } from "./describe";
 import type { BenchResult } from "./envelope";
 import { count, seconds } from "./format";
-import { table } from "./table";
+import { columns, table } from "./table";
 
 export interface FailoverParameters {
   failovers: number;
@@ -38,15 +38,7 @@ const secondsOf = (ms: number | null) => seconds(ms === null ? null : ms / 1000,
 
 function failoverTable(r: FailoverResult): string {
   return table(
-    [
-      { header: "mode" },
-      { header: "failovers" },
-      { header: "p50" },
-      { header: "p95" },
-      { header: "max" },
-      { header: "acknowledged rows lost" },
-      { header: "two writable" },
-    ],
+    columns("mode", "failovers", "p50", "p95", "max", "acknowledged rows lost", "two writable"),
     r.figures.modes.map(m => [
       m.mode,
       m.failovers === m.attempted ? String(m.failovers) : `${m.failovers} of ${m.attempted}`,

@@ -2,7 +2,7 @@
 import { describeRun } from "./describe";
 import type { BenchResult } from "./envelope";
 import { fixed, ms, seconds, times } from "./format";
-import { table } from "./table";
+import { columns, table } from "./table";
 
 export interface ProbeParameters {
   instances: number;
@@ -52,13 +52,7 @@ const total = (r: ProbeRow) => r.totalMs ?? r.operatorMs + r.serversMs;
 
 function probeTable(f: ProbeFigures): string {
   return table(
-    [
-      { header: "probes" },
-      { header: "operator" },
-      { header: "servers" },
-      { header: "total" },
-      { header: "latency p50 / p99" },
-    ],
+    columns("probes", "operator", "servers", "total", "latency p50 / p99"),
     f.rows.map(r => [
       PROBE_MODES[r.mode],
       ms(r.operatorMs, 2),

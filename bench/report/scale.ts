@@ -2,7 +2,7 @@
 import { describeRun } from "./describe";
 import type { BenchResult } from "./envelope";
 import { NONE, fixed, mib, seconds } from "./format";
-import { table } from "./table";
+import { columns, table } from "./table";
 
 export interface ScaleParameters {
   sizes: number[];
@@ -85,7 +85,7 @@ function scaleTable(runs: ScaleRun[]): { table: string; notes: string[] } {
     idleWrites(r.idle),
     mib(r.peakRssMiB, 0),
   ]);
-  const columns = [
+  const header = columns(
     "N",
     "concurrency",
     "all reconciled",
@@ -95,8 +95,8 @@ function scaleTable(runs: ScaleRun[]): { table: string; notes: string[] } {
     "GET/LIST per steady reconcile",
     "idle writes",
     "peak RSS",
-  ].map(header => ({ header }));
-  return { table: table(columns, rows), notes };
+  );
+  return { table: table(header, rows), notes };
 }
 
 export const scaleProblems = (r: ScaleResult): string[] =>

@@ -11,6 +11,9 @@ export interface Column {
   align?: Align;
 }
 
+/** Left-aligned columns with these headers. */
+export const columns = (...headers: string[]): Column[] => headers.map(header => ({ header }));
+
 /** Display width: every character these tables use (×, –, ¹, …) is one column wide. */
 const width = (s: string): number => [...s].length;
 
