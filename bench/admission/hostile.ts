@@ -15,6 +15,7 @@ import {
 } from "../../test/integration/harness/admission-review";
 import { apiClient, percentile, pool } from "../lib/apiclient";
 import { fmt } from "../lib/process";
+import type { HostileRow } from "../report/admission";
 
 const TIMEOUT_MS = 10_000; // the apiserver's patience with a webhook
 
@@ -106,15 +107,20 @@ async function throughApiserver(ns: string, requests: number, concurrency: numbe
 const row = (label: string, quiet: Figures, heavy: Figures) =>
   `${label.padEnd(48)} ${fmt(quiet.p50).padStart(7)} / ${fmt(quiet.p99).padStart(7)} ms   ${fmt(heavy.p50).padStart(7)} / ${fmt(heavy.p99).padStart(7)} ms   p99 x${fmt(heavy.p99 / quiet.p99)}   failed ${quiet.failed} / ${heavy.failed}`;
 
-export async function latencyWithHostileAlongside(ns: string, requests: number): Promise<void> {
+/** Its rows: each way of sending, quiet then with hostile requests alongside. */
+export async function latencyWithHostileAlongside(
+  ns: string,
+  requests: number,
+): Promise<HostileRow[]> {
+  const rows: HostileRow[] = [];
   console.log(
     `\n=== ordinary admission latency, quiet vs hostile requests alongside (${requests} requests each) ===`,
   );
   console.log(`${"".padEnd(48)}   quiet p50 / p99          hostile p50 / p99`);
   for (const concurrency of [1, 10]) {
-    for (const [label, measure] of [
-      ["straight to the webhook", direct],
-      ["through the apiserver (dry-run)", throughApiserver],
+    for (const [path, label, measure] of [
+      ["webhook", "straight to the webhook", direct],
+      ["apiserver", "through the apiserver (dry-run)", throughApiserver],
     ] as const) {
       await measure(ns, concurrency, concurrency); // warm-up
       const quiet = await measure(ns, requests, concurrency);
@@ -124,6 +130,16 @@ export async function latencyWithHostileAlongside(ns: string, requests: number):
       console.log(
         `${row(`${label}, ${concurrency} concurrent`, quiet, heavy)}   (${sent} hostile sent, ${refused} refused; answered in p50/max ms: ${perKind})`,
       );
+      const figure = (f: Figures) => ({ p50Ms: f.p50, p99Ms: f.p99, failed: f.failed });
+      rows.push({
+        path,
+        concurrency,
+        quiet: figure(quiet),
+        hostile: figure(heavy),
+        hostileSent: sent,
+        hostileRefused: refused,
+      });
     }
   }
+  return rows;
 }

@@ -9,8 +9,10 @@
  *   with hostile requests (oversized, deeply nested, costly to validate) sent alongside in a loop
  *   (issue 14: ordinary requests must not pay for a heavy one).
  * Creates are dry-run by default (the webhooks run, nothing is stored, so reconciles do not
- * compete for the CPU); --persist stores them. Figures, not a test. Run through
- * bench/admission.sh (npm run bench:admission -- --creates 1000 --concurrency 50).
+ * compete for the CPU); --persist stores them. Figures, not a test; also written as JSON
+ * (bench/lib/result.ts). Run through bench/admission.sh
+ * (npm run bench:admission -- --creates 1000 --concurrency 1,10,50: creates at each concurrency,
+ * the webhook server alone at the highest). --smoke: 20 creates at 1 and 4, 10 latency requests.
  */
 import { randomUUID } from "node:crypto";
 import { database, freshNamespace, installCrd } from "../../test/integration/harness/fixtures";
@@ -19,15 +21,28 @@ import { Operator, removeWebhooks } from "../../test/integration/harness/operato
 import { delta, histogramQuantile, scrapeApiserver, Sample } from "../lib/apiserver-metrics";
 import { apiClient, percentile, pool } from "../lib/apiclient";
 import { fmt } from "../lib/process";
+import { isSmoke, runStart, saveResult } from "../lib/result";
+import type { AdmissionParameters, ApiserverRow, Latency, WebhookAlone } from "../report/admission";
 import { latencyWithHostileAlongside } from "./hostile";
+import { runMain } from "../lib/main";
+import { stopOperator } from "../lib/operator";
 
 const WEBHOOK = "pepr-pgkeeper.pepr.dev";
 const METRIC = "apiserver_admission_webhook_admission_duration_seconds_bucket";
 
-const arg = (name: string, fallback: number): number => {
+const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? process.argv[i + 1] : undefined;
 };
+const arg = (name: string, fallback: number): number => Number(flag(name) ?? fallback);
+
+/** p50 and p99 of a run's latencies, in ms. */
+const latency = (values: number[]): Latency => ({
+  p50Ms: values.length ? percentile(values, 0.5) : null,
+  p99Ms: values.length ? percentile(values, 0.99) : null,
+});
+
+const inMs = (seconds: number | undefined) => (seconds === undefined ? null : seconds * 1000);
 
 /** Cumulative buckets of the apiserver's webhook histogram for one webhook type. */
 const buckets = (samples: Sample[], type: string): Record<string, number> => {
@@ -48,7 +63,7 @@ async function throughTheApiserver(
   creates: number,
   concurrency: number,
   persist: boolean,
-) {
+): Promise<ApiserverRow> {
   const api = apiClient(concurrency);
   const path = `/apis/pgkeeper.dev/v1alpha1/namespaces/${ns}/databases${persist ? "" : "?dryRun=All"}`;
   // Warm-up: connections, the webhook's first requests.
@@ -65,30 +80,35 @@ async function throughTheApiserver(
   console.log(
     `creates/s                                  ${fmt(creates / seconds)} (${failed.length} failed${failed[0] ? `: ${failed[0].status} ${failed[0].body.slice(0, 200)}` : ""})`,
   );
+  const client = latency(results.map(r => r.ms));
   console.log(
-    `client create latency p50 / p99            ${fmt(
-      percentile(
-        results.map(r => r.ms),
-        0.5,
-      ),
-    )} / ${fmt(
-      percentile(
-        results.map(r => r.ms),
-        0.99,
-      ),
-    )} ms`,
+    `client create latency p50 / p99            ${fmt(client.p50Ms ?? undefined)} / ${fmt(client.p99Ms ?? undefined)} ms`,
   );
-  for (const type of ["admit", "validating"]) {
+  const webhook = (type: string): Latency => {
     const d = delta(buckets(after, type), buckets(before, type));
     const p50 = histogramQuantile(0.5, d);
     const p99 = histogramQuantile(0.99, d);
     console.log(
       `webhook ${type === "admit" ? "mutate  " : "validate"} p50 / p99 (apiserver metric)   ${fmt(p50 === undefined ? undefined : p50 * 1000)} / ${fmt(p99 === undefined ? undefined : p99 * 1000)} ms over ${d["+Inf"] ?? 0} calls; buckets ${JSON.stringify(d)}`,
     );
-  }
+    return { p50Ms: inMs(p50), p99Ms: inMs(p99) };
+  };
+  return {
+    concurrency,
+    createsPerSecond: creates / seconds,
+    failed: failed.length,
+    client,
+    mutate: webhook("admit"),
+    validate: webhook("validating"),
+  };
 }
 
-async function webhookThroughput(ns: string, requests: number, concurrency: number) {
+async function webhookThroughput(
+  ns: string,
+  requests: number,
+  concurrency: number,
+): Promise<WebhookAlone[]> {
+  const figures: WebhookAlone[] = [];
   const config = JSON.parse(
     kubectlOk(["get", "validatingwebhookconfiguration", "pepr-pgkeeper", "-o", "json"]),
   ) as {
@@ -96,7 +116,7 @@ async function webhookThroughput(ns: string, requests: number, concurrency: numb
   };
   const url = new URL(config.webhooks[0].clientConfig.url);
   const client = apiClient(concurrency, { url: url.origin, insecure: true });
-  for (const kind of ["validate", "mutate"]) {
+  for (const kind of ["validate", "mutate"] as const) {
     const path = url.pathname.replace(/^\/validate\//, `/${kind}/`);
     const review = (i: number) => ({
       apiVersion: "admission.k8s.io/v1",
@@ -122,42 +142,52 @@ async function webhookThroughput(ns: string, requests: number, concurrency: numb
     const results = await pool(requests, concurrency, i => client("POST", path, review(i)));
     const seconds = (Date.now() - started) / 1000;
     const ok = results.filter(r => r.status === 200).length;
+    const l = latency(results.map(r => r.ms));
     console.log(
-      `webhook server alone, ${kind.padEnd(8)} ${fmt(requests / seconds)} reviews/s (${concurrency} concurrent, ${ok}/${requests} answered 200), latency p50 / p99 ${fmt(
-        percentile(
-          results.map(r => r.ms),
-          0.5,
-        ),
-      )} / ${fmt(
-        percentile(
-          results.map(r => r.ms),
-          0.99,
-        ),
-      )} ms`,
+      `webhook server alone, ${kind.padEnd(8)} ${fmt(requests / seconds)} reviews/s (${concurrency} concurrent, ${ok}/${requests} answered 200), latency p50 / p99 ${fmt(l.p50Ms ?? undefined)} / ${fmt(l.p99Ms ?? undefined)} ms`,
     );
+    figures.push({
+      kind,
+      concurrency,
+      reviewsPerSecond: requests / seconds,
+      answered: ok,
+      requests,
+      ...l,
+    });
   }
+  return figures;
 }
 
 async function main(): Promise<void> {
-  const creates = arg("creates", 1000);
-  const concurrency = arg("concurrency", 50);
-  const persist = process.argv.includes("--persist");
+  const smoke = isSmoke();
+  const start = runStart();
+  const latencyRequests = arg("latency-requests", smoke ? 10 : 400);
+  const parameters: AdmissionParameters = {
+    creates: arg("creates", smoke ? 20 : 1000),
+    concurrencies: (flag("concurrency") ?? (smoke ? "1,4" : "1,10,50"))
+      .split(",")
+      .map(Number)
+      .filter(n => n > 0),
+    persist: process.argv.includes("--persist"),
+    latencyRequests,
+  };
+  const { creates, concurrencies, persist } = parameters;
   await installCrd();
   const ns = freshNamespace("bench-admission");
   const operator = new Operator("bench-admission", { LOG_LEVEL: "warn" });
   try {
     await operator.start();
-    await throughTheApiserver(ns, creates, concurrency, persist);
-    await webhookThroughput(ns, creates, concurrency);
-    await latencyWithHostileAlongside(ns, arg("latency-requests", 400));
+    const apiserver: ApiserverRow[] = [];
+    for (const c of concurrencies)
+      apiserver.push(await throughTheApiserver(ns, creates, c, persist));
+    const webhookAlone = await webhookThroughput(ns, creates, Math.max(...concurrencies));
+    const hostile = await latencyWithHostileAlongside(ns, latencyRequests);
+    saveResult("admission", start, parameters, { apiserver, webhookAlone, hostile }, smoke);
   } finally {
-    await operator.stop();
+    await stopOperator(operator);
     removeWebhooks();
     kubectl(["delete", "namespace", ns, "--wait=false"]);
   }
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);

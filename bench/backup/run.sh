@@ -13,4 +13,4 @@ need pgbackrest pgbackrest
 export PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 [ -x "$PG_BIN/postgres" ] || need /usr/lib/postgresql/15/bin/postgres postgresql-15
 bash hack/cluster/build.sh versitygw
-npx ts-node --transpile-only bench/backup/run.ts
+npx ts-node --transpile-only bench/backup/run.ts "$@"

@@ -1,5 +1,7 @@
 /**
- * bench/backup (run.sh says how to run it). Prints figures; asserts nothing about speed.
+ * bench/backup (run.sh says how to run it). Prints figures and writes them as JSON
+ * (bench/lib/result.ts); asserts nothing about speed. BENCH_SMOKE=1 (or --smoke): 4 MB and 3 s
+ * of commits, the same steps.
  */
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -17,9 +19,13 @@ import { recoveryEntrypointFor, waitForLog } from "../../test/postgres/harness/e
 import { ObjectStore } from "../../test/postgres/harness/object-store";
 import { bin } from "../../test/postgres/harness/os";
 import { PgServer } from "../../test/postgres/harness/server";
+import { isSmoke, runStart, saveResult } from "../lib/result";
+import type { BackupFigures, BackupParameters, BackupRun } from "../report/backup";
+import { runMain } from "../lib/main";
 
-const MB = Number(process.env.BACKUP_BENCH_MB ?? 512);
-const RPO_SECONDS = Number(process.env.BACKUP_BENCH_RPO_SECONDS ?? 60);
+const SMOKE = isSmoke();
+const MB = Number(process.env.BACKUP_BENCH_MB ?? (SMOKE ? 4 : 512));
+const RPO_SECONDS = Number(process.env.BACKUP_BENCH_RPO_SECONDS ?? (SMOKE ? 3 : 60));
 const ARCHIVE_TIMEOUT = 5;
 const SOURCE = { namespace: "bench", name: "orders", uid: "uid-source" };
 const RESTORED = { namespace: "bench", name: "restored", uid: "uid-restored" };
@@ -29,7 +35,25 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 const mib = (bytes: number) => bytes / 2 ** 20;
 const fixed = (n: number, digits = 1) => n.toFixed(digits);
 
+/** The three pgBackRest backups, each compared with pg_basebackup's copy of the same data. */
+const RUNS: (Omit<BackupRun, "seconds" | "storedBytes"> & { name: string; args: string[] })[] = [
+  { name: "pgBackRest full, gz (default), 1 process", compress: "gz", processMax: 1, args: [] },
+  {
+    name: "pgBackRest full, gz, process-max 2",
+    compress: "gz",
+    processMax: 2,
+    args: ["--process-max=2"],
+  },
+  {
+    name: "pgBackRest full, lz4, process-max 2",
+    compress: "lz4",
+    processMax: 2,
+    args: ["--process-max=2", "--compress-type=lz4"],
+  },
+];
+
 async function main(): Promise<void> {
+  const start0 = runStart();
   const cluster = new Cluster();
   const store = await ObjectStore.start();
   try {
@@ -56,13 +80,8 @@ async function main(): Promise<void> {
     );
     const baseSeconds = seconds(start);
 
-    const runs: [string, string[]][] = [
-      ["pgBackRest full, gz (default), 1 process", []],
-      ["pgBackRest full, gz, process-max 2", ["--process-max=2"]],
-      ["pgBackRest full, lz4, process-max 2", ["--process-max=2", "--compress-type=lz4"]],
-    ];
-    const results: { name: string; seconds: number; repoBytes: number }[] = [];
-    for (const [name, args] of runs) {
+    const results: (BackupRun & { name: string })[] = [];
+    for (const { name, args, compress, processMax } of RUNS) {
       start = process.hrtime.bigint();
       pgbackrest(
         cluster,
@@ -78,7 +97,13 @@ async function main(): Promise<void> {
         pgbackrest(cluster, source.env, source.conf, "info", "--output=json"),
       );
       const last = info[0].backup.at(-1);
-      results.push({ name, seconds: took, repoBytes: last.info.repository.delta });
+      results.push({
+        name,
+        compress,
+        processMax,
+        seconds: took,
+        storedBytes: last.info.repository.delta,
+      });
     }
 
     console.log("\nbase backup throughput (same data, same machine)");
@@ -87,7 +112,7 @@ async function main(): Promise<void> {
     );
     for (const r of results)
       console.log(
-        `  ${r.name.padEnd(48)} ${fixed(r.seconds)} s  ${fixed(mib(dbBytes) / r.seconds)} MiB/s  ratio ${fixed(baseSeconds / r.seconds, 2)}  (stored ${fixed(mib(r.repoBytes))} MiB)`,
+        `  ${r.name.padEnd(48)} ${fixed(r.seconds)} s  ${fixed(mib(dbBytes) / r.seconds)} MiB/s  ratio ${fixed(baseSeconds / r.seconds, 2)}  (stored ${fixed(mib(r.storedBytes ?? NaN))} MiB)`,
       );
 
     // Restore: the newest backup (lz4) through the instance entrypoint, to the end of the archive.
@@ -123,7 +148,19 @@ async function main(): Promise<void> {
     );
     await restored.stop("fast");
 
-    await rpo(server);
+    const figures: BackupFigures = {
+      dataBytes: dbBytes,
+      baselineSeconds: baseSeconds,
+      pgbackrest: results.map(({ name: _name, ...run }) => run),
+      restoreSeconds,
+      rpo: await rpo(server),
+    };
+    const parameters: BackupParameters = {
+      mb: MB,
+      rpoSeconds: RPO_SECONDS,
+      archiveTimeoutSeconds: ARCHIVE_TIMEOUT,
+    };
+    saveResult("backup", start0, parameters, figures, SMOKE);
   } finally {
     await cluster.destroy();
     await store.destroy();
@@ -141,7 +178,7 @@ async function allArchived(server: PgServer): Promise<void> {
  * archive_timeout = ARCHIVE_TIMEOUT; for each commit, the time until the segment holding it was
  * in the archive (what a restore could get back had the primary's volume been lost then).
  */
-async function rpo(server: PgServer): Promise<void> {
+async function rpo(server: PgServer): Promise<BackupFigures["rpo"]> {
   server.sql(`ALTER SYSTEM SET archive_timeout = '${ARCHIVE_TIMEOUT}s'`);
   server.sql("SELECT pg_reload_conf()");
   server.sql(
@@ -186,9 +223,13 @@ async function rpo(server: PgServer): Promise<void> {
   console.log(
     `  commit → in the archive: p50 ${fixed(pct(50) / 1000, 2)} s, p95 ${fixed(pct(95) / 1000, 2)} s, max ${fixed(delays.at(-1)! / 1000, 2)} s`,
   );
+  return {
+    commits: commits.length,
+    seenArchived: delays.length,
+    p50Ms: pct(50),
+    p95Ms: pct(95),
+    maxMs: delays.at(-1)!,
+  };
 }
 
-main().catch(error => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

@@ -1,8 +1,10 @@
 /**
  * The failover benchmark (run through bench/failover/run.sh, which provides the cluster). For each
- * mode, a 3-instance Database under a continuous write load loses its primary FAILOVERS times;
- * each time: fault → first write acknowledged by another server (ms); after all: acknowledged rows
- * missing. Prints one table; figures, not pass/fail.
+ * mode, an INSTANCES-instance Database (3) under a continuous write load loses its primary
+ * FAILOVERS times; each time: fault → first write acknowledged by another server (ms); after all:
+ * acknowledged rows missing. Prints one table and writes the figures as JSON
+ * (bench/lib/result.ts); figures, not pass/fail. BENCH_SMOKE=1 (or --smoke): one failover of a
+ * 2-instance Database, async only, unless FAILOVERS, MODES or INSTANCES say otherwise.
  */
 import { database, installCrd, freshNamespace } from "../../test/integration/harness/fixtures";
 import { create, get, kubectlOk } from "../../test/integration/harness/kubectl";
@@ -11,10 +13,17 @@ import { waitFor } from "../../test/integration/harness/wait";
 import { Load, postmasterPid } from "../../test/e2e/load";
 import { missingAcknowledgedRows } from "../../test/e2e/load/rows";
 import { appCredentials, psql } from "../../test/e2e/psql";
+import { readConfig } from "../../capabilities/database/lib/config";
+import { isSmoke, runStart, saveResult } from "../lib/result";
+import type { FailoverMode, FailoverParameters } from "../report/failover";
+import { runMain } from "../lib/main";
+import { stopOperator } from "../lib/operator";
 
-const FAILOVERS = Number(process.env.FAILOVERS ?? 10);
+const SMOKE = isSmoke();
+const FAILOVERS = Number(process.env.FAILOVERS ?? (SMOKE ? 1 : 10));
 const FAULT = (process.env.FAULT ?? "delete") as "delete" | "kill" | "stop";
-const MODES = (process.env.MODES ?? "async,sync").split(",");
+const MODES = (process.env.MODES ?? (SMOKE ? "async" : "async,sync")).split(",");
+const INSTANCES = Number(process.env.INSTANCES ?? (SMOKE ? 2 : 3));
 
 interface Status {
   phase?: string;
@@ -32,7 +41,7 @@ async function healthy(ns: string, db: string): Promise<Status> {
       const s = statusOf(ns, db);
       const ok =
         s.phase === "Ready" &&
-        (s.instances ?? []).length === 3 &&
+        (s.instances ?? []).length === INSTANCES &&
         (s.instances ?? []).every(i => i.ready && (i.role === "primary" || i.streaming));
       return ok ? s : undefined;
     },
@@ -57,17 +66,30 @@ function inject(ns: string, pod: string): () => void {
   };
 }
 
-const percentile = (values: number[], p: number): number => {
+const percentile = (values: number[], p: number): number | null => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return sorted.length === 0
+    ? null
+    : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 
-async function runMode(mode: string): Promise<string> {
+/** The mode's line in the console table. */
+function summary(m: FailoverMode): string {
+  if (m.failovers === 0) return `${m.mode}: no successful failover (${m.failed.join("; ")})`;
+  return [
+    `${m.mode.padEnd(6)} n=${m.failovers}/${m.attempted} fault=${FAULT}`,
+    `p50=${m.p50Ms} ms p95=${m.p95Ms} ms max=${m.maxMs} ms`,
+    `acknowledged=${m.acknowledgedRows} lost=${m.lostRows} two-writable-rounds=${m.twoWritableRounds}`,
+    ...(m.failed.length ? [`failed: ${m.failed.join("; ")}`] : []),
+  ].join("  ");
+}
+
+async function runMode(mode: string): Promise<FailoverMode> {
   const ns = freshNamespace(`bench-failover-${mode}`);
   const db = "bench";
   create(
     database(ns, db, {
-      instances: 3,
+      instances: INSTANCES,
       ...(mode === "sync" ? { postgresql: { synchronous: { mode: "quorum", number: 1 } } } : {}),
     }),
   );
@@ -106,34 +128,50 @@ async function runMode(mode: string): Promise<string> {
   const rows = await missingAcknowledgedRows(creds, "load", load.acknowledgedRanges(), 120_000);
   const violations = load.violations().length;
   kubectlOk(["delete", "namespace", ns, "--wait=false"]);
-  if (times.length === 0) return `${mode}: no successful failover (${failed.join("; ")})`;
-  return [
-    `${mode.padEnd(6)} n=${times.length}/${FAILOVERS} fault=${FAULT}`,
-    `p50=${percentile(times, 50)} ms p95=${percentile(times, 95)} ms max=${Math.max(...times)} ms`,
-    `acknowledged=${rows.acknowledged} lost=${rows.missing} two-writable-rounds=${violations}`,
-    ...(failed.length ? [`failed: ${failed.join("; ")}`] : []),
-  ].join("  ");
+  return {
+    mode,
+    failovers: times.length,
+    attempted: FAILOVERS,
+    p50Ms: percentile(times, 50),
+    p95Ms: percentile(times, 95),
+    maxMs: percentile(times, 100),
+    acknowledgedRows: rows.acknowledged,
+    lostRows: rows.missing,
+    twoWritableRounds: violations,
+    failed,
+  };
 }
 
 async function main(): Promise<void> {
+  const start = runStart();
   await installCrd();
   const operator = new Operator("bench-failover", {
     PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
     LOG_LEVEL: "info",
   });
   await operator.start();
-  const lines: string[] = [];
+  const modes: FailoverMode[] = [];
   try {
-    for (const mode of MODES) lines.push(await runMode(mode));
+    for (const mode of MODES) modes.push(await runMode(mode));
   } finally {
-    await operator.stop();
+    await stopOperator(operator);
     removeWebhooks();
   }
   console.log("\n=== bench/failover: fault → first write acknowledged by the new primary ===");
-  for (const l of lines) console.log(l);
+  for (const m of modes) console.log(summary(m));
+  const config = readConfig();
+  const parameters: FailoverParameters = {
+    failovers: FAILOVERS,
+    fault: FAULT,
+    modes: MODES,
+    instances: INSTANCES,
+    probe: {
+      intervalMs: config.probeIntervalMs,
+      timeoutMs: config.probeTimeoutMs,
+      failureThreshold: config.probeFailureThreshold,
+    },
+  };
+  saveResult("failover", start, parameters, { modes }, SMOKE);
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

@@ -8,22 +8,29 @@
  *
  * Prints per mode: cases, rate, latency p50/p99, outcomes (admitted, denied cleanly, robustness
  * failures), and where the oracle disagrees (admitted but invalid, false refusals), with a few
- * examples per group; unknowns apart. Figures, not a test: exit 0 unless the harness broke.
- * Run through bench/fuzz.sh (the cluster, and the port-3000 lock the tests share).
+ * examples per group; unknowns apart. Figures, not a test: exit 0 unless the harness broke. A
+ * run of cases also writes its figures as JSON (bench/lib/result.ts); --smoke: 20 cases of seed
+ * 1, both modes, unless flags say otherwise. Run through bench/fuzz.sh (the cluster, and the
+ * port-3000 lock the tests share).
  */
 import { installCrd, freshNamespace } from "../../test/integration/harness/fixtures";
 import { create, kubectl } from "../../test/integration/harness/kubectl";
 import { Operator, removeWebhooks } from "../../test/integration/harness/operator";
 import { apiClient, pool } from "../lib/apiclient";
+import { isSmoke, runStart, saveResult } from "../lib/result";
+import type { FuzzMode, FuzzParameters } from "../report/fuzz";
 import { Args, Mode, parseArgs } from "./args";
 import { BASES } from "./bases";
 import { FuzzCase, generateCase } from "./generate";
 import type { ClusterView } from "./oracle/cluster";
 import { judgeDatabase } from "./oracle/database";
 import { printTally } from "./print";
+import { modeFigures } from "./figures";
 import { apiserverSender, directSender, Sender } from "./senders";
 import { FUZZ_SECRETS, secretManifest } from "./setup";
 import { Tally } from "./tally";
+import { runMain } from "../lib/main";
+import { stopOperator } from "../lib/operator";
 
 /** Long strings are shown by their length: a replayed case must print in a terminal. */
 const shorten = (_key: string, v: unknown): unknown =>
@@ -75,7 +82,12 @@ async function preflight(mode: Mode, send: Sender): Promise<void> {
   }
 }
 
-async function runMode(mode: Mode, args: Args, ns: string, cluster: ClusterView): Promise<void> {
+async function runMode(
+  mode: Mode,
+  args: Args,
+  ns: string,
+  cluster: ClusterView,
+): Promise<FuzzMode> {
   const send = sender(mode, ns, args.concurrency);
   await preflight(mode, send);
   const tally = new Tally();
@@ -87,6 +99,7 @@ async function runMode(mode: Mode, args: Args, ns: string, cluster: ClusterView)
   });
   const seconds = (Date.now() - started) / 1000;
   printTally(tally, { mode, seconds, ...args });
+  return modeFigures(mode, tally, seconds);
 }
 
 async function replay(args: Args, index: number, ns: string, cluster: ClusterView): Promise<void> {
@@ -103,8 +116,14 @@ async function replay(args: Args, index: number, ns: string, cluster: ClusterVie
   }
 }
 
+/** The smoke run's size where the flags name none. */
+const SMOKE_ARGS = ["--seed", "1", "--cases", "20"];
+
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const smoke = isSmoke();
+  const start = runStart();
+  const argv = process.argv.slice(2).filter(a => a !== "--smoke");
+  const args = parseArgs(smoke ? [...argv, ...SMOKE_ARGS] : argv);
   if (args.replay !== undefined && args.modes.length === 0) {
     return printCase(generateCase(args.seed, args.replay));
   }
@@ -117,15 +136,16 @@ async function main(): Promise<void> {
     const cluster = await clusterView(ns);
     await operator.start();
     if (args.replay !== undefined) return await replay(args, args.replay, ns, cluster);
-    for (const mode of args.modes) await runMode(mode, args, ns, cluster);
+    const modes: FuzzMode[] = [];
+    for (const mode of args.modes) modes.push(await runMode(mode, args, ns, cluster));
+    const { seed, cases, from, concurrency } = args;
+    const parameters: FuzzParameters = { seed, cases, from, concurrency, modes: args.modes };
+    saveResult("fuzz", start, parameters, { modes }, smoke);
   } finally {
-    await operator.stop();
+    await stopOperator(operator);
     removeWebhooks();
     kubectl(["delete", "namespace", ns, "--wait=false"]);
   }
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);

@@ -8,7 +8,8 @@
  * - operator CPU: this process's own (it does nothing but probe);
  * - server CPU: every postmaster's own and reaped children's (exited backends) plus its live
  *   children, minus the idle phase's figure.
- * Usage: bash bench/probe.sh [--instances 100] [--seconds 30]
+ * Usage: bash bench/probe.sh [--instances 100] [--seconds 30] [--smoke]
+ * --smoke: 2 instances, 2 s per phase (results to a temporary directory, bench/lib/result.ts).
  */
 import { readFileSync } from "node:fs";
 import { probeInstance } from "../../capabilities/database/instance/instance-sql";
@@ -18,6 +19,9 @@ import { childPids } from "../../test/postgres/harness/os";
 import { PgServer } from "../../test/postgres/harness/server";
 import { percentile } from "../lib/apiclient";
 import { fmt } from "../lib/process";
+import { isSmoke, runStart, saveResult } from "../lib/result";
+import type { ProbeFigures, ProbeMode, ProbeParameters } from "../report/probe";
+import { runMain } from "../lib/main";
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,6 +30,7 @@ const arg = (name: string, fallback: number): number => {
 
 const TICKS_PER_SECOND = 100;
 const PROBE_TIMEOUT_MS = 1500;
+const ACCEPT_CHECK_MS = 5000;
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 /** utime+stime (and with `reaped`, cutime+cstime) of a process, in seconds. */
@@ -89,9 +94,34 @@ async function phase(servers: PgServer[], seconds: number, probe?: Probe): Promi
   };
 }
 
+/** CPU seconds over a phase as ms per instance per second. */
+const perInstanceSecond = (cpu: number, p: ProbeParameters) =>
+  (cpu / p.instances / p.seconds) * 1000;
+
+/** The figures of one way of probing, per instance per second above the idle phase's. */
+function probeRow(mode: ProbeMode, p: Phase, idle: Phase, params: ProbeParameters) {
+  return {
+    mode,
+    operatorMs: perInstanceSecond(p.operator - idle.operator, params),
+    serversMs: perInstanceSecond(p.server - idle.server, params),
+    p50Ms: p.latencies.length ? percentile(p.latencies, 0.5) : null,
+    p99Ms: p.latencies.length ? percentile(p.latencies, 0.99) : null,
+    probes: p.latencies.length,
+    failures: p.failures,
+  };
+}
+
 async function main(): Promise<void> {
-  const instances = arg("instances", 100);
-  const seconds = arg("seconds", 30);
+  const smoke = isSmoke();
+  const start = runStart();
+  const instances = arg("instances", smoke ? 2 : 100);
+  const seconds = arg("seconds", smoke ? 2 : 30);
+  const params: ProbeParameters = {
+    instances,
+    seconds,
+    probeTimeoutMs: PROBE_TIMEOUT_MS,
+    acceptCheckMs: ACCEPT_CHECK_MS,
+  };
   const cluster = new Cluster();
   const servers: PgServer[] = [];
   try {
@@ -100,9 +130,8 @@ async function main(): Promise<void> {
       servers.push(
         await cluster.primary(`pg${i}`, { shared_buffers: "16MB", max_connections: "20" }),
       );
-    console.log(
-      `${instances} PostgreSQL 15 servers up in ${fmt((Date.now() - startedAt) / 1000)} s`,
-    );
+    const serversUpSeconds = (Date.now() - startedAt) / 1000;
+    console.log(`${instances} PostgreSQL 15 servers up in ${fmt(serversUpSeconds)} s`);
 
     // TLS as the operator connects (ADR 0017 and 0019): the harness servers serve a certificate
     // for "localhost", verified against their CA; as pgkeeper_monitor by its certificate.
@@ -119,34 +148,36 @@ async function main(): Promise<void> {
     });
     const idle = await phase(servers, seconds);
     const fresh = await phase(servers, seconds, s => probeInstance(s.target, PROBE_TIMEOUT_MS));
-    const sessions = new ProbeSessions({ acceptCheckMs: 5000 });
+    const sessions = new ProbeSessions({ acceptCheckMs: ACCEPT_CHECK_MS });
     const reused = await phase(servers, seconds, s =>
       sessions.probeInstance(s.target, PROBE_TIMEOUT_MS),
     );
     sessions.closeAll();
     const freshTls = await phase(servers, seconds, s => probeInstance(tls(s), PROBE_TIMEOUT_MS));
-    const tlsSessions = new ProbeSessions({ acceptCheckMs: 5000 });
+    const tlsSessions = new ProbeSessions({ acceptCheckMs: ACCEPT_CHECK_MS });
     const reusedTls = await phase(servers, seconds, s =>
       tlsSessions.probeInstance(tls(s), PROBE_TIMEOUT_MS),
     );
     tlsSessions.closeAll();
 
-    const perInstanceSecond = (cpu: number) => (cpu / instances / seconds) * 1000; // ms
-    const row = (label: string, p: Phase) => {
-      const operator = perInstanceSecond(p.operator - idle.operator);
-      const server = perInstanceSecond(p.server - idle.server);
-      return `${label.padEnd(38)} ${fmt(operator, 3).padStart(7)} ${fmt(server, 3).padStart(9)} ${fmt(operator + server, 3).padStart(8)}   ${fmt(percentile(p.latencies, 0.5), 0).padStart(5)} / ${fmt(percentile(p.latencies, 0.99), 0).padStart(5)} ms   ${p.failures}`;
-    };
+    const rows = [
+      probeRow("plaintext-connection", fresh, idle, params),
+      probeRow("plaintext-sessions", reused, idle, params),
+      probeRow("tls-connection", freshTls, idle, params),
+      probeRow("tls-sessions", reusedTls, idle, params),
+    ];
+    const row = (label: string, r: (typeof rows)[number]) =>
+      `${label.padEnd(38)} ${fmt(r.operatorMs, 3).padStart(7)} ${fmt(r.serversMs, 3).padStart(9)} ${fmt(r.operatorMs + r.serversMs, 3).padStart(8)}   ${fmt(r.p50Ms ?? undefined, 0).padStart(5)} / ${fmt(r.p99Ms ?? undefined, 0).padStart(5)} ms   ${r.failures}`;
     console.log(
       `\n=== probe cost: ${instances} instances, one probe per instance per second, ${seconds} s per mode ===`,
     );
     console.log(
       `CPU ms per instance per second (above idle)  operator    server    total   latency p50 / p99   failed`,
     );
-    console.log(row("a new connection per probe (before)", fresh));
-    console.log(row("long-lived sessions, accept check 5 s", reused));
-    console.log(row("TLS: a new connection per probe", freshTls));
-    console.log(row("TLS: long-lived sessions (now)", reusedTls));
+    console.log(row("a new connection per probe (before)", rows[0]));
+    console.log(row("long-lived sessions, accept check 5 s", rows[1]));
+    console.log(row("TLS: a new connection per probe", rows[2]));
+    console.log(row("TLS: long-lived sessions (now)", rows[3]));
     const total = (p: Phase) => p.operator + p.server - idle.operator - idle.server;
     console.log(`sessions / new connections, total CPU: x${fmt(total(reused) / total(fresh), 3)}`);
     console.log(
@@ -156,14 +187,17 @@ async function main(): Promise<void> {
       `now (TLS sessions) / before (plaintext, a connection per probe): x${fmt(total(reusedTls) / total(fresh), 3)}`,
     );
     console.log(
-      `idle servers alone: ${fmt(perInstanceSecond(idle.server), 3)} ms per instance per second`,
+      `idle servers alone: ${fmt(perInstanceSecond(idle.server, params), 3)} ms per instance per second`,
     );
+    const figures: ProbeFigures = {
+      serversUpSeconds,
+      idleServersMs: perInstanceSecond(idle.server, params),
+      rows,
+    };
+    saveResult("probe", start, params, figures, smoke);
   } finally {
     await cluster.destroy();
   }
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);

@@ -9,8 +9,10 @@
  * - the operator's writes during the idle window (goal: none but Lease renewals);
  * - operator peak RSS (VmHWM; goal < 200 MiB at 1000).
  *
- * Figures, not a test: nothing here fails on a missed goal. Run through bench/scale.sh
- * (npm run bench:scale -- --n 100,500,1000 --concurrency 4,1 --idle 300).
+ * Figures, not a test: nothing here fails on a missed goal; the figures are also written as JSON
+ * (bench/lib/result.ts). Run through bench/scale.sh
+ * (npm run bench:scale -- --n 100,500,1000 --concurrency 4,1 --idle 300). --smoke: N=2 on one
+ * kwok node, 5 idle seconds (results to a temporary directory).
  */
 import { Obj, kubectl, kubectlOk } from "../../test/integration/harness/kubectl";
 import { sleep, waitFor } from "../../test/integration/harness/wait";
@@ -26,6 +28,11 @@ import { auditMark, countOperatorRequests, writesOf } from "../lib/audit";
 import { Kwok } from "../lib/kwok";
 import { kubectlBig } from "../lib/kubectl";
 import { cpuSecondsOf, fmt, memoryOf } from "../lib/process";
+import { isSmoke, runStart, saveResult } from "../lib/result";
+import type { ScaleParameters, ScaleRun } from "../report/scale";
+import { unsyncedKinds } from "./informers";
+import { countProgress, DatabaseView } from "./progress";
+import { runMain } from "../lib/main";
 
 interface Options {
   sizes: number[];
@@ -40,7 +47,8 @@ interface Options {
   readyTimeout: number;
 }
 
-function parseArgs(argv: string[]): Options {
+/** Flags, with the smoke run's smaller defaults under --smoke. */
+function parseArgs(argv: string[], smoke: boolean): Options {
   const arg = (name: string, fallback: string) => {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 && argv[i + 1] ? argv[i + 1] : fallback;
@@ -51,14 +59,14 @@ function parseArgs(argv: string[]): Options {
       .map(Number)
       .filter(n => n > 0);
   return {
-    sizes: list(arg("n", "100")),
+    sizes: list(arg("n", smoke ? "2" : "100")),
     concurrencies: list(arg("concurrency", "4")),
-    idleSeconds: Number(arg("idle", "300")),
-    nodes: Number(arg("nodes", "10")),
+    idleSeconds: Number(arg("idle", smoke ? "5" : "300")),
+    nodes: Number(arg("nodes", smoke ? "1" : "10")),
     resyncSeconds: Number(arg("resync", "60")),
     kwok: arg("kwok", process.env.PGKEEPER_KWOK ?? "kwok"),
     nodeOptions: arg("node-options", ""),
-    readyTimeout: Number(arg("ready-timeout", "600")),
+    readyTimeout: Number(arg("ready-timeout", smoke ? "60" : "600")),
   };
 }
 
@@ -103,28 +111,11 @@ const volumes = (ns: string, count: number, storageClassName: string) =>
 const applyList = (items: object[]) =>
   kubectlBig(["create", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items }));
 
-type Status = {
-  observedGeneration?: number;
-  phase?: string;
-  conditions?: { type: string; status: string }[];
-};
-
 function progress(ns: string): { reconciled: number; ready: number } {
   const list = JSON.parse(kubectlBig(["get", "databases", "-n", ns, "-o", "json"])) as {
-    items: Obj[];
+    items: DatabaseView[];
   };
-  let reconciled = 0;
-  let ready = 0;
-  for (const db of list.items) {
-    const s = (db.status ?? {}) as Status;
-    if (
-      s.observedGeneration === db.metadata.generation &&
-      s.conditions?.some(c => c.type === "Reconciled" && c.status === "True")
-    )
-      reconciled++;
-    if (s.phase === "Ready") ready++;
-  }
-  return { reconciled, ready };
+  return countProgress(list.items);
 }
 
 const perDb = (counts: Record<string, number>, n: number): string =>
@@ -133,8 +124,21 @@ const perDb = (counts: Record<string, number>, n: number): string =>
     .map(([verb, c]) => `${verb}=${fmt(c / n, 2)}`)
     .join(" ");
 
+/** Every informer has listed its kind; throws naming those that have not (for waitFor). */
+async function informersSynced(watcher: Watcher): Promise<true> {
+  const scrape = await watcher.scrape();
+  const missing = scrape === undefined ? ["(no metrics)"] : unsyncedKinds(scrape);
+  if (missing.length > 0) throw new Error(`not synced yet: ${missing.join(", ")}`);
+  return true;
+}
+
 /** One run; `last`: do not wait for the namespace to go (nothing runs after it). */
-async function runOnce(n: number, concurrency: number, o: Options, last: boolean): Promise<void> {
+async function runOnce(
+  n: number,
+  concurrency: number,
+  o: Options,
+  last: boolean,
+): Promise<ScaleRun> {
   const ns = `bench-${n}-c${concurrency}-${Date.now() % 100000}`;
   kubectlOk(["create", "namespace", ns]);
   applyList(volumes(ns, 3 * n + 3, defaultStorageClass())); // + the warm-up Database's (Retain: not reused)
@@ -158,13 +162,7 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     );
     // Start the clock only once every watch runs: the informers say so; Pepr's Database watch
     // does not, so a warm-up Database must be reconciled first.
-    await waitFor(
-      "the informers to sync",
-      async () => (await watcher.metric("pgkeeper_informer_synced")) === 8,
-      {
-        timeoutMs: 60_000,
-      },
-    );
+    await waitFor("the informers to sync", () => informersSynced(watcher), { timeoutMs: 60_000 });
     kubectlBig(
       ["create", "-f", "-"],
       JSON.stringify({ ...database(ns, 0), metadata: { name: "warmup", namespace: ns } }),
@@ -280,6 +278,32 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
     console.log(
       `operator RSS now ${fmt(mem?.rssMiB)} MiB, peak (VmHWM) ${fmt(mem?.peakMiB)} MiB, live JS heap ${fmt(heapUsedMiB)} MiB${o.nodeOptions ? ` (NODE_OPTIONS=${o.nodeOptions})` : ""}`,
     );
+    const perDbFigures = (counts: Record<string, number>) =>
+      Object.fromEntries(Object.entries(counts).map(([verb, c]) => [verb, c / n]));
+    return {
+      n,
+      concurrency,
+      reconciledSeconds: convS ?? null,
+      reconcilesPerSecondUntilReconciled: convS ? reconcilesAtConvergence / convS : null,
+      operatorCpuSecondsUntilReconciled: reconciledAt ? cpuAtConvergence : null,
+      readySeconds: readyAt ? (readyAt - t0) / 1000 : null,
+      idle: {
+        seconds: o.idleSeconds,
+        reconciles: idleReconciles,
+        apiGets: idle.reconcileReads.get,
+        apiLists: idle.reconcileReads.list,
+        cacheReads: idleReads.cache - idleFrom.reads.cache,
+        writes: writesOf(idle),
+        events: idle.events,
+        leaseWrites: idle.leaseWrites,
+      },
+      peakRssMiB: mem?.peakMiB ?? null,
+      requestsPerDatabase: perDbFigures(allVerbs),
+      operatorRequestsPerDatabase: perDbFigures(operator.byVerb),
+      rssNowMiB: mem?.rssMiB ?? null,
+      heapUsedMiB,
+      maxQueueDepth: maxDepth,
+    };
   } finally {
     await watcher.stop("SIGTERM");
     kubectl(["delete", "namespace", ns, "--wait=false"]);
@@ -300,22 +324,33 @@ async function runOnce(n: number, concurrency: number, o: Options, last: boolean
 }
 
 async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
+  const smoke = isSmoke();
+  const start = runStart();
+  const o = parseArgs(process.argv.slice(2), smoke);
   await installCrd();
   removeWebhooks(); // no admission here (and none left over from a pepr dev run)
   ensurePeprPrerequisites();
   buildWatcher();
   const kwok = new Kwok();
   await kwok.start(o.kwok, o.nodes);
+  const runs: ScaleRun[] = [];
   try {
-    const runs = o.sizes.flatMap(n => o.concurrencies.map(c => [n, c] as const));
-    for (const [i, [n, c]] of runs.entries()) await runOnce(n, c, o, i === runs.length - 1);
+    const plan = o.sizes.flatMap(n => o.concurrencies.map(c => [n, c] as const));
+    for (const [i, [n, c]] of plan.entries())
+      runs.push(await runOnce(n, c, o, i === plan.length - 1));
   } finally {
     await kwok.stop();
   }
+  const parameters: ScaleParameters = {
+    sizes: o.sizes,
+    concurrencies: o.concurrencies,
+    idleSeconds: o.idleSeconds,
+    nodes: o.nodes,
+    resyncSeconds: o.resyncSeconds,
+    nodeOptions: o.nodeOptions,
+    readyTimeoutSeconds: o.readyTimeout,
+  };
+  saveResult("scale", start, parameters, { runs }, smoke);
 }
 
-main().catch(err => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runMain(main);
