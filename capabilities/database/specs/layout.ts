@@ -55,7 +55,7 @@ export const PGBACKREST_CA_FILE = `${PGBACKREST_CA_DIR}/ca.crt`;
 export const PGBACKREST_CA_VOLUME = "pgbackrest-ca";
 /** Its name contains "pgbackrest": `pgbackrest check` and `backup` refuse an archive_command without it. */
 export const FILE_ARCHIVE = "pgbackrest-archive.sh";
-/** Runs `pgbackrest server` in the sidecar, restarting it when its certificate is renewed. */
+/** Runs `pgbackrest server` in the sidecar, reloading it (SIGHUP) when its certificates change. */
 export const FILE_PGBACKREST_SERVER = "pgbackrest-server.sh";
 /** The Secret `<db>-backup-tls`, mounted in the sidecar (and the backup Jobs). */
 export const BACKUP_TLS_DIR = "/pgbackrest-tls";

@@ -3,11 +3,13 @@
 # backs up to an object store. It runs `pgbackrest server`, which the backup host (a Job)
 # reaches over TLS to copy this instance's data directory (ADR 0013).
 #
-# pgBackRest reads its certificate and the CAs it trusts once, at start. When the operator
-# changes `<db>-backup-tls` (a renewal, or a step of moving to another CA: ADR 0021) the kubelet
-# replaces the mounted files, and this wrapper restarts the server on the new ones, so the
-# PostgreSQL container never restarts for a certificate. It is PID 1 of its container: it
-# passes SIGTERM on and exits with the server.
+# pgBackRest reads its certificate and the CAs it trusts at start and on SIGHUP. When the
+# operator changes `<db>-backup-tls` (a renewal, or a step of moving to another CA: ADR 0021) the
+# kubelet replaces the mounted files, and this wrapper sends the server SIGHUP: it loads them
+# again and listens anew, while the connections it has already forked go on (a SIGTERM would end
+# them, failing a backup in flight). Neither the PostgreSQL container nor this one restarts for
+# a certificate. It is PID 1 of its container: it passes SIGTERM on and exits with the server,
+# and starts the server again if it ends by itself.
 #
 # common.sh, with the layout.sh it sources, comes next: the generator pastes it in place of the
 # line that sources it.
@@ -37,23 +39,23 @@ trap stop TERM INT
 fingerprint() { cat "$CERT" "$CA" 2>/dev/null | cksum; }
 
 while :; do
-  STARTED_ON=$(fingerprint)
+  LOADED=$(fingerprint)
   pgbackrest --config="$CONF" server &
   SERVER=$!
   log "pgbackrest server started (pid $SERVER)"
-  while kill -0 "$SERVER" 2>/dev/null && [ "$(fingerprint)" = "$STARTED_ON" ]; do
+  while kill -0 "$SERVER" 2>/dev/null; do
     # In the background, so a SIGTERM is handled at once rather than after the nap.
     sleep "$CHECK_SECONDS" &
     NAP=$!
     wait "$NAP" || true
     NAP=""
+    NOW=$(fingerprint)
+    if [ "$NOW" != "$LOADED" ] && kill -HUP "$SERVER" 2>/dev/null; then
+      log "the TLS certificate or its CAs changed: pgbackrest server reloads them (SIGHUP)"
+      LOADED=$NOW
+    fi
   done
-  if kill -0 "$SERVER" 2>/dev/null; then
-    log "the TLS certificate or its CAs changed: restarting pgbackrest server"
-    kill -TERM "$SERVER" 2>/dev/null || true
-  else
-    log "pgbackrest server ended: starting it again"
-    sleep 1
-  fi
   wait "$SERVER" 2>/dev/null || true
+  log "pgbackrest server ended: starting it again"
+  sleep 1
 done

@@ -794,51 +794,91 @@ describe("pgbackrest-server.sh", () => {
     }
   };
 
+  /**
+   * The wrapper over a stub `pgbackrest server` that logs its start and each SIGHUP to
+   * `servers`, exits 0 on SIGTERM and, once `exit-now` exists, ends by itself.
+   */
+  async function withSidecar(
+    run: (ctx: {
+      dir: string;
+      servers: () => string[];
+      child: ReturnType<typeof spawn>;
+      exited: Promise<number | null>;
+    }) => Promise<void>,
+  ): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), "pgkeeper-sidecar-"));
+    let child: ReturnType<typeof spawn> | undefined;
+    try {
+      mkdirSync(join(dir, "bin"));
+      const stub = join(dir, "bin", "pgbackrest");
+      writeFileSync(
+        stub,
+        [
+          "#!/bin/sh",
+          'echo "start $*" >>"$LOG/servers"',
+          "trap 'echo reload >>\"$LOG/servers\"' HUP",
+          "trap 'exit 0' TERM",
+          'while [ ! -e "$LOG/exit-now" ]; do /bin/sleep 0.05; done',
+          'rm -f "$LOG/exit-now"',
+          "",
+        ].join("\n"),
+      );
+      chmodSync(stub, 0o755);
+      for (const file of ["server.crt", "ca.crt"]) writeFileSync(join(dir, file), `old ${file}`);
+      const script = join(dir, "pgbackrest-server.sh");
+      writeFileSync(script, PGBACKREST_SERVER_SH);
+      const servers = () =>
+        existsSync(join(dir, "servers")) ? read(join(dir, "servers")).trim().split("\n") : [];
+      child = spawn("/bin/sh", [script], {
+        env: {
+          PATH: `${join(dir, "bin")}:/usr/bin:/bin`,
+          LOG: dir,
+          PGKEEPER_CONFIG_DIR: dir,
+          PGKEEPER_RUN_DIR: dir,
+          PGKEEPER_TLS_CERT: join(dir, "server.crt"),
+          PGKEEPER_TLS_CA: join(dir, "ca.crt"),
+          PGKEEPER_TLS_CHECK_SECONDS: "0.05",
+        },
+        stdio: "ignore",
+      });
+      const exited = new Promise<number | null>(r => child?.once("exit", code => r(code)));
+      await until("the server started", () => servers().length === 1);
+      await run({ dir, servers, child, exited });
+    } finally {
+      if (child?.exitCode === null) child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const START = (dir: string) => `start --config=${dir}/pgbackrest.conf server`;
+
   it.each([
     ["its certificate", "server.crt"],
     ["the CAs it trusts (a step of moving to another CA)", "ca.crt"],
   ])(
-    "starts the server again when %s changes, and stops with SIGTERM",
-    async (_, changed) => {
-      const dir = mkdtempSync(join(tmpdir(), "pgkeeper-sidecar-"));
-      let child: ReturnType<typeof spawn> | undefined;
-      try {
-        mkdirSync(join(dir, "bin"));
-        const stub = join(dir, "bin", "pgbackrest");
-        writeFileSync(
-          stub,
-          `#!/bin/sh\necho "$*" >>"$LOG/servers"\ntrap 'exit 0' TERM\nwhile :; do /bin/sleep 0.05; done\n`,
-        );
-        chmodSync(stub, 0o755);
-        for (const file of ["server.crt", "ca.crt"]) writeFileSync(join(dir, file), `old ${file}`);
-        const script = join(dir, "pgbackrest-server.sh");
-        writeFileSync(script, PGBACKREST_SERVER_SH);
-        const servers = () =>
-          existsSync(join(dir, "servers")) ? read(join(dir, "servers")).trim().split("\n") : [];
-        child = spawn("/bin/sh", [script], {
-          env: {
-            PATH: `${join(dir, "bin")}:/usr/bin:/bin`,
-            LOG: dir,
-            PGKEEPER_CONFIG_DIR: dir,
-            PGKEEPER_RUN_DIR: dir,
-            PGKEEPER_TLS_CERT: join(dir, "server.crt"),
-            PGKEEPER_TLS_CA: join(dir, "ca.crt"),
-            PGKEEPER_TLS_CHECK_SECONDS: "0.05",
-          },
-          stdio: "ignore",
-        });
-        const exited = new Promise<number | null>(r => child?.once("exit", code => r(code)));
-        await until("the server started", () => servers().length === 1);
-        expect(servers()[0]).toBe(`--config=${dir}/pgbackrest.conf server`);
+    "has the server reload when %s changes (SIGHUP: no restart, so no connection in flight ends), and stops with SIGTERM",
+    (_, changed) =>
+      withSidecar(async ({ dir, servers, child, exited }) => {
         writeFileSync(join(dir, changed), `new ${changed}`);
-        await until("the server started again", () => servers().length === 2);
+        await until("the server reloaded", () => servers().length === 2);
+        // Unchanged since: no second reload, and the one server was never started again.
+        await new Promise(r => setTimeout(r, 300));
+        expect(servers()).toEqual([START(dir), "reload"]);
         child.kill("SIGTERM");
         expect(await exited).toBe(0);
-      } finally {
-        if (child?.exitCode === null) child.kill("SIGKILL");
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+      }),
+    30_000,
+  );
+
+  it(
+    "starts the server again when it ends by itself",
+    () =>
+      withSidecar(async ({ dir, servers, child, exited }) => {
+        writeFileSync(join(dir, "exit-now"), "");
+        await until("the server started again", () => servers().length === 2);
+        expect(servers()).toEqual([START(dir), START(dir)]);
+        child.kill("SIGTERM");
+        expect(await exited).toBe(0);
+      }),
     30_000,
   );
 });
