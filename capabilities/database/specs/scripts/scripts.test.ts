@@ -818,7 +818,8 @@ describe("pgbackrest-server.sh", () => {
           'echo "start $*" >>"$LOG/servers"',
           "trap 'echo reload >>\"$LOG/servers\"' HUP",
           "trap 'exit 0' TERM",
-          'while [ ! -e "$LOG/exit-now" ]; do /bin/sleep 0.05; done',
+          // Ends with its directory too: a failed test leaves no process behind.
+          'while [ -d "$LOG" ] && [ ! -e "$LOG/exit-now" ]; do /bin/sleep 0.05; done',
           'rm -f "$LOG/exit-now"',
           "",
         ].join("\n"),
