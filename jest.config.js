@@ -40,6 +40,7 @@ module.exports = {
       displayName: "unit",
       testMatch: [
         "<rootDir>/capabilities/**/*.test.ts",
+        "<rootDir>/deploy/**/*.test.ts",
         "<rootDir>/hack/**/*.test.ts",
         "<rootDir>/test/unit/**/*.test.ts",
       ],

@@ -1,6 +1,7 @@
 /**
- * The production path on the local node: `pepr build -i <local image>` + `pepr deploy` run the
- * watcher and admission Deployments in the cluster; webhooks are reached through their Service.
+ * The production path on the local node: `pepr deploy` alone runs the watcher (two replicas, one
+ * leader) and admission Deployments in the cluster, hardened as deploy/operator/manifests.ts says
+ * (ADR 0024); webhooks are reached through their Service.
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -99,8 +100,6 @@ beforeAll(async () => {
   run("bash", ["hack/build.sh", "-i", IMAGE], 300_000);
   // pepr deploy waits for its Deployments without a timeout of its own: bound it here.
   run(join(env.repo, "node_modules", ".bin", "pepr"), ["deploy", "--yes", "-i", IMAGE], 300_000);
-  // What Pepr generates, tightened as the README's Operations section says to after a deploy.
-  run("bash", ["hack/harden-operator.sh"], 60_000);
   saveGrantedRbac();
   // The image default for Databases is per cluster: the local one uses the local image.
   for (const deployment of ["pepr-pgkeeper", "pepr-pgkeeper-watcher"]) {
@@ -127,6 +126,32 @@ afterAll(() => {
   kubectl(["delete", "-f", MANIFEST, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
 }, 180_000);
 
+/** The holder of the watchers' Lease, as the apiserver has it. */
+const leaseHolder = (): string | undefined =>
+  (get("lease", "pepr-system", "pgkeeper-leader")?.spec as { holderIdentity?: string } | undefined)
+    ?.holderIdentity;
+const watcherPods = (): string[] =>
+  (
+    JSON.parse(
+      kubectlOk([
+        ...["get", "pods", "-n", "pepr-system", "-l", "pepr.dev/controller=watcher"],
+        ...["-o", "json"],
+      ]),
+    ) as { items: { metadata: { name: string; deletionTimestamp?: string } }[] }
+  ).items
+    .filter(p => !p.metadata.deletionTimestamp)
+    .map(p => p.metadata.name);
+
+it("pepr deploy alone runs two watchers, one of them holding the leader Lease", async () => {
+  expect(get("deployment", "pepr-system", "pepr-pgkeeper-watcher")?.spec).toMatchObject({
+    replicas: 2,
+    strategy: { type: "RollingUpdate" },
+  });
+  const holder = await waitFor("a watcher holding the Lease", leaseHolder, { timeoutMs: 60_000 });
+  expect(watcherPods()).toHaveLength(2);
+  expect(watcherPods()).toContain(holder);
+}, 120_000);
+
 it("the in-cluster watcher reconciles a Database", async () => {
   create(database(ns, "incluster"));
   const db = await waitFor(
@@ -148,6 +173,39 @@ it("the in-cluster watcher reconciles a Database", async () => {
   expect(created?.reportingInstance).toMatch(/^pepr-pgkeeper-watcher-/); // the watcher pod did it
   expect(get("statefulset", ns, "incluster")).toBeDefined();
 }, 240_000);
+
+it("the other watcher takes the Lease when the leader's pod is deleted, and reconciles", async () => {
+  const leader = leaseHolder()!;
+  kubectlOk(["delete", "pod", "-n", "pepr-system", leader, "--wait=false"]);
+  const next = await waitFor(
+    "another watcher holding the Lease",
+    () => {
+      const holder = leaseHolder();
+      return holder && holder !== leader ? holder : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 1000 },
+  );
+  expect(next).toMatch(/^pepr-pgkeeper-watcher-/);
+  create(database(ns, "after-failover"));
+  await waitFor(
+    "the Database reconciled by the new leader",
+    () =>
+      (
+        get("database", ns, "after-failover")?.status as
+          | { conditions?: { type: string; status: string }[] }
+          | undefined
+      )?.conditions?.some(c => c.type === "Reconciled" && c.status === "True"),
+    { timeoutMs: 180_000, intervalMs: 2000 },
+  );
+  const events = JSON.parse(kubectlOk(["get", "events", "-n", ns, "-o", "json"])) as {
+    items: { reason: string; reportingInstance?: string; involvedObject: { name: string } }[];
+  };
+  expect(
+    events.items.find(
+      e => e.reason === "ChildrenCreated" && e.involvedObject.name === "after-failover",
+    )?.reportingInstance,
+  ).toBe(next);
+}, 360_000);
 
 it("the in-cluster admission webhook denies an invalid Database", () => {
   const r = tryCreate(database(ns, "tiny", { resources: { requests: { memory: "1Mi" } } }));

@@ -40,7 +40,8 @@ type Env = Record<string, string | undefined>;
 const DEFAULT_LEASE = { durationS: 15, renewDeadlineS: 10, retryPeriodS: 2 } as const;
 const DEFAULT_METRICS_PORT = 9464;
 const DEFAULT_PEPR_PORT = 3000;
-const DEFAULT_LEASE_NAME = "pgkeeper-leader";
+/** The Lease the watcher replicas elect a leader with (its RBAC: deploy/operator-manifests.ts). */
+export const DEFAULT_LEASE_NAME = "pgkeeper-leader";
 /** Where Pepr runs its watcher. */
 const DEFAULT_LEASE_NAMESPACE = "pepr-system";
 

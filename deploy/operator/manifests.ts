@@ -1,0 +1,197 @@
+/**
+ * What `pepr build` and `pepr deploy` generate for the operator, made what a production install
+ * needs (ADR 0024). Pepr 1.1.4 writes its Deployments and RBAC in code with no setting for most
+ * of this; patches/pepr+1.1.4.patch passes every Deployment, ClusterRole and Role it generates
+ * (for `pepr deploy`, `pepr build`'s YAML and Zarf) through `customizeManifest`, which
+ * package.json's `pepr.customizeManifests` names. Pure: an object in, an object out.
+ *
+ * - The watcher: two replicas, replaced one at a time (leader election keeps one acting; the
+ *   other takes over within a Lease's 15 s when the leader's pod goes), spread over nodes, with
+ *   memory for bench:scale's peak (516 MiB at 1000 Databases; Pepr gives 512Mi).
+ * - Both pods: seccomp RuntimeDefault and a read-only root file system (the restricted Pod
+ *   Security Standard, and more).
+ * - RBAC: the leader-election Lease in the operator's namespace only (Pepr grants none), and
+ *   Pepr's own "create and patch any CRD" narrowed to patching its PeprStore CRD.
+ */
+import type {
+  KubernetesObject,
+  V1ClusterRole,
+  V1Container,
+  V1Deployment,
+  V1DeploymentSpec,
+  V1PodSpec,
+  V1PolicyRule,
+  V1Role,
+} from "@kubernetes/client-node";
+import { DEFAULT_LEASE_NAME } from "../../capabilities/database/lib/runtime-config";
+
+/** Replicas of the watcher: one leader and one standing by. */
+export const WATCHER_REPLICAS = 2;
+/** bench:scale's peak at 1000 Databases (516 MiB) and half again, as a limit. */
+export const WATCHER_MEMORY = { request: "512Mi", limit: "768Mi" } as const;
+/** The emptyDir that holds the one file Pepr's controller writes (the unpacked module). */
+export const UNPACKED_MODULE_VOLUME = "unpacked-module";
+const CONTROLLER_LABEL = "pepr.dev/controller";
+
+/** The one customization point: every object Pepr generates for the operator goes through it. */
+export function customizeManifest<T extends KubernetesObject>(object: T): T {
+  switch (object.kind) {
+    case "Deployment":
+      return operatorDeployment(object as V1Deployment) as T;
+    case "ClusterRole":
+      return withoutCrdWrites(object as V1ClusterRole) as T;
+    case "Role":
+      return withLeaseRules(object as V1Role) as T;
+    default:
+      return object;
+  }
+}
+
+/** Which of Pepr's two Deployments this is ("watcher" or "admission"), from its label. */
+const controllerOf = (d: V1Deployment): string | undefined =>
+  d.metadata?.labels?.[CONTROLLER_LABEL];
+
+/**
+ * Pepr's controller writes the module it unpacks to `/app/module-<hash>.js`, beside the
+ * node_modules it runs from (so Node resolves them), and nothing else. On a read-only root that
+ * one file is an emptyDir file mounted by subPath; an init container creates it empty first
+ * (a subPath that does not exist would be made a directory).
+ */
+export function unpackedModuleFile(container: V1Container): string {
+  const hash = container.args?.at(-1) ?? "";
+  if (!/^[0-9a-f]{64}$/.test(hash)) {
+    throw new Error(`no module hash as the last argument of container ${container.name}`);
+  }
+  return `module-${hash}.js`;
+}
+
+function operatorDeployment(deployment: V1Deployment): V1Deployment {
+  const role = controllerOf(deployment);
+  const spec = deployment.spec;
+  const pod = spec?.template.spec;
+  if (!spec || !pod || (role !== "watcher" && role !== "admission")) return deployment;
+  const watcher = role === "watcher";
+  const hardened = hardenedPod(pod, spec.selector.matchLabels ?? {});
+  return {
+    ...deployment,
+    spec: {
+      ...spec,
+      ...(watcher ? WATCHER_ROLLOUT : {}),
+      template: { ...spec.template, spec: watcher ? withWatcherMemory(hardened) : hardened },
+    },
+  };
+}
+
+/** Two watchers, one new pod ready before an old one goes: a standby is there to take the Lease. */
+const WATCHER_ROLLOUT: Pick<V1DeploymentSpec, "replicas" | "strategy"> = {
+  replicas: WATCHER_REPLICAS,
+  strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+};
+
+/** seccomp, a read-only root (but for the unpacked module's file), spread over nodes. */
+function hardenedPod(pod: V1PodSpec, appLabels: Record<string, string>): V1PodSpec {
+  const [main, ...sidecars] = pod.containers;
+  const file = unpackedModuleFile(main);
+  const readOnly = { ...main.securityContext, readOnlyRootFilesystem: true };
+  return {
+    ...pod,
+    securityContext: { ...pod.securityContext, seccompProfile: { type: "RuntimeDefault" } },
+    affinity: pod.affinity ?? spreadOverNodes(appLabels),
+    volumes: [
+      ...(pod.volumes ?? []),
+      { name: UNPACKED_MODULE_VOLUME, emptyDir: { sizeLimit: "16Mi" } },
+    ],
+    initContainers: [
+      ...(pod.initContainers ?? []),
+      {
+        name: "unpacked-module-file",
+        image: main.image,
+        imagePullPolicy: main.imagePullPolicy,
+        args: ["-e", `require("fs").writeFileSync("/unpacked/${file}", "")`],
+        securityContext: readOnly,
+        resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "64Mi" } },
+        volumeMounts: [{ name: UNPACKED_MODULE_VOLUME, mountPath: "/unpacked" }],
+      },
+    ],
+    containers: [
+      {
+        ...main,
+        securityContext: readOnly,
+        volumeMounts: [
+          ...(main.volumeMounts ?? []),
+          { name: UNPACKED_MODULE_VOLUME, mountPath: `/app/${file}`, subPath: file },
+        ],
+      },
+      ...sidecars,
+    ],
+  };
+}
+
+function withWatcherMemory(pod: V1PodSpec): V1PodSpec {
+  const [main, ...rest] = pod.containers;
+  const resources = {
+    ...main.resources,
+    requests: { ...main.resources?.requests, memory: WATCHER_MEMORY.request },
+    limits: { ...main.resources?.limits, memory: WATCHER_MEMORY.limit },
+  };
+  return { ...pod, containers: [{ ...main, resources }, ...rest] };
+}
+
+/** Replicas on different nodes where there are several (preferred: one node still runs both). */
+const spreadOverNodes = (labels: Record<string, string>) => ({
+  podAntiAffinity: {
+    preferredDuringSchedulingIgnoredDuringExecution: [
+      {
+        weight: 100,
+        podAffinityTerm: {
+          topologyKey: "kubernetes.io/hostname",
+          labelSelector: { matchLabels: labels },
+        },
+      },
+    ],
+  },
+});
+
+const isCrdRule = (rule: V1PolicyRule): boolean =>
+  (rule.apiGroups ?? []).includes("apiextensions.k8s.io");
+
+/**
+ * Pepr's scoped RBAC lets its controller create and patch any CRD; it only re-applies its
+ * PeprStore CRD at start (which `pepr deploy` creates).
+ */
+function withoutCrdWrites(role: V1ClusterRole): V1ClusterRole {
+  if (!(role.rules ?? []).some(isCrdRule)) return role;
+  return {
+    ...role,
+    rules: [
+      ...(role.rules ?? []).filter(rule => !isCrdRule(rule)),
+      {
+        apiGroups: ["apiextensions.k8s.io"],
+        resources: ["customresourcedefinitions"],
+        resourceNames: ["peprstores.pepr.dev"],
+        verbs: ["patch"],
+      },
+    ],
+  };
+}
+
+/**
+ * The Lease in the Role Pepr binds to the operator in its own namespace (its PeprStore Role):
+ * `create` cannot be limited to a name, `get` and `update` are.
+ */
+function withLeaseRules(role: V1Role): V1Role {
+  if (!role.metadata?.name?.endsWith("-store")) return role;
+  return {
+    ...role,
+    rules: [
+      ...(role.rules ?? []),
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+      {
+        apiGroups: ["coordination.k8s.io"],
+        resources: ["leases"],
+        resourceNames: [DEFAULT_LEASE_NAME],
+        verbs: ["get", "update"],
+      },
+    ],
+  };
+}
