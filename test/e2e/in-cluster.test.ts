@@ -101,16 +101,8 @@ beforeAll(async () => {
   // pepr deploy waits for its Deployments without a timeout of its own: bound it here.
   run(join(env.repo, "node_modules", ".bin", "pepr"), ["deploy", "--yes", "-i", IMAGE], 300_000);
   saveGrantedRbac();
-  // The image default for Databases is per cluster: the local one uses the local image.
+  // The operator's default images are the local cluster's (localhost/pgkeeper): nothing to set.
   for (const deployment of ["pepr-pgkeeper", "pepr-pgkeeper-watcher"]) {
-    kubectlOk([
-      "set",
-      "env",
-      "-n",
-      "pepr-system",
-      `deployment/${deployment}`,
-      "PGKEEPER_POSTGRES_IMAGE=localhost/pgkeeper/postgres:{version}",
-    ]);
     await waitFor(`${deployment} to roll out`, () => rolledOut(deployment), {
       timeoutMs: 300_000,
       intervalMs: 2000,

@@ -108,12 +108,28 @@ describe("with the webhooks", () => {
       "spec.postgresql.parameters",
     ],
     ["an image with whitespace", { image: "postgres: 15" }, "spec.image"],
+    [
+      "a major the operator has no image for, naming none (and the majors it has)",
+      { version: "16" },
+      "spec.version: the operator has no PostgreSQL 16 image (it has images for 15, 17, 18)",
+    ],
   ])("refuses %s", (_name, spec, field) => {
     const r = tryCreate(database(ns, "refused", spec));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("denied the request");
     expect(r.stderr).toContain(field);
     expect(get("database", ns, "refused")).toBeUndefined();
+  });
+
+  it("admits a major the operator has no image for when the Database names its own, and defaults pgkeeper's image for one it has", () => {
+    create(database(ns, "own-image", { version: "16", image: "registry.example/postgres:16" }));
+    expect(get("database", ns, "own-image")?.spec).toMatchObject({
+      image: "registry.example/postgres:16",
+    });
+    create(database(ns, "default-image", { version: "17" }));
+    expect(get("database", ns, "default-image")?.spec).toMatchObject({
+      image: "localhost/pgkeeper/postgres:17",
+    });
   });
 
   it.each([

@@ -5,6 +5,7 @@ import { defaultsPatch } from "./defaults";
 const config: OperatorConfig = {
   ...DEFAULT_CONFIG,
   postgresImage: "registry.example/pg:{version}",
+  postgresVersions: ["14", "15", "16", "17", "18"],
 };
 const minimal = { version: "16", storage: { size: "10Gi" } };
 
@@ -161,9 +162,25 @@ describe("defaultsPatch", () => {
     expect(result.scheduling.tolerations).toEqual([{ key: "x" }]);
   });
 
-  it("uses the operator's image template for the version", () => {
-    expect(defaultsPatch({ ...minimal, version: "14" }, DEFAULT_CONFIG)?.image).toBe(
-      "docker.io/library/postgres:14",
+  it("uses the operator's image template for the version: pgkeeper's own by default", () => {
+    expect(defaultsPatch({ ...minimal, version: "17" }, DEFAULT_CONFIG)?.image).toBe(
+      "localhost/pgkeeper/postgres:17",
+    );
+    expect(defaultsPatch({ ...minimal, version: "14" }, config)?.image).toBe(
+      "registry.example/pg:14",
+    );
+  });
+
+  it("defaults no image for a major the operator has none for, and every other field still", () => {
+    const patch = defaultsPatch({ ...minimal, version: "16" }, DEFAULT_CONFIG);
+    expect(patch).not.toHaveProperty("image");
+    expect(patch).toMatchObject({ instances: 1 });
+  });
+
+  it("keeps the stored image on update even for a major the operator no longer has one for", () => {
+    const stored = { ...minimal, version: "16", image: "docker.io/library/postgres:16" };
+    expect(defaultsPatch({ ...minimal, version: "16" }, DEFAULT_CONFIG, stored)?.image).toBe(
+      "docker.io/library/postgres:16",
     );
   });
 

@@ -6,7 +6,7 @@
  */
 import { DatabaseSpec, SUPPORTED_VERSIONS } from "../api/database-schema";
 import { withDefaults } from "../api/defaults";
-import { defaultImageFor, OperatorConfig } from "../lib/config";
+import { defaultImageFor, hasImageFor, OperatorConfig } from "../lib/config";
 import { checkSpecShape } from "./rules/shape";
 import { isRecord } from "./rules/util";
 
@@ -50,14 +50,19 @@ function absentPart(
 /**
  * The image when spec.image is absent. On UPDATE the stored image wins over the operator's
  * current default: a client that drops the field (server-side apply does when it owned it)
- * must not silently move the Database to another image.
+ * must not silently move the Database to another image. None for a major the operator has no
+ * image for: validation then refuses the Database, naming the majors it has.
  */
-function imageFor(spec: DatabaseSpec, oldSpec: unknown, config: OperatorConfig): string {
+function imageFor(
+  spec: DatabaseSpec,
+  oldSpec: unknown,
+  config: OperatorConfig,
+): string | undefined {
   if (isRecord(oldSpec) && oldSpec.version === spec.version) {
     const image = oldSpec.image;
     if (typeof image === "string" && image.trim() !== "") return image;
   }
-  return defaultImageFor(spec.version, config);
+  return hasImageFor(spec.version, config) ? defaultImageFor(spec.version, config) : undefined;
 }
 
 /**
@@ -87,8 +92,10 @@ export function defaultsPatch(
     const image = imageFor(typed, oldSpec, config);
     const resolved = withDefaults(
       oldSpec === undefined ? networkPolicyOnCreate(typed) : typed,
-      () => image,
+      () => image as string,
     ) as unknown as Record<string, unknown>;
+    // No image to default to: left absent (pruned below) for validation to refuse.
+    if (image === undefined) delete resolved.image;
     const patch = absentPart(typed as Record<string, unknown>, resolved);
     return Object.keys(patch).length === 0 ? undefined : (patch as SpecPatch);
   } catch {

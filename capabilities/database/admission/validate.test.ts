@@ -1,6 +1,16 @@
-import { formatDenials, validateDatabase } from "./validate";
+import { formatDenials, validateDatabase as validateWith } from "./validate";
+import { SUPPORTED_VERSIONS } from "../api/database-schema";
+import { DEFAULT_CONFIG, OperatorConfig } from "../lib/config";
 import { RULES } from "./rules";
 import { storageSizeRule } from "./rules/storage";
+
+/**
+ * An operator with an image for every major, so the cases here (on PostgreSQL 16, which has none
+ * by default) test their own rule; the version-image rule has its cases below.
+ */
+const EVERY_IMAGE: OperatorConfig = { ...DEFAULT_CONFIG, postgresVersions: SUPPORTED_VERSIONS };
+const validateDatabase = (db: unknown, old?: unknown, config = EVERY_IMAGE) =>
+  validateWith(db, old, config);
 
 type Spec = Record<string, unknown>;
 
@@ -80,7 +90,8 @@ const recoverFrom = (
 });
 
 /** [title, object, stored object (UPDATE) or undefined, expected message parts ([] = admitted)] */
-type Case = [string, unknown, unknown, string[]];
+/** Title, object, stored object, expected parts of the message, and the operator's config. */
+type Case = [string, unknown, unknown, string[], OperatorConfig?];
 
 const CASES: Case[] = [
   // Structure: malformed types never throw, they get a denial naming the field.
@@ -219,6 +230,23 @@ const CASES: Case[] = [
     ["spec.version: cannot change from 15 to 16", "major upgrade needs a new Database"],
   ],
   ["version kept on update", db({ instances: 2 }), db(), []],
+  [
+    "a major the operator has no image for, and none named",
+    db({ version: "16" }),
+    undefined,
+    [
+      "spec.version: the operator has no PostgreSQL 16 image (it has images for 15, 17, 18): choose one of those, name a PostgreSQL 16 image with pgBackRest in spec.image",
+    ],
+    DEFAULT_CONFIG,
+  ],
+  [
+    "a major the operator has no image for, one named in spec.image",
+    db({ version: "16", image: "registry.example/postgres:16" }),
+    undefined,
+    [],
+    DEFAULT_CONFIG,
+  ],
+  ["a major the operator has an image for", db({ version: "17" }), undefined, [], DEFAULT_CONFIG],
 
   // image
   ["image with registry port", db({ image: "localhost:5000/pg:16" }), undefined, []],
@@ -988,8 +1016,9 @@ const CASES: Case[] = [
 ];
 
 describe("validateDatabase", () => {
-  it.each(CASES)("%s", (_title, obj, old, expected) => {
-    const message = formatDenials(validateDatabase(obj, old));
+  // A rest parameter: jest would pass a `done` callback to a fifth named one on four-element rows.
+  it.each(CASES)("%s", (...[, obj, old, expected, config]: Case) => {
+    const message = formatDenials(validateDatabase(obj, old, config));
     if (expected.length === 0) expect(message).toBe("");
     for (const part of expected) expect(message).toContain(part);
   });
@@ -1012,7 +1041,7 @@ describe("validateDatabase", () => {
       });
     });
     try {
-      for (const [, obj, old] of CASES) validateDatabase(obj, old);
+      for (const [, obj, old, , config] of CASES) validateDatabase(obj, old, config);
     } finally {
       spies.forEach(spy => spy.mockRestore());
     }

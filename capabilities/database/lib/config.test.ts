@@ -17,4 +17,40 @@ describe("readConfig", () => {
   ])("operatorNamespace: %s", (_, env, expected) => {
     expect(readConfig(env).operatorNamespace).toBe(expected);
   });
+
+  it.each<[string, Record<string, string>, string]>([
+    [
+      "pgkeeper's own, in the local repository, by default",
+      {},
+      "localhost/pgkeeper/postgres:{version}",
+    ],
+    [
+      "pgkeeper's own under the repository set once",
+      { PGKEEPER_IMAGE_REPOSITORY: "registry.example.com/platform/pgkeeper/" },
+      "registry.example.com/platform/pgkeeper/postgres:{version}",
+    ],
+    [
+      "an explicit template over the repository",
+      { PGKEEPER_IMAGE_REPOSITORY: "r.example", PGKEEPER_POSTGRES_IMAGE: "mine/pg:{version}-x" },
+      "mine/pg:{version}-x",
+    ],
+    [
+      "blank as unset",
+      { PGKEEPER_IMAGE_REPOSITORY: " ", PGKEEPER_POSTGRES_IMAGE: "" },
+      "localhost/pgkeeper/postgres:{version}",
+    ],
+  ])("postgresImage: %s", (_, env, expected) => {
+    expect(readConfig(env).postgresImage).toBe(expected);
+  });
+
+  it.each<[string, string | undefined, readonly string[]]>([
+    ["the majors pgkeeper builds images for by default", undefined, ["15", "17", "18"]],
+    ["a list, sorted and without repeats", " 17,14, 17 ,16", ["14", "16", "17"]],
+    ["the default for anything but majors in it", "15,latest", ["15", "17", "18"]],
+    ["the default for an empty list", " , ", ["15", "17", "18"]],
+  ])("postgresVersions: %s", (_, raw, expected) => {
+    expect(
+      readConfig(raw === undefined ? {} : { PGKEEPER_POSTGRES_VERSIONS: raw }).postgresVersions,
+    ).toEqual(expected);
+  });
 });

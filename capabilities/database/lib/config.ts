@@ -3,8 +3,17 @@
  * Every knob has a safe default; invalid values fall back to the default and are reported.
  */
 export interface OperatorConfig {
-  /** Image for PostgreSQL when spec.image is unset; `{version}` is replaced by spec.version. */
+  /**
+   * Image for PostgreSQL when spec.image is unset; `{version}` is replaced by spec.version.
+   * pgkeeper's own (`<PGKEEPER_IMAGE_REPOSITORY>/postgres:{version}`, built by
+   * hack/images/build-all.sh, with pgBackRest) unless PGKEEPER_POSTGRES_IMAGE names another.
+   */
   postgresImage: string;
+  /**
+   * The majors `postgresImage` exists for (PGKEEPER_POSTGRES_VERSIONS, comma-separated): a
+   * Database of another major is refused unless it names its own spec.image.
+   */
+  postgresVersions: readonly string[];
   /** How many Databases reconcile at once (controller-runtime's MaxConcurrentReconciles). */
   maxConcurrentReconciles: number;
   /** Period of the drift check: every Database is re-reconciled this often. */
@@ -32,8 +41,14 @@ export interface OperatorConfig {
   trustOverlapSeconds: number;
 }
 
+/** Where pgkeeper's images are unless PGKEEPER_IMAGE_REPOSITORY says: the local cluster's. */
+export const DEFAULT_IMAGE_REPOSITORY = "localhost/pgkeeper";
+/** The majors pgkeeper builds an image for: those Debian serves here (bookworm, trixie, forky). */
+export const IMAGE_VERSIONS = ["15", "17", "18"] as const;
+
 export const DEFAULT_CONFIG: OperatorConfig = {
-  postgresImage: "docker.io/library/postgres:{version}",
+  postgresImage: `${DEFAULT_IMAGE_REPOSITORY}/postgres:{version}`,
+  postgresVersions: IMAGE_VERSIONS,
   maxConcurrentReconciles: 4,
   resyncSeconds: 300,
   backoffBaseMs: 1000,
@@ -52,10 +67,34 @@ const positiveInt = (raw: string | undefined, fallback: number): number => {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 };
 
+/**
+ * A comma-separated list of majors; anything but numbers in it makes it fall back (admission
+ * refuses unsupported majors anyway).
+ */
+const versions = (raw: string | undefined, fallback: readonly string[]): readonly string[] => {
+  const listed = (raw ?? "")
+    .split(",")
+    .map(v => v.trim())
+    .filter(v => v !== "");
+  return listed.length > 0 && listed.every(v => /^[1-9][0-9]*$/.test(v))
+    ? [...new Set(listed)].sort((a, b) => Number(a) - Number(b))
+    : fallback;
+};
+
+/** The image template: an explicit one, else `postgres:{version}` under the repository. */
+const postgresImage = (env: Record<string, string | undefined>): string => {
+  const repository = env.PGKEEPER_IMAGE_REPOSITORY?.trim().replace(/\/+$/, "");
+  return (
+    env.PGKEEPER_POSTGRES_IMAGE?.trim() ||
+    (repository ? `${repository}/postgres:{version}` : DEFAULT_CONFIG.postgresImage)
+  );
+};
+
 /** Reads the configuration from `env` (process.env by default). Pure given its argument. */
 export function readConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
   return {
-    postgresImage: env.PGKEEPER_POSTGRES_IMAGE?.trim() || DEFAULT_CONFIG.postgresImage,
+    postgresImage: postgresImage(env),
+    postgresVersions: versions(env.PGKEEPER_POSTGRES_VERSIONS, DEFAULT_CONFIG.postgresVersions),
     maxConcurrentReconciles: positiveInt(
       env.PGKEEPER_MAX_CONCURRENT_RECONCILES,
       DEFAULT_CONFIG.maxConcurrentReconciles,
@@ -87,6 +126,10 @@ export function readConfig(env: Record<string, string | undefined> = process.env
 /** The image for a PostgreSQL major version according to the operator's configuration. */
 export const defaultImageFor = (version: string, config: OperatorConfig): string =>
   config.postgresImage.split("{version}").join(version);
+
+/** Whether the operator has an image for `version` (else spec.image must name one). */
+export const hasImageFor = (version: string, config: OperatorConfig): boolean =>
+  config.postgresVersions.includes(version);
 
 let processConfig: OperatorConfig | undefined;
 

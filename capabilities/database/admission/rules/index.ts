@@ -37,12 +37,13 @@ import {
 } from "./storage";
 import { synchronousModeRule, synchronousNumberRule } from "./synchronous";
 import { Rule } from "./types";
-import { versionImmutableRule, versionRule } from "./version";
+import { versionImageRule, versionImmutableRule, versionRule } from "./version";
 
 export const RULES: readonly Rule[] = [
   nameRule,
   versionRule,
   versionImmutableRule,
+  versionImageRule,
   imageRule,
   instancesRule,
   storageSizeRule,

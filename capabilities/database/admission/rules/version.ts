@@ -1,4 +1,5 @@
 import { SUPPORTED_VERSIONS } from "../../api/database-schema";
+import { hasImageFor } from "../../lib/config";
 import { deny, Rule } from "./types";
 
 export const versionRule: Rule = {
@@ -24,6 +25,27 @@ export const versionImmutableRule: Rule = {
       deny(
         "spec.version",
         `cannot change from ${old.spec.version} to ${db.spec.version}; the version is fixed after creation: a major upgrade needs a new Database with the new version, filled from the old one (dump and restore)`,
+      ),
+    ];
+  },
+};
+
+/**
+ * A Database that names no image needs one the operator has for its major: the default is
+ * pgkeeper's own image (with pgBackRest), built for the majors Debian serves, and never another
+ * image that lacks what the API offers.
+ */
+export const versionImageRule: Rule = {
+  name: "version-image",
+  check: ({ db, config }) => {
+    const { version, image } = db.spec;
+    const supported = (SUPPORTED_VERSIONS as readonly string[]).includes(version);
+    if (!supported || (image !== undefined && image.trim() !== "") || hasImageFor(version, config))
+      return [];
+    return [
+      deny(
+        "spec.version",
+        `the operator has no PostgreSQL ${version} image (it has images for ${config.postgresVersions.join(", ")}): choose one of those, name a PostgreSQL ${version} image with pgBackRest in spec.image, or configure the operator's (PGKEEPER_POSTGRES_VERSIONS)`,
       ),
     ];
   },
