@@ -3,19 +3,23 @@
 # (hack/test-all.sh starts it in the background; every part is also made on demand by the script
 # that needs it, so this only moves work earlier).
 #
-#   builds: versitygw (the postgres tier's object store), the control plane (the integration
-#           tier), then the node's parts (e2e); CPU-bound once go has fetched the modules
+#   control-plane: the apiserver, controller manager, scheduler and kubectl (the integration
+#           tier): CPU-bound once go has fetched the modules, and the longest wait of a cold run
+#   node:   versitygw (the object store of the postgres tier and the node) and the node's parts
+#           (e2e), built while the integration tier runs
 #   images: the pause, PostgreSQL and controller images (e2e), from Debian and npm; network- and
 #           disk-bound, so it runs beside the Go builds
-# Usage: hack/build-ahead.sh builds|images
+# Usage: hack/build-ahead.sh control-plane|node|images
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PGKEEPER_NODE=1
 
 case "${1:-}" in
-  builds)
-    bash hack/cluster/build.sh versitygw
+  control-plane)
     bash hack/cluster/build.sh kube-apiserver kube-controller-manager kube-scheduler kubectl
+    ;;
+  node)
+    bash hack/cluster/build.sh versitygw
     bash hack/cluster/build.sh
     ;;
   images)
@@ -24,7 +28,7 @@ case "${1:-}" in
     bash hack/images/controller.sh
     ;;
   *)
-    echo "usage: $0 builds|images" >&2
+    echo "usage: $0 control-plane|node|images" >&2
     exit 2
     ;;
 esac
