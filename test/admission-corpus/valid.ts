@@ -1,7 +1,14 @@
 /** Specs that must be admitted: realistic production Databases, every supported version. */
+import { IMAGE_VERSIONS } from "../../capabilities/database/lib/config";
 import { BASE, recovery, SECRET, spec, Spec, STORE, ValidCase } from "./types";
 
 const DIGEST = "sha256:" + "c".repeat(64);
+
+/** spec.image for a major the operator has no image of its own for. */
+const ownImage = (version: string): Spec =>
+  (IMAGE_VERSIONS as readonly string[]).includes(version)
+    ? {}
+    : { image: `registry.example.com/postgres/postgres:${version}` };
 
 const PROD_SCHEDULING: Spec = {
   nodeSelector: { "kubernetes.io/os": "linux", "node.example.com/pool": "databases" },
@@ -88,7 +95,11 @@ const TUNED: Record<string, string> = {
 };
 
 export const VALID: ValidCase[] = [
-  ...["14", "15", "16", "17", "18"].map(v => ({ id: `minimal-${v}`, spec: spec({ version: v }) })),
+  // A major pgkeeper builds no image for names its own (admission refuses it otherwise).
+  ...["14", "15", "16", "17", "18"].map(v => ({
+    id: `minimal-${v}`,
+    spec: spec({ version: v, ...ownImage(v) }),
+  })),
   ...["14", "15", "16", "17", "18"].map(v => ({
     id: `production-${v}`,
     spec: production(v, TUNED),
@@ -170,6 +181,7 @@ export const VALID: ValidCase[] = [
     id: "parameters-17",
     spec: {
       version: "17",
+      ...ownImage("17"),
       storage: { size: "10Gi" },
       postgresql: {
         parameters: {

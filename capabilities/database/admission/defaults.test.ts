@@ -163,8 +163,8 @@ describe("defaultsPatch", () => {
   });
 
   it("uses the operator's image template for the version: pgkeeper's own by default", () => {
-    expect(defaultsPatch({ ...minimal, version: "17" }, DEFAULT_CONFIG)?.image).toBe(
-      "localhost/pgkeeper/postgres:17",
+    expect(defaultsPatch({ ...minimal, version: "15" }, DEFAULT_CONFIG)?.image).toBe(
+      "localhost/pgkeeper/postgres:15",
     );
     expect(defaultsPatch({ ...minimal, version: "14" }, config)?.image).toBe(
       "registry.example/pg:14",

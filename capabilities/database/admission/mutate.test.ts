@@ -24,7 +24,7 @@ function request({ operation, object, old, subResource }: FakeInput) {
   return { req, merged };
 }
 
-const spec = { version: "17", storage: { size: "10Gi" } };
+const spec = { version: "15", storage: { size: "10Gi" } };
 const db = { metadata: { name: "orders" }, spec };
 const dying = { metadata: { name: "orders", deletionTimestamp: "2025-01-01T00:00:00Z" }, spec };
 
@@ -69,7 +69,7 @@ describe("applyDefaults", () => {
           parameters: { max_connections: "200", jit: "off" },
           synchronous: { mode: "off" },
         },
-        image: "localhost/pgkeeper/postgres:17",
+        image: "localhost/pgkeeper/postgres:15",
       },
     });
     const after = mergeDeepRight(yaml, merged[0] as object);
@@ -80,7 +80,7 @@ describe("applyDefaults", () => {
     const { req, merged } = request({ operation: "CREATE", object: db });
     applyDefaults(req, DEFAULT_CONFIG);
     expect(merged[0]).toMatchObject({
-      spec: { image: "localhost/pgkeeper/postgres:17", instances: 1 },
+      spec: { image: "localhost/pgkeeper/postgres:15", instances: 1 },
     });
   });
 

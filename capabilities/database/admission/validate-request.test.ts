@@ -29,7 +29,7 @@ const request = ({ operation, object, old, subResource }: FakeInput) =>
     Deny: (statusMessage?: string) => ({ allowed: false, statusMessage }),
   }) as unknown as PeprValidateRequest<Database>;
 
-const valid = { metadata: { name: "orders" }, spec: { version: "17", storage: { size: "10Gi" } } };
+const valid = { metadata: { name: "orders" }, spec: { version: "15", storage: { size: "10Gi" } } };
 const invalid = {
   metadata: { name: "orders" },
   spec: { version: "13", storage: { size: "10Gi" } },
@@ -85,7 +85,7 @@ describe("validateDatabaseRequest", () => {
   it("judges the object as sent, keys a JavaScript clone would drop included", async () => {
     // JSON.parse keeps "__proto__" as an own key; Pepr's Raw (a ramda clone) has lost it.
     const sent = JSON.parse(
-      '{"metadata":{"name":"orders"},"spec":{"version":"17","storage":{"size":"10Gi"},' +
+      '{"metadata":{"name":"orders"},"spec":{"version":"15","storage":{"size":"10Gi"},' +
         '"postgresql":{"parameters":{"__proto__":"1"}}}}',
     );
     const req = request({ operation: "CREATE", object: sent });

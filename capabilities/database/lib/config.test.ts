@@ -44,10 +44,10 @@ describe("readConfig", () => {
   });
 
   it.each<[string, string | undefined, readonly string[]]>([
-    ["the majors pgkeeper builds images for by default", undefined, ["15", "17", "18"]],
+    ["the majors pgkeeper builds images for by default", undefined, ["15"]],
     ["a list, sorted and without repeats", " 17,14, 17 ,16", ["14", "16", "17"]],
-    ["the default for anything but majors in it", "15,latest", ["15", "17", "18"]],
-    ["the default for an empty list", " , ", ["15", "17", "18"]],
+    ["the default for anything but majors in it", "15,latest", ["15"]],
+    ["the default for an empty list", " , ", ["15"]],
   ])("postgresVersions: %s", (_, raw, expected) => {
     expect(
       readConfig(raw === undefined ? {} : { PGKEEPER_POSTGRES_VERSIONS: raw }).postgresVersions,

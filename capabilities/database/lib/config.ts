@@ -43,8 +43,12 @@ export interface OperatorConfig {
 
 /** Where pgkeeper's images are unless PGKEEPER_IMAGE_REPOSITORY says: the local cluster's. */
 export const DEFAULT_IMAGE_REPOSITORY = "localhost/pgkeeper";
-/** The majors pgkeeper builds an image for: those Debian serves here (bookworm, trixie, forky). */
-export const IMAGE_VERSIONS = ["15", "17", "18"] as const;
+/**
+ * The majors hack/images builds pgkeeper's image for. 15 (bookworm) today; 17 (trixie) and 18
+ * (forky) join when their images are built (issue 27): a default must never name an image that
+ * does not exist.
+ */
+export const IMAGE_VERSIONS = ["15"] as const;
 
 export const DEFAULT_CONFIG: OperatorConfig = {
   postgresImage: `${DEFAULT_IMAGE_REPOSITORY}/postgres:{version}`,
