@@ -4,6 +4,7 @@
  * TLS), with the configuration the operator renders.
  */
 import { probeInstance } from "../../capabilities/database/instance/instance-sql";
+import { bin } from "./harness/os";
 import { archivingPrimary, pgbackrest } from "./harness/archiving";
 import { Cluster } from "./harness/cluster";
 import { ObjectStore } from "./harness/object-store";
@@ -39,6 +40,24 @@ describe("pgbackrest-archive.sh: continuous WAL archiving into an S3-compatible 
     expect(server.logTail(200)).toContain(
       "No pgBackRest stanza in the repository yet: creating it",
     );
+  });
+
+  it("reads whether the image has pgBackRest from the setting the entrypoint starts PostgreSQL with", async () => {
+    const { server, env } = await archivingPrimary(cluster, store, "db-0", DB);
+    // Started before the entrypoint said so: nothing is claimed.
+    expect((await probeInstance(server.target, 10_000)).archiver).not.toHaveProperty(
+      "imageHasPgBackRest",
+    );
+    for (const has of ["off", "on"]) {
+      await server.stop("fast");
+      await server.start(60_000, {
+        command: bin("postgres"),
+        args: ["-D", server.dataDir, "-c", `pgkeeper.image_has_pgbackrest=${has}`],
+        env,
+      });
+      const archiver = (await probeInstance(server.target, 10_000)).archiver;
+      expect(archiver?.imageHasPgBackRest).toBe(has === "on");
+    }
   });
 
   it("keeps every segment while the store is down, and archives them all once it is back", async () => {

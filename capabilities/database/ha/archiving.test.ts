@@ -31,6 +31,18 @@ describe("archivingCondition", () => {
     ],
     ["failing before the first success", state({ ...FAILED, waiting: 1 }), "False", "failed"],
     [
+      "an image without pgBackRest, whatever pg_stat_archiver says",
+      state({ ...ARCHIVED, ...FAILED, waiting: 3, imageHasPgBackRest: false }),
+      "False",
+      "The primary's image has no pgbackrest, which archiving and backups run: no WAL reaches the object store until spec.image names an image with pgBackRest (pgkeeper's own has it); 3 segment(s) (48 MiB) wait in pg_wal",
+    ],
+    [
+      "an image with pgBackRest",
+      state({ ...ARCHIVED, imageHasPgBackRest: true }),
+      "True",
+      "Last archived",
+    ],
+    [
       "recovered after failures",
       state({ ...FAILED, ...ARCHIVED, lastArchivedAt: "2026-12-02T10:02:00.000Z" }),
       "True",
@@ -40,6 +52,7 @@ describe("archivingCondition", () => {
     const condition = archivingCondition(archiver);
     expect(condition?.status).toBe(status);
     if (message) expect(condition?.message).toContain(message);
+    if (archiver?.imageHasPgBackRest === false) expect(condition?.reason).toBe("PgBackRestMissing");
   });
 });
 

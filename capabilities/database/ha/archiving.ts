@@ -30,6 +30,13 @@ export function archivingCondition(
     archiver.waiting > 0
       ? `; ${archiver.waiting} segment(s) (${archiver.waiting * SEGMENT_MIB} MiB) wait in pg_wal, kept until archived`
       : "";
+  if (archiver.imageHasPgBackRest === false)
+    return {
+      type: "ContinuousArchiving",
+      status: "False",
+      reason: "PgBackRestMissing",
+      message: `The primary's image has no pgbackrest, which archiving and backups run: no WAL reaches the object store until spec.image names an image with pgBackRest (pgkeeper's own has it)${waiting}`,
+    };
   const failedLast =
     archiver.lastFailedAt !== undefined &&
     (archiver.lastArchivedAt === undefined || archiver.lastFailedAt > archiver.lastArchivedAt);

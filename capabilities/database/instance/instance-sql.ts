@@ -110,11 +110,13 @@ async function archiverState(c: pg.Client): Promise<ArchiverState> {
     last_failed_wal: string | null;
     last_failed_time: Date | null;
     ready: string;
+    has_pgbackrest: string | null;
   }>(
     c,
     `SELECT archived_count AS archived, last_archived_wal, last_archived_time,
             failed_count AS failed, last_failed_wal, last_failed_time,
-            (SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready') AS ready
+            (SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready') AS ready,
+            current_setting('pgkeeper.image_has_pgbackrest', true) AS has_pgbackrest
        FROM pg_stat_archiver`,
   );
   return {
@@ -125,6 +127,9 @@ async function archiverState(c: pg.Client): Promise<ArchiverState> {
     ...(row.last_failed_wal ? { lastFailedWal: row.last_failed_wal } : {}),
     ...(row.last_failed_time ? { lastFailedAt: row.last_failed_time.toISOString() } : {}),
     waiting: Number(row.ready),
+    ...(row.has_pgbackrest === "on" || row.has_pgbackrest === "off"
+      ? { imageHasPgBackRest: row.has_pgbackrest === "on" }
+      : {}),
   };
 }
 

@@ -22,6 +22,11 @@ export interface ArchiverState {
   lastFailedAt?: string;
   /** .ready files: segments PostgreSQL keeps until archive_command succeeds. */
   waiting: number;
+  /**
+   * Whether the instance's image has pgBackRest (the entrypoint's `pgkeeper.image_has_pgbackrest`
+   * setting); undefined for a server started before the entrypoint said so.
+   */
+  imageHasPgBackRest?: boolean;
 }
 
 export interface InstanceProbe {

@@ -522,6 +522,13 @@ fi
 forget_named_primary
 # The kubelet's fsGroup handling can add group permissions; postgres refuses to start with them.
 chmod 0700 "$PGDATA"
+# Whether this image can archive: the archive_command and backups run pgBackRest. PostgreSQL
+# carries the answer as a setting of its own, which the operator's probe reads over SQL, so an
+# image without pgBackRest is named in the ContinuousArchiving condition rather than left to fail
+# push after push.
+HAS_PGBACKREST=off
+if command -v pgbackrest >/dev/null 2>&1; then HAS_PGBACKREST=on; fi
 log "Starting PostgreSQL"
-exec "$PG_BIN/postgres" -D "$PGDATA" -c config_file="$CONFIG_DIR/$FILE_POSTGRESQL_CONF"
+exec "$PG_BIN/postgres" -D "$PGDATA" -c config_file="$CONFIG_DIR/$FILE_POSTGRESQL_CONF" \\
+  -c pgkeeper.image_has_pgbackrest="$HAS_PGBACKREST"
 `;

@@ -9,8 +9,10 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -325,8 +327,21 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     expect(programs(world)).toEqual(expected);
     expect(existsSync(join(world.pgdata, "PG_VERSION"))).toBe(true);
     expect(calls(world).at(-1)).toBe(
-      `postgres -D ${world.pgdata} -c config_file=${world.root}/config/postgresql.conf`,
+      `postgres -D ${world.pgdata} -c config_file=${world.root}/config/postgresql.conf -c pgkeeper.image_has_pgbackrest=on`,
     );
+  });
+
+  it("tells PostgreSQL the image has no pgBackRest when PATH finds none (the probe reads it)", () => {
+    // Every program of this machine's /usr/bin but pgbackrest, and the stubs but theirs.
+    const bin = join(world.root, "usr-bin-without-pgbackrest");
+    mkdirSync(bin);
+    for (const name of readdirSync("/usr/bin").filter(n => n !== "pgbackrest")) {
+      symlinkSync(join("/usr/bin", name), join(bin, name));
+    }
+    rmSync(join(world.root, "path", "pgbackrest"));
+    const r = run(world, ENTRYPOINT_SH, [], { PATH: `${join(world.root, "path")}:${bin}` });
+    expect(r.status).toBe(0);
+    expect(calls(world).at(-1)).toMatch(/ -c pgkeeper\.image_has_pgbackrest=off$/);
   });
 
   it("ordinal 0 told another instance is primary: clones, never initdb (its volume was lost)", () => {
