@@ -3,7 +3,7 @@
  * surviving the loss of its pod on the same volume.
  */
 import { database, freshNamespace, operatorSuite } from "../integration/harness/fixtures";
-import { create, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
+import { create, get, kubectl, kubectlOk, mergePatch } from "../integration/harness/kubectl";
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { appCredentials, psql } from "./psql";
@@ -126,6 +126,36 @@ describe("a single-instance Database", () => {
     expect({ uid: pod()?.metadata.uid, restarts: restarts() }).toEqual(podBefore);
     expect(phase("shop")).toBe("Ready");
   }, 120_000);
+});
+
+describe("a Database whose image cannot be pulled", () => {
+  it("names the pod, the image and the kubelet's reason in Ready, deletes nothing, and heals once spec.image is corrected", async () => {
+    const missing = "localhost/pgkeeper/postgres:15-never-built";
+    create(database(ns, "pull", { image: missing }));
+    const ready = () =>
+      (
+        get("database", ns, "pull")?.status as
+          | { conditions?: { type: string; reason?: string; message?: string }[] }
+          | undefined
+      )?.conditions?.find(c => c.type === "Ready");
+    await waitFor("Ready=False naming the image", () => ready()?.reason === "ImagePullBackOff", {
+      timeoutMs: 180_000,
+      intervalMs: 2000,
+    });
+    expect(ready()?.message).toContain(`pull-0 cannot pull ${missing}`);
+    // Nothing deleted while it waits: the claim holds, the pod is the kubelet's to retry.
+    const claim = get("persistentvolumeclaim", ns, "pgdata-pull-0");
+    expect(claim?.metadata.deletionTimestamp).toBeUndefined();
+
+    mergePatch("database", ns, "pull", { spec: { image: "localhost/pgkeeper/postgres:15" } });
+    await waitFor("Ready once the image is corrected", () => phase("pull") === "Ready", {
+      timeoutMs: 300_000,
+      intervalMs: 2000,
+    });
+    expect(get("persistentvolumeclaim", ns, "pgdata-pull-0")?.metadata.uid).toBe(
+      claim?.metadata.uid,
+    );
+  }, 600_000);
 });
 
 /**

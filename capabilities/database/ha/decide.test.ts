@@ -322,6 +322,47 @@ describe("decide: switchover, scaling and rolling restarts", () => {
       { kind: "switchover", to: "db-1", reason: "RollingRestart", requested: false },
     ],
     [
+      "a replica that cannot pull its image, its template since corrected: replaced at once, healthy or not",
+      {
+        updateRevision: "r2",
+        instances: [
+          primary({}, { revision: "r2" }),
+          up("db-1", {}, { revision: "r2" }),
+          { ...up("db-2", {}, { ready: false, imagePullFailing: true }), sql: undefined },
+        ],
+      },
+      {
+        kind: "restart",
+        instance: "db-2",
+        reason: "runs an older pod template, and its image could not be pulled",
+      },
+    ],
+    [
+      "the one instance cannot pull its image, its template since corrected: replaced",
+      {
+        spec: { ...base().spec, instances: 1 },
+        updateRevision: "r2",
+        instances: [{ ...primary({}, { ready: false, imagePullFailing: true }), sql: undefined }],
+      },
+      {
+        kind: "restart",
+        instance: "db-0",
+        reason: "runs an older pod template, and its image could not be pulled",
+      },
+    ],
+    [
+      "a pod that cannot pull the image its current template names: left alone (nothing to fix by restarting)",
+      {
+        updateRevision: "r1",
+        instances: [
+          primary(),
+          up("db-1"),
+          { ...up("db-2", {}, { ready: false, imagePullFailing: true }), sql: undefined },
+        ],
+      },
+      { kind: "steady" },
+    ],
+    [
       "an outdated replica while another is down: wait (never two down at once)",
       {
         updateRevision: "r2",

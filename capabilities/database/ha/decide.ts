@@ -19,6 +19,8 @@ export interface InstanceView {
     terminating: boolean;
     /** controller-revision-hash: which StatefulSet template the pod was made from. */
     revision?: string;
+    /** The kubelet cannot pull one of its images (cluster/image-pull.ts): it never started. */
+    imagePullFailing?: boolean;
   };
   sql?: {
     /** The last probe answered (and none failed since). */
@@ -284,11 +286,33 @@ const desiredParameters = (input: HaInput): Record<string, string> =>
  * instead, restarted in place: a standby restarted first would refuse to run below its primary,
  * and a switchover would promote a standby that still has the higher value.
  */
+/**
+ * A pod that cannot pull its image never started: replacing it takes nothing down, and it would
+ * wait forever for every instance to be healthy (a corrected spec.image heals it).
+ */
+function neverStartedRestart(outdated: { i: InstanceView; why: string }[]): Decision | undefined {
+  const stuck = outdated.find(x => x.i.pod?.imagePullFailing && !x.i.pod.terminating);
+  return stuck
+    ? {
+        kind: "restart",
+        instance: stuck.i.name,
+        reason: `${stuck.why}, and its image could not be pulled`,
+      }
+    : undefined;
+}
+
 function rollingRestart(input: HaInput): Decision {
   const outdated = input.instances
     .map(i => ({ i, why: needsRestart(i, input.updateRevision) }))
     .filter((x): x is { i: InstanceView; why: string } => x.why !== undefined);
+  const neverStarted = neverStartedRestart(outdated);
+  if (neverStarted) return neverStarted;
   if (outdated.length === 0 || !allHealthy(input)) return { kind: "steady" };
+  return nextRestart(input, outdated);
+}
+
+/** Every instance healthy: the next outdated one to restart, in the order above. */
+function nextRestart(input: HaInput, outdated: { i: InstanceView; why: string }[]): Decision {
   const primaryOutdated = outdated.find(x => x.i.name === input.primary);
   const lowered = loweredLimits(
     primaryOutdated?.i.sql?.probe?.hotStandbyLimits,

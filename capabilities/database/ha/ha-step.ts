@@ -7,6 +7,7 @@
 import { Database } from "../api/database";
 import { ANNOTATION_SWITCHOVER, databaseKey, ordinalOf } from "../api/names";
 import { KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
+import { imagePullProblem } from "../cluster/image-pull";
 import { parseQuantity } from "../lib/quantity";
 import { Decision, HaInput, InstanceView, decide, primaryFailure } from "./decide";
 import { instanceStatus, InstancesStatus, readServing } from "./instance-status";
@@ -54,6 +55,16 @@ const PARAMETERS_RETRY_MS = 10_000;
 /** A refused failover is looked at again this often. */
 const FAILOVER_RETRY_MS = 2000;
 
+function podView(pod: KubeObject): NonNullable<InstanceView["pod"]> {
+  return {
+    uid: pod.metadata?.uid ?? "",
+    ready: isPodReady(pod),
+    terminating: isTerminating(pod),
+    revision: pod.metadata?.labels?.["controller-revision-hash"],
+    ...(imagePullProblem(pod) ? { imagePullFailing: true } : {}),
+  };
+}
+
 function viewOf(
   pod: KubeObject,
   records: Map<string, ProbeRecord>,
@@ -61,16 +72,7 @@ function viewOf(
 ): InstanceView {
   const name = pod.metadata?.name ?? "";
   const record = records.get(name);
-  const view: InstanceView = {
-    name,
-    ordinal: ordinalOf(name),
-    pod: {
-      uid: pod.metadata?.uid ?? "",
-      ready: isPodReady(pod),
-      terminating: isTerminating(pod),
-      revision: pod.metadata?.labels?.["controller-revision-hash"],
-    },
-  };
+  const view: InstanceView = { name, ordinal: ordinalOf(name), pod: podView(pod) };
   if (record && record.uid === pod.metadata?.uid)
     view.sql = { ok: record.ok, failures: record.failures, probe: record.probe };
   return withReload(view, reloads.get(view.pod?.uid ?? ""));

@@ -12,6 +12,7 @@ import {
   selectorLabels,
 } from "../api/names";
 import { Cluster, KubeObject, isPodReady, isTerminating, refOf } from "../cluster/cluster";
+import { imagePullProblem } from "../cluster/image-pull";
 import { ObservedPod } from "./status";
 
 /** The primary: the one recorded in status, else ordinal 0 (the instance that ran initdb). */
@@ -49,8 +50,12 @@ export async function labelRoles(
 
 /** A terminating pod is not available, whatever its last Ready condition says. */
 export const observePods = (pods: KubeObject[]): ObservedPod[] =>
-  pods.map(p => ({
-    name: p.metadata?.name ?? "",
-    ready: isPodReady(p),
-    role: p.metadata?.labels?.[LABEL_ROLE],
-  }));
+  pods.map(p => {
+    const imagePull = imagePullProblem(p);
+    return {
+      name: p.metadata?.name ?? "",
+      ready: isPodReady(p),
+      role: p.metadata?.labels?.[LABEL_ROLE],
+      ...(imagePull ? { imagePull } : {}),
+    };
+  });

@@ -1,5 +1,5 @@
 import { statusPatch } from "../cluster/database-writer";
-import { convergedStatus, failedStatus } from "./status";
+import { convergedStatus, failedStatus, ObservedPod } from "./status";
 
 const now = new Date("2026-11-29T10:00:00Z");
 const obs = {
@@ -72,5 +72,50 @@ describe("failedStatus", () => {
       status: "False",
       reason: "ApplyFailed",
     });
+  });
+});
+
+describe("Ready while an image cannot be pulled", () => {
+  const pull: NonNullable<ObservedPod["imagePull"]> = {
+    container: "postgres",
+    image: "registry.example/postgres:15",
+    reason: "ImagePullBackOff",
+    message: 'Back-off pulling image "registry.example/postgres:15"',
+  };
+  const ready = (pods: ObservedPod[]) =>
+    convergedStatus(undefined, { ...obs, desiredInstances: 2, pods }, now).conditions?.find(
+      c => c.type === "Ready",
+    );
+
+  it.each([
+    [
+      "one pod stuck on its image: the pod, the image and the kubelet's reason",
+      [
+        { name: "db-0", ready: true },
+        { name: "db-1", ready: false, imagePull: pull },
+      ],
+      "ImagePullBackOff",
+      '1/2 instances ready; db-1 cannot pull registry.example/postgres:15 (ImagePullBackOff: Back-off pulling image "registry.example/postgres:15")',
+    ],
+    [
+      "no message from the kubelet",
+      [
+        {
+          name: "db-0",
+          ready: false,
+          imagePull: { ...pull, reason: "ErrImagePull", message: undefined },
+        },
+      ],
+      "ImagePullBackOff",
+      "0/2 instances ready; db-0 cannot pull registry.example/postgres:15 (ErrImagePull)",
+    ],
+    [
+      "pods only starting",
+      [{ name: "db-0", ready: false }],
+      "InstancesNotReady",
+      "0/2 instances ready",
+    ],
+  ] as [string, ObservedPod[], string, string][])("%s", (_, pods, reason, message) => {
+    expect(ready(pods)).toMatchObject({ status: "False", reason, message });
   });
 });

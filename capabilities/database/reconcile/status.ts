@@ -5,11 +5,14 @@
 import { ConditionInput, isTrue, setCondition, setConditions } from "../api/conditions";
 import type { BackupSummary } from "../backup/backup-summary";
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
+import type { ImagePullProblem } from "../cluster/image-pull";
 
 export interface ObservedPod {
   name: string;
   ready: boolean;
   role?: string;
+  /** A container the kubelet cannot pull the image of: the image and the kubelet's words. */
+  imagePull?: ImagePullProblem;
 }
 
 export interface Observation {
@@ -70,6 +73,26 @@ function backupFields(obs: Observation): Partial<DatabaseStatus> {
   };
 }
 
+/**
+ * Ready=False naming the pods whose image cannot be pulled, with the image and the kubelet's
+ * reason: the one thing to fix, rather than a count. Nothing is deleted meanwhile; the kubelet
+ * keeps trying, and a corrected spec.image rolls the pods.
+ */
+function imagePullCondition(pods: ObservedPod[], counts: string): ConditionInput | undefined {
+  const stuck = pods.filter(p => p.imagePull !== undefined);
+  if (stuck.length === 0) return undefined;
+  const each = stuck.map(({ name, imagePull: p }) => {
+    const why = p!.message ? `: ${p!.message}` : "";
+    return `${name} cannot pull ${p!.image} (${p!.reason}${why})`;
+  });
+  return {
+    type: "Ready",
+    status: "False",
+    reason: "ImagePullBackOff",
+    message: `${counts}; ${each.join("; ")}`,
+  };
+}
+
 export function convergedStatus(
   prev: DatabaseStatus | undefined,
   obs: Observation,
@@ -80,6 +103,12 @@ export function convergedStatus(
   const wasReady = isTrue(prev?.conditions, "Ready") || prev?.phase === "Degraded";
   const phase = phaseOf(ready, primaryReady, wasReady, obs);
   const counts = `${ready}/${obs.desiredInstances} instances ready`;
+  const notReady = imagePullCondition(obs.pods, counts) ?? {
+    type: "Ready",
+    status: "False",
+    reason: "InstancesNotReady",
+    message: counts,
+  };
   const conditions = setConditions(
     prev?.conditions,
     [
@@ -91,7 +120,7 @@ export function convergedStatus(
       },
       phase === "Ready"
         ? { type: "Ready", status: "True", reason: "AllInstancesReady", message: counts }
-        : { type: "Ready", status: "False", reason: "InstancesNotReady", message: counts },
+        : notReady,
       primaryReady
         ? {
             type: "PrimaryAvailable",
