@@ -8,6 +8,8 @@
  * `/prod/${NS}/${SOURCE}/${SOURCE_UID}`), and `${SECRET}` (an object-store credentials Secret the
  * runner creates in the namespace).
  */
+import { IMAGE_VERSIONS } from "../../capabilities/database/lib/config";
+
 export type Spec = Record<string, unknown>;
 
 export interface InvalidCase {
@@ -53,14 +55,24 @@ export const STORE = {
 export const stored = (b: Spec): Spec => spec({ backup: { objectStore: STORE, ...b } });
 
 export const params = (parameters: Record<string, unknown>, version = "15"): Spec =>
-  spec({ version, postgresql: { parameters } });
+  spec({ version, ...ownImage(version), postgresql: { parameters } });
 
 export const scheduling = (s: Spec): Spec => spec({ scheduling: s });
+
+/**
+ * spec.image for a major the operator has no image of its own for (admission refuses such a
+ * Database without one, before any other rule: what the case is about would go unseen).
+ */
+export const ownImage = (version: string): Spec =>
+  (IMAGE_VERSIONS as readonly string[]).includes(version)
+    ? {}
+    : { image: `registry.example.com/postgres/postgres:${version}` };
 
 /** A recovery from the runner's source Database (version 15), with `source`/`rest` overrides. */
 export const recovery = (source: Spec = {}, rest: Spec = {}, version = "15"): Spec =>
   spec({
     version,
+    ...ownImage(version),
     bootstrap: {
       recovery: { source: { objectStore: STORE, repositoryPath: SOURCE_PATH, ...source }, ...rest },
     },

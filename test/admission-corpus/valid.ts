@@ -1,14 +1,7 @@
 /** Specs that must be admitted: realistic production Databases, every supported version. */
-import { IMAGE_VERSIONS } from "../../capabilities/database/lib/config";
-import { BASE, recovery, SECRET, spec, Spec, STORE, ValidCase } from "./types";
+import { BASE, ownImage, recovery, SECRET, spec, Spec, STORE, ValidCase } from "./types";
 
 const DIGEST = "sha256:" + "c".repeat(64);
-
-/** spec.image for a major the operator has no image of its own for. */
-const ownImage = (version: string): Spec =>
-  (IMAGE_VERSIONS as readonly string[]).includes(version)
-    ? {}
-    : { image: `registry.example.com/postgres/postgres:${version}` };
 
 const PROD_SCHEDULING: Spec = {
   nodeSelector: { "kubernetes.io/os": "linux", "node.example.com/pool": "databases" },
