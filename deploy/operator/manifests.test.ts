@@ -1,4 +1,4 @@
-import type { V1ClusterRole, V1Deployment, V1Role } from "@kubernetes/client-node";
+import type { V1ClusterRole, V1Deployment, V1Role, V1RoleBinding } from "@kubernetes/client-node";
 import {
   customizeManifest,
   UNPACKED_MODULE_VOLUME,
@@ -190,6 +190,22 @@ describe("customizeManifest: RBAC", () => {
         verbs: ["get", "update"],
       },
     ]);
+  });
+
+  it("binds the store Role to the operator's ServiceAccount (Pepr names one that does not exist)", () => {
+    const binding: V1RoleBinding = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "pepr-pgkeeper-store", namespace: "pepr-system" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "pepr-pgkeeper-store" },
+      subjects: [{ kind: "ServiceAccount", name: "pepr-pgkeeper-store", namespace: "pepr-system" }],
+    };
+    expect(customizeManifest(binding)).toEqual({
+      ...binding,
+      subjects: [{ kind: "ServiceAccount", name: "pepr-pgkeeper", namespace: "pepr-system" }],
+    });
+    const other: V1RoleBinding = { ...binding, metadata: { name: "other" } };
+    expect(customizeManifest(other)).toBe(other);
   });
 
   it("passes other kinds and other Roles through unchanged", () => {

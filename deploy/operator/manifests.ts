@@ -1,21 +1,24 @@
 /**
  * What `pepr build` and `pepr deploy` generate for the operator, made what a production install
  * needs (ADR 0024). Pepr 1.1.4 writes its Deployments and RBAC in code with no setting for most
- * of this; patches/pepr+1.1.4.patch passes every Deployment, ClusterRole and Role it generates
- * (for `pepr deploy`, `pepr build`'s YAML and Zarf) through `customizeManifest`, which
- * package.json's `pepr.customizeManifests` names. Pure: an object in, an object out.
+ * of this; patches/pepr+1.1.4.patch passes every Deployment, ClusterRole, Role and RoleBinding
+ * it generates (for `pepr deploy`, `pepr build`'s YAML and Zarf) through `customizeManifest`,
+ * which package.json's `pepr.customizeManifests` names. Pure: an object in, an object out.
  *
  * - The watcher: two replicas, replaced one at a time (leader election keeps one acting; the
  *   other takes over within a Lease's 15 s when the leader's pod goes), spread over nodes, with
  *   memory for bench:scale's peak (516 MiB at 1000 Databases; Pepr gives 512Mi).
  * - Both pods: seccomp RuntimeDefault and a read-only root file system (the restricted Pod
  *   Security Standard, and more).
- * - RBAC: the leader-election Lease in the operator's namespace only (Pepr grants none), and
- *   Pepr's own "create and patch any CRD" narrowed to patching its PeprStore CRD.
+ * - RBAC: the leader-election Lease in the operator's namespace only (Pepr grants none), in the
+ *   Role Pepr binds in that namespace, whose binding Pepr 1.1.4 gives a ServiceAccount that does
+ *   not exist (`<name>-store`); and Pepr's own "create and patch any CRD" narrowed to patching
+ *   its PeprStore CRD.
  */
 import type {
   KubernetesObject,
   V1ClusterRole,
+  V1RoleBinding,
   V1Container,
   V1Deployment,
   V1DeploymentSpec,
@@ -42,6 +45,8 @@ export function customizeManifest<T extends KubernetesObject>(object: T): T {
       return withoutCrdWrites(object as V1ClusterRole) as T;
     case "Role":
       return withLeaseRules(object as V1Role) as T;
+    case "RoleBinding":
+      return boundToTheOperator(object as unknown as V1RoleBinding) as unknown as T;
     default:
       return object;
   }
@@ -193,5 +198,22 @@ function withLeaseRules(role: V1Role): V1Role {
         verbs: ["get", "update"],
       },
     ],
+  };
+}
+
+/**
+ * Pepr 1.1.4 binds its store Role to the ServiceAccount `<name>-store`, which it never creates:
+ * the binding grants nothing. Bound to the operator's own (`<name>`, the pods' account), the Role
+ * grants what it lists, the Lease included.
+ */
+function boundToTheOperator(binding: V1RoleBinding): V1RoleBinding {
+  const name = binding.metadata?.name ?? "";
+  if (!name.endsWith("-store")) return binding;
+  const account = name.slice(0, -"-store".length);
+  return {
+    ...binding,
+    subjects: (binding.subjects ?? []).map(s =>
+      s.kind === "ServiceAccount" && s.name === name ? { ...s, name: account } : s,
+    ),
   };
 }

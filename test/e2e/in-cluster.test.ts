@@ -118,10 +118,10 @@ afterAll(() => {
   kubectl(["delete", "-f", MANIFEST, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
 }, 180_000);
 
-/** The holder of the watchers' Lease, as the apiserver has it. */
+/** The holder of the watchers' Lease, as the apiserver has it (a released Lease has none). */
 const leaseHolder = (): string | undefined =>
   (get("lease", "pepr-system", "pgkeeper-leader")?.spec as { holderIdentity?: string } | undefined)
-    ?.holderIdentity;
+    ?.holderIdentity || undefined;
 const watcherPods = (): string[] =>
   (
     JSON.parse(
