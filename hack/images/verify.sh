@@ -3,10 +3,10 @@
 # temporary directory; the CRI plugin off), the way the cluster will:
 #   pause       starts as its non-root user and exits on SIGINT
 #   busybox     sh, mkdir, rm (what local-path-provisioner's helper pods run)
-#   postgres    the real entrypoint.sh/probe.sh/backup.sh from the ConfigMap builders, with the
+#   postgres    the real entrypoint.sh/probe.sh from the ConfigMap builders, with the
 #               StatefulSet's env, read-only root, uid 999 and the pod's mounts: bootstrap,
-#               readiness, SQL over the socket and over TCP (scram), two base backups with
-#               retention 1, pgBackRest (version, stanza-create and a full backup with its lock in
+#               readiness, SQL over the socket and over TCP (scram), pgbackrest found by the
+#               entrypoint, pgBackRest (version, stanza-create and a full backup with its lock in
 #               /tmp and no log file), fast stop, restart on the existing data directory
 #   controller  pepr's controller.js starts (and stops at the missing cluster); with a built
 #               module (dist/pepr-*.js), the module itself loads and serves HTTPS on :3000
@@ -129,11 +129,9 @@ render_scripts() {
     import { writeFileSync } from "node:fs";
     import { buildConfigMap } from "./capabilities/database/specs/configmap";
     import { input } from "./test/unit/builder-fixtures";
-    import { BACKUP_SH } from "./capabilities/database/specs/scripts/backup";
     const dir = process.argv[1];
     const data = buildConfigMap(input({ version: "15" })).data ?? {};
     for (const [file, text] of Object.entries(data)) writeFileSync(`${dir}/${file}`, text);
-    writeFileSync(`${dir}/backup.sh`, BACKUP_SH);
   ' "${dir}")
 }
 
@@ -206,14 +204,8 @@ check_postgres() {
   if [[ "${out}" == *"PostgreSQL 15"*postgres*app* ]]; then pass "psql over the socket: ${out%%,*}"; else fail "psql: ${out}"; fi
   out="$(pg_exec env "PGPASSWORD=app'pw" psql -h 127.0.0.1 -U app -d app -Atc 'select current_user')"
   if [[ "${out}" == app ]]; then pass "app login over TCP (scram)"; else fail "app login: ${out}"; fi
-  for _ in 1 2; do
-    pg_exec env BACKUP_RETENTION=1 PGKEEPER_BACKUP_DIR=/tmp/backups /bin/sh /config/backup.sh 2>/dev/null
-    sleep 1
-  done
-  out="$(ls "${d}/tmp/backups" 2>/dev/null)"
-  if [[ "$(wc -w <<<"${out}")" == 1 && -s "${d}/tmp/backups/${out}/base.tar.gz" ]]; then
-    pass "backup.sh: tar base backup, retention 1"
-  else fail "backup.sh: ${out}"; fi
+  out="$(pg_exec psql -Atc 'show pgkeeper.image_has_pgbackrest')"
+  if [[ "${out}" == on ]]; then pass "the entrypoint found pgbackrest in the image"; else fail "image_has_pgbackrest: ${out}"; fi
   out="$(pg_exec pgbackrest version 2>&1)" || out="${out} (exit $?)"
   if [[ "${out}" =~ ^pgBackRest\ [0-9.]+$ ]]; then pass "pgbackrest version as 999: ${out}"; else fail "pgbackrest version: ${out}"; fi
   # archive_mode is off in the instances for now, hence no archive check.
