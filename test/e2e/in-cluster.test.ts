@@ -12,7 +12,14 @@ import { create, tryCreate, get, kubectl, kubectlOk } from "../integration/harne
 import { waitFor } from "../integration/harness/wait";
 
 const IMAGE = "localhost/pgkeeper/controller:dev";
-const MANIFEST = join(env.repo, "dist", "pepr-module-pgkeeper.yaml");
+/** What `pepr deploy` installs, by name (its pepr-system namespace holds the rest). */
+const INSTALLED = [
+  ["validatingwebhookconfiguration", "pepr-pgkeeper"],
+  ["mutatingwebhookconfiguration", "pepr-pgkeeper"],
+  ["clusterrolebinding", "pepr-pgkeeper"],
+  ["clusterrole", "pepr-pgkeeper"],
+  ["namespace", "pepr-system"],
+];
 let ns: string;
 
 /** All replicas of the newest generation are updated and available. */
@@ -97,7 +104,6 @@ function saveGrantedRbac(): void {
 beforeAll(async () => {
   await installCrd();
   ns = freshNamespace("incluster");
-  run("bash", ["hack/build.sh", "-i", IMAGE], 300_000);
   // pepr deploy waits for its Deployments without a timeout of its own: bound it here.
   run(join(env.repo, "node_modules", ".bin", "pepr"), ["deploy", "--yes", "-i", IMAGE], 300_000);
   saveGrantedRbac();
@@ -115,7 +121,9 @@ beforeAll(async () => {
 
 afterAll(() => {
   kubectl(["delete", "namespace", ns, "--wait=false"]);
-  kubectl(["delete", "-f", MANIFEST, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+  for (const [kind, name] of INSTALLED) {
+    kubectl(["delete", kind, name, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+  }
 }, 180_000);
 
 /** The holder of the watchers' Lease, as the apiserver has it (a released Lease has none). */
