@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 const tsconfigRootDir = path.dirname(fileURLToPath(import.meta.url));
 
 export default [
-  { ignores: ["**/node_modules", "**/dist", "coverage", "hack/cluster/kube"] },
+  // .work: what the test tiers write (the dev runner bundles the module there).
+  { ignores: ["**/node_modules", "**/dist", "coverage", "hack/cluster/kube", ".work"] },
   js.configs.recommended,
   {
     files: ["**/*.ts"],
