@@ -16,24 +16,37 @@ IMAGE_TMP="${PGKEEPER_IMAGE_TMP:-${TMPDIR:-/tmp}}"
 # updates of packages other than the ones the key names).
 IMAGES_FORCE="${PGKEEPER_IMAGES_FORCE:-0}"
 
+# The host's suite: the pause, busybox and controller images take their packages from the host's
+# own apt (fetch_deb).
 DEBIAN_SUITE=bookworm
 ARCH=amd64
+
+# The PostgreSQL majors pgkeeper builds an image for, and the Debian suite that ships each (14 and
+# 16 are in no suite served here). Keep in step with IMAGE_VERSIONS in
+# capabilities/database/lib/config.ts (hack/images/images.test.ts checks).
+declare -A POSTGRES_SUITES=([15]=bookworm [17]=trixie [18]=forky)
+POSTGRES_MAJORS=(15 17 18)
+# forky is Debian's testing suite: fixes land in the suite itself, and its -updates and -security
+# suites are empty, with Release files past their Valid-Until (apt refuses them; seen 2026-12-05).
+suite_has_updates() { [[ "$1" != forky ]]; }
+postgres_ref() { printf 'localhost/pgkeeper/postgres:%s\n' "$1"; }
 
 # The image references every other part of the project uses. `localhost/` keeps containerd from
 # normalising them to docker.io, and no pull can ever succeed for them.
 REF_PAUSE=localhost/pgkeeper/pause:1
 REF_BUSYBOX=localhost/pgkeeper/busybox:1
-REF_POSTGRES=localhost/pgkeeper/postgres:15
 REF_CONTROLLER=localhost/pgkeeper/controller:dev
 
 # Every reference, in build order, and its archive name in the cache.
-IMAGE_REFS=("${REF_PAUSE}" "${REF_BUSYBOX}" "${REF_POSTGRES}" "${REF_CONTROLLER}")
-declare -A IMAGE_ARCHIVES=(
-  ["${REF_PAUSE}"]=pause
-  ["${REF_BUSYBOX}"]=busybox
-  ["${REF_POSTGRES}"]=postgres-15
-  ["${REF_CONTROLLER}"]=controller-dev
-)
+IMAGE_REFS=("${REF_PAUSE}" "${REF_BUSYBOX}")
+declare -A IMAGE_ARCHIVES=(["${REF_PAUSE}"]=pause ["${REF_BUSYBOX}"]=busybox)
+for major in "${POSTGRES_MAJORS[@]}"; do
+  IMAGE_REFS+=("$(postgres_ref "${major}")")
+  IMAGE_ARCHIVES["$(postgres_ref "${major}")"]="postgres-${major}"
+done
+unset major
+IMAGE_REFS+=("${REF_CONTROLLER}")
+IMAGE_ARCHIVES["${REF_CONTROLLER}"]=controller-dev
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() {
@@ -83,6 +96,46 @@ ensure_tools() {
 # Candidate version of a Debian package according to this machine's apt lists.
 debian_version() {
   apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'
+}
+
+# A suite's package lists, kept apart from the host's apt (whose sources name the host's suite
+# only) under the image cache, with the host's keyring checking their signatures. Fetched when
+# absent, older than a day, or on PGKEEPER_IMAGES_FORCE=1.
+# Args: suite mirror security-mirror
+suite_lists() {
+  local suite="$1" mirror="$2" security="$3" dir key
+  dir="${IMAGE_CACHE}/apt/${suite}"
+  if [[ "${IMAGES_FORCE}" != 1 && -n "$(find "${dir}/updated" -mmin -1440 2>/dev/null)" ]]; then
+    return 0
+  fi
+  mkdir -p "${dir}/lists/partial" "${dir}/cache/archives/partial"
+  : >"${dir}/status"
+  key=/usr/share/keyrings/debian-archive-keyring.gpg
+  printf 'deb [signed-by=%s] %s %s main\n' "${key}" "${mirror}" "${suite}" >"${dir}/sources.list"
+  if suite_has_updates "${suite}"; then
+    printf 'deb [signed-by=%s] %s %s main\n' "${key}" "${mirror}" "${suite}-updates" \
+      "${key}" "${security}" "${suite}-security" >>"${dir}/sources.list"
+  fi
+  # apt-get update exits 0 on some failed lists (an expired Release file): its E: lines count too.
+  if ! suite_apt "${suite}" apt-get update -q >"${dir}/update.log" 2>&1 ||
+    grep -q '^E:' "${dir}/update.log"; then
+    die "apt-get update of ${suite} failed; see ${dir}/update.log"
+  fi
+  touch "${dir}/updated"
+}
+
+# Runs an apt command against a suite's lists (suite_lists) instead of the host's.
+suite_apt() {
+  local dir="${IMAGE_CACHE}/apt/$1"
+  "${@:2}" -o Dir::Etc::SourceList="${dir}/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+    -o Dir::Etc::Preferences=/nonexistent -o Dir::Etc::PreferencesParts=/nonexistent \
+    -o Dir::State::Lists="${dir}/lists" -o Dir::State::status="${dir}/status" \
+    -o Dir::Cache="${dir}/cache" -o APT::Sandbox::User=root -o Debug::NoLocking=1
+}
+
+# Candidate version of a package in a suite's lists (empty or "(none)" when unknown).
+suite_version() {
+  suite_apt "$1" apt-cache policy "$2" 2>/dev/null | awk '/Candidate:/ { print $2 }'
 }
 
 # Downloads a Debian package (.deb) into the cache and prints its path. Downloading instead of

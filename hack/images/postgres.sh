@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds localhost/pgkeeper/postgres:15, the instance image of the local cluster, from Debian:
-# `debootstrap --variant=minbase --include=postgresql-15,pgbackrest bookworm`, upgraded from
-# bookworm-updates and bookworm-security, then trimmed.
+# Builds localhost/pgkeeper/postgres:<major>, an instance image of the local cluster, from the
+# Debian suite that ships that major (15: bookworm, 17: trixie, 18: forky; POSTGRES_SUITES in
+# lib.sh): `debootstrap --variant=minbase --include=postgresql-<major>,pgbackrest <suite>`,
+# upgraded from <suite>-updates and <suite>-security, then trimmed.
 #
 # What the instance pods need from it (capabilities/database/specs): `/bin/sh /config/entrypoint.sh`
 # and `probe.sh` run as uid/gid 999 with a read-only root file system; the scripts find the server
@@ -13,16 +14,27 @@
 # spool paths are not writable on a read-only root: callers pass --lock-path=/tmp/pgbackrest and
 # --log-level-file=off (or a writable --log-path), see README.md.
 #
-# Idempotent: keyed by these scripts, the mirror and the candidate versions of postgresql-15 and
-# pgbackrest in this machine's apt lists (PGKEEPER_IMAGES_FORCE=1 rebuilds anyway, e.g. for other
-# security updates).
+# Idempotent: keyed by these scripts, the mirror and the candidate versions of postgresql-<major>
+# and pgbackrest in the suite's package lists, which are kept apart from the host's apt
+# (suite_apt in lib.sh; refreshed daily; PGKEEPER_IMAGES_FORCE=1 refreshes them and rebuilds).
 # PGKEEPER_POSTGRES_KEEP_JIT=1 keeps LLVM (JIT), which this image drops by default (see trim).
-# Usage: hack/images/postgres.sh
+# Usage: hack/images/postgres.sh [major...]   (default: every major of POSTGRES_SUITES)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-PG_MAJOR=15
+if (($# > 1)); then
+  for major in "$@"; do bash "${BASH_SOURCE[0]}" "${major}"; done
+  exit 0
+elif (($# == 0)); then
+  for major in "${POSTGRES_MAJORS[@]}"; do bash "${BASH_SOURCE[0]}" "${major}"; done
+  exit 0
+fi
+PG_MAJOR="$1"
+[[ -n "${POSTGRES_SUITES[${PG_MAJOR}]:-}" ]] ||
+  die "no Debian suite here ships PostgreSQL ${PG_MAJOR}; majors: ${POSTGRES_MAJORS[*]}"
+DEBIAN_SUITE="${POSTGRES_SUITES[${PG_MAJOR}]}"
+REF="$(postgres_ref "${PG_MAJOR}")"
 NAME="postgres-${PG_MAJOR}"
 PG_UID=999
 KEEP_JIT="${PGKEEPER_POSTGRES_KEEP_JIT:-0}"
@@ -46,14 +58,17 @@ REQUIRED_COMMANDS=(
 in_root() { chroot "${ROOTFS}" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 
 bootstrap() {
-  local mirror="$1" include
+  local mirror="$1" include script
   include="$(IFS=, && printf '%s' "${PACKAGES[*]}")"
   mkdir -p "${IMAGE_CACHE}/debootstrap"
   # --cache-dir keeps the .debs, so a rebuild after a script change downloads nothing. Two stages
   # so that dpkg runs with force-unsafe-io (no fsync per file: several times faster on a busy
   # disk, and a half-built rootfs is thrown away anyway).
+  # A debootstrap older than the suite has no script for it; the testing suite's is `sid`'s.
+  script="/usr/share/debootstrap/scripts/${DEBIAN_SUITE}"
+  [[ -e "${script}" ]] || script=/usr/share/debootstrap/scripts/sid
   debootstrap --foreign --variant=minbase --include="${include}" \
-    --cache-dir="${IMAGE_CACHE}/debootstrap" "${DEBIAN_SUITE}" "${ROOTFS}" "${mirror}" \
+    --cache-dir="${IMAGE_CACHE}/debootstrap" "${DEBIAN_SUITE}" "${ROOTFS}" "${mirror}" "${script}" \
     >"${BUILD_LOG}" 2>&1 || die "debootstrap failed; see ${BUILD_LOG}"
   printf 'force-unsafe-io\n' >"${ROOTFS}/etc/dpkg/dpkg.cfg.d/pgkeeper-unsafe-io"
   chroot "${ROOTFS}" /debootstrap/debootstrap --second-stage >>"${BUILD_LOG}" 2>&1 ||
@@ -61,37 +76,49 @@ bootstrap() {
 }
 
 # debootstrap knows one suite only; security fixes (PostgreSQL minor releases among them) come
-# from bookworm-security. Only the two update suites' lists are fetched: the installed packages
-# already are the newest of the main suite, so its large index would add nothing.
+# from <suite>-security. Only the two update suites' lists are fetched: the installed packages
+# already are the newest of the main suite, so its large index would add nothing. The testing
+# suite has no update suites (suite_has_updates).
 upgrade() {
-  local mirror="$1" security="$2"
-  cat >"${ROOTFS}/etc/apt/sources.list" <<EOF
-deb ${mirror} ${DEBIAN_SUITE}-updates main
-deb ${security} ${DEBIAN_SUITE}-security main
-EOF
-  # No service may start inside the chroot.
-  printf '#!/bin/sh\nexit 101\n' >"${ROOTFS}/usr/sbin/policy-rc.d"
-  chmod 0755 "${ROOTFS}/usr/sbin/policy-rc.d"
-  in_root apt-get update -q >>"${BUILD_LOG}" 2>&1 || die "apt-get update failed; see ${BUILD_LOG}"
-  in_root env DEBIAN_FRONTEND=noninteractive apt-get -y -q upgrade >>"${BUILD_LOG}" 2>&1 ||
-    die "apt-get upgrade failed; see ${BUILD_LOG}"
-  rm -f "${ROOTFS}/usr/sbin/policy-rc.d" "${ROOTFS}/etc/dpkg/dpkg.cfg.d/pgkeeper-unsafe-io"
-  cat >"${ROOTFS}/etc/apt/sources.list" <<EOF
-deb ${mirror} ${DEBIAN_SUITE} main
-deb ${mirror} ${DEBIAN_SUITE}-updates main
-deb ${security} ${DEBIAN_SUITE}-security main
-EOF
+  local mirror="$1" security="$2" sources="${ROOTFS}/etc/apt/sources.list"
+  if suite_has_updates "${DEBIAN_SUITE}"; then
+    printf 'deb %s %s main\n' "${mirror}" "${DEBIAN_SUITE}-updates" \
+      "${security}" "${DEBIAN_SUITE}-security" >"${sources}"
+    # No service may start inside the chroot.
+    printf '#!/bin/sh\nexit 101\n' >"${ROOTFS}/usr/sbin/policy-rc.d"
+    chmod 0755 "${ROOTFS}/usr/sbin/policy-rc.d"
+    in_root apt-get update -q >>"${BUILD_LOG}" 2>&1 || die "apt-get update failed; see ${BUILD_LOG}"
+    in_root env DEBIAN_FRONTEND=noninteractive apt-get -y -q upgrade >>"${BUILD_LOG}" 2>&1 ||
+      die "apt-get upgrade failed; see ${BUILD_LOG}"
+    rm -f "${ROOTFS}/usr/sbin/policy-rc.d"
+  fi
+  rm -f "${ROOTFS}/etc/dpkg/dpkg.cfg.d/pgkeeper-unsafe-io"
+  printf 'deb %s %s main\n' "${mirror}" "${DEBIAN_SUITE}" >"${sources}"
+  if suite_has_updates "${DEBIAN_SUITE}"; then
+    printf 'deb %s %s main\n' "${mirror}" "${DEBIAN_SUITE}-updates" \
+      "${security}" "${DEBIAN_SUITE}-security" >>"${sources}"
+  fi
 }
 
 # Moves the postgres user and group to 999:999 and re-owns what the package created for them.
+# A system group already holding gid 999 (forky's base system gives it to lpadmin) swaps with
+# postgres: it takes postgres's old gid, and its files follow it.
 fix_user() {
-  local old_uid old_gid taken
+  local old_uid old_gid taken parked=59999
   old_uid="$(in_root id -u postgres)"
   old_gid="$(in_root id -g postgres)"
   taken="$(in_root getent passwd "${PG_UID}" | cut -d: -f1 || true)"
   [[ -z "${taken}" || "${taken}" == postgres ]] || die "uid ${PG_UID} is taken by ${taken}"
   taken="$(in_root getent group "${PG_UID}" | cut -d: -f1 || true)"
-  [[ -z "${taken}" || "${taken}" == postgres ]] || die "gid ${PG_UID} is taken by ${taken}"
+  if [[ -n "${taken}" && "${taken}" != postgres ]]; then
+    [[ -z "$(in_root getent group "${parked}")" ]] || die "gid ${parked} is taken"
+    in_root groupmod -g "${parked}" postgres
+    find "${ROOTFS}" -xdev -gid "${old_gid}" -exec chgrp -h "${parked}" {} +
+    in_root groupmod -g "${old_gid}" "${taken}"
+    find "${ROOTFS}" -xdev -gid "${PG_UID}" -exec chgrp -h "${old_gid}" {} +
+    log "${NAME}: group ${taken} moved from gid ${PG_UID} to ${old_gid}"
+    old_gid="${parked}"
+  fi
   in_root groupmod -g "${PG_UID}" postgres
   in_root usermod -u "${PG_UID}" -g "${PG_UID}" postgres
   find "${ROOTFS}" -xdev -uid "${old_uid}" -exec chown -h "${PG_UID}" {} +
@@ -103,6 +130,7 @@ fix_user() {
 # Drops what a container never uses. The package's default cluster (`main`, created by the
 # postinst) and the snakeoil TLS key generated at install time must not ship in an image.
 trim() {
+  local llvm
   rm -rf "${ROOTFS}/etc/postgresql/${PG_MAJOR}/main" "${ROOTFS}/var/lib/postgresql/${PG_MAJOR}" \
     "${ROOTFS}/etc/ssl/private/ssl-cert-snakeoil.key" "${ROOTFS}/etc/ssl/certs/ssl-cert-snakeoil.pem"
   # Docs, manuals, translations (English messages only), locale sources other than C/POSIX.
@@ -121,8 +149,16 @@ trim() {
   if [[ "${KEEP_JIT}" != 1 ]]; then
     rm -rf "${ROOTFS}/usr/lib/postgresql/${PG_MAJOR}/lib/llvmjit"* \
       "${ROOTFS}/usr/lib/postgresql/${PG_MAJOR}/lib/bitcode"
-    in_root dpkg --purge --force-depends libllvm14 libz3-4 >>"${BUILD_LOG}" 2>&1 ||
-      die "could not remove libllvm14 libz3-4; see ${BUILD_LOG}"
+    # Each suite has its own LLVM (bookworm 14, trixie 19, ...): purge whichever is installed.
+    # shellcheck disable=SC2016 # a dpkg-query format, not a shell expansion
+    # (dpkg-query exits 1 when a pattern matches nothing.)
+    llvm="$({ in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'libllvm*' 'libz3-*' 2>/dev/null || true; } |
+      awk '$1 == "ii" { print $2 }' | xargs)"
+    if [[ -n "${llvm}" ]]; then
+      # shellcheck disable=SC2086 # one word per package
+      in_root dpkg --purge --force-depends ${llvm} >>"${BUILD_LOG}" 2>&1 ||
+        die "could not remove ${llvm}; see ${BUILD_LOG}"
+    fi
   fi
   # /run is a tmpfs or empty in a container; keep only the socket directory postgresql-common made.
   find "${ROOTFS}/run" -mindepth 1 -maxdepth 1 -not -name postgresql -exec rm -rf {} +
@@ -174,7 +210,7 @@ check() {
   want="pgBackRest ${want%-*}"
   pgbackrest="$(as_postgres pgbackrest version 2>&1)" || die "pgbackrest version as ${PG_UID}: ${pgbackrest}"
   [[ "${pgbackrest}" == "${want}" ]] || die "pgbackrest version as ${PG_UID}: '${pgbackrest}', expected '${want}'"
-  log "postgres: $(in_root "${PG_BINDIR}/postgres" --version), ${pgbackrest} (uid ${PG_UID}), ${#REQUIRED_COMMANDS[@]} commands present, libraries resolved"
+  log "${NAME}: $(in_root "${PG_BINDIR}/postgres" --version), ${pgbackrest} (uid ${PG_UID}), ${#REQUIRED_COMMANDS[@]} commands present, libraries resolved"
 }
 
 # debootstrap mounts /proc and /sys inside the rootfs and a failed run can leave them: unmount
@@ -189,7 +225,7 @@ cleanup() {
 package_versions() {
   local pkg
   for pkg in "${PACKAGES[@]}"; do
-    printf '%s=%s\n' "${pkg}" "$(debian_version "${pkg}")"
+    printf '%s=%s\n' "${pkg}" "$(suite_version "${DEBIAN_SUITE}" "${pkg}")"
   done
 }
 
@@ -199,13 +235,10 @@ main() {
   ensure_tools debootstrap:debootstrap umoci:umoci jq:jq
   mirror="$(debian_mirror '')"
   security="$(debian_mirror -security)"
+  suite_lists "${DEBIAN_SUITE}" "${mirror}" "${security}"
   versions="$(package_versions)"
   if grep -qE '=(\(none\))?$' <<<"${versions}"; then
-    apt-get update -q >/dev/null
-    versions="$(package_versions)"
-  fi
-  if grep -qE '=(\(none\))?$' <<<"${versions}"; then
-    die "not in this machine's apt lists: $(grep -E '=(\(none\))?$' <<<"${versions}" | cut -d= -f1 | xargs)"
+    die "not in ${DEBIAN_SUITE}: $(grep -E '=(\(none\))?$' <<<"${versions}" | cut -d= -f1 | xargs)"
   fi
   version="$(sed -n "s/^postgresql-${PG_MAJOR}=//p" <<<"${versions}")"
   key="$({
@@ -214,13 +247,13 @@ main() {
   } | hash_stdin)"
   lock_image "${NAME}"
   if is_current "${NAME}" "${key}"; then
-    log "postgres: up to date (${versions//$'\n'/, }, $(size_mib "$(archive_path "${NAME}")"), $(elapsed "${start}") s)"
+    log "${NAME}: up to date (${versions//$'\n'/, }, $(size_mib "$(archive_path "${NAME}")"), $(elapsed "${start}") s)"
     return 0
   fi
   ROOTFS="$(mktemp -d "${IMAGE_TMP}/pgkeeper-postgres.XXXXXX")"
   trap cleanup EXIT
   : >"${BUILD_LOG}"
-  log "postgres: building ${versions//$'\n'/, } from ${mirror}"
+  log "${NAME}: building ${versions//$'\n'/, } from ${mirror}"
   for step in bootstrap upgrade fix_user trim layout check; do
     step_start="$(now)"
     case "${step}" in
@@ -228,20 +261,20 @@ main() {
       upgrade) upgrade "${mirror}" "${security}" ;;
       *) "${step}" ;;
     esac
-    log "postgres: ${step} $(elapsed "${step_start}") s"
+    log "${NAME}: ${step} $(elapsed "${step_start}") s"
   done
-  log "postgres: rootfs $(du -sh "${ROOTFS}" | cut -f1)"
+  log "${NAME}: rootfs $(du -sh "${ROOTFS}" | cut -f1)"
   step_start="$(now)"
-  pack_image "${ROOTFS}" "${NAME}" "${REF_POSTGRES}" \
+  pack_image "${ROOTFS}" "${NAME}" "${REF}" \
     --config.user "${PG_UID}:${PG_UID}" \
     --config.env "PATH=${PG_BINDIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
     --config.env "PG_MAJOR=${PG_MAJOR}" --config.env LANG=C.UTF-8 \
     --config.env "PGDATA=/var/lib/postgresql/data/pgdata" \
     --config.exposedports 5432/tcp --config.stopsignal SIGINT --config.cmd postgres \
     --config.label "org.opencontainers.image.version=${version}"
-  log "postgres: pack $(elapsed "${step_start}") s"
+  log "${NAME}: pack $(elapsed "${step_start}") s"
   mark_built "${NAME}" "${key}"
-  log "postgres: built ${REF_POSTGRES} (${versions//$'\n'/, }, $(size_mib "$(archive_path "${NAME}")"), $(elapsed "${start}") s)"
+  log "${NAME}: built ${REF} (${versions//$'\n'/, }, $(size_mib "$(archive_path "${NAME}")"), $(elapsed "${start}") s)"
 }
 
 main "$@"

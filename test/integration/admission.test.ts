@@ -111,7 +111,7 @@ describe("with the webhooks", () => {
     [
       "a major the operator has no image for, naming none (and the majors it has)",
       { version: "16" },
-      "spec.version: the operator has no PostgreSQL 16 image (it has images for 15)",
+      "spec.version: the operator has no PostgreSQL 16 image (it has images for 15, 17, 18)",
     ],
   ])("refuses %s", (_name, spec, field) => {
     const r = tryCreate(database(ns, "refused", spec));

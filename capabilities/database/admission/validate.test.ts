@@ -235,7 +235,7 @@ const CASES: Case[] = [
     db({ version: "16" }),
     undefined,
     [
-      "spec.version: the operator has no PostgreSQL 16 image (it has images for 15): choose one of those, name a PostgreSQL 16 image with pgBackRest in spec.image",
+      "spec.version: the operator has no PostgreSQL 16 image (it has images for 15, 17, 18): choose one of those, name a PostgreSQL 16 image with pgBackRest in spec.image",
     ],
     DEFAULT_CONFIG,
   ],

@@ -44,13 +44,27 @@ describe("readConfig", () => {
   });
 
   it.each<[string, string | undefined, readonly string[]]>([
-    ["the majors pgkeeper builds images for by default", undefined, ["15"]],
+    ["the majors pgkeeper builds images for by default", undefined, ["15", "17", "18"]],
     ["a list, sorted and without repeats", " 17,14, 17 ,16", ["14", "16", "17"]],
-    ["the default for anything but majors in it", "15,latest", ["15"]],
-    ["the default for an empty list", " , ", ["15"]],
+    ["the default for anything but majors in it", "15,latest", ["15", "17", "18"]],
+    ["the default for an empty list", " , ", ["15", "17", "18"]],
   ])("postgresVersions: %s", (_, raw, expected) => {
     expect(
       readConfig(raw === undefined ? {} : { PGKEEPER_POSTGRES_VERSIONS: raw }).postgresVersions,
+    ).toEqual(expected);
+  });
+
+  it.each<[string, string | undefined, readonly string[]]>([
+    ["none by default", undefined, []],
+    [
+      "a list, trimmed, without repeats",
+      " regcred, other.creds ,regcred",
+      ["regcred", "other.creds"],
+    ],
+    ["names a Secret cannot have are dropped", "ok,Bad_Name,,-x", ["ok"]],
+  ])("imagePullSecrets: %s", (_, raw, expected) => {
+    expect(
+      readConfig(raw === undefined ? {} : { PGKEEPER_IMAGE_PULL_SECRETS: raw }).imagePullSecrets,
     ).toEqual(expected);
   });
 });

@@ -14,6 +14,11 @@ export interface OperatorConfig {
    * Database of another major is refused unless it names its own spec.image.
    */
   postgresVersions: readonly string[];
+  /**
+   * Pull Secrets (names, in each Database's namespace) a Database gets when its spec names none
+   * (PGKEEPER_IMAGE_PULL_SECRETS, comma-separated): for a registry that needs credentials.
+   */
+  imagePullSecrets: readonly string[];
   /** How many Databases reconcile at once (controller-runtime's MaxConcurrentReconciles). */
   maxConcurrentReconciles: number;
   /** Period of the drift check: every Database is re-reconciled this often. */
@@ -44,15 +49,16 @@ export interface OperatorConfig {
 /** Where pgkeeper's images are unless PGKEEPER_IMAGE_REPOSITORY says: the local cluster's. */
 export const DEFAULT_IMAGE_REPOSITORY = "localhost/pgkeeper";
 /**
- * The majors hack/images builds pgkeeper's image for. 15 (bookworm) today; 17 (trixie) and 18
- * (forky) join when their images are built (issue 27): a default must never name an image that
- * does not exist.
+ * The majors hack/images builds pgkeeper's image for, one per Debian suite served here: 15
+ * (bookworm), 17 (trixie), 18 (forky). 14 and 16 are in none, and a default must never name an
+ * image that does not exist. hack/images/majors.test.ts holds this list and the image scripts' in step.
  */
-export const IMAGE_VERSIONS = ["15"] as const;
+export const IMAGE_VERSIONS = ["15", "17", "18"] as const;
 
 export const DEFAULT_CONFIG: OperatorConfig = {
   postgresImage: `${DEFAULT_IMAGE_REPOSITORY}/postgres:{version}`,
   postgresVersions: IMAGE_VERSIONS,
+  imagePullSecrets: [],
   maxConcurrentReconciles: 4,
   resyncSeconds: 300,
   backoffBaseMs: 1000,
@@ -85,6 +91,19 @@ const versions = (raw: string | undefined, fallback: readonly string[]): readonl
     : fallback;
 };
 
+/** A Secret's name: a DNS-1123 subdomain. */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Comma-separated Secret names, without repeats; a name that cannot be a Secret's is dropped. */
+const secretNames = (raw: string | undefined): readonly string[] => [
+  ...new Set(
+    (raw ?? "")
+      .split(",")
+      .map(name => name.trim())
+      .filter(name => name.length <= 253 && SECRET_NAME.test(name)),
+  ),
+];
+
 /** The image template: an explicit one, else `postgres:{version}` under the repository. */
 const postgresImage = (env: Record<string, string | undefined>): string => {
   const repository = env.PGKEEPER_IMAGE_REPOSITORY?.trim().replace(/\/+$/, "");
@@ -99,6 +118,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
   return {
     postgresImage: postgresImage(env),
     postgresVersions: versions(env.PGKEEPER_POSTGRES_VERSIONS, DEFAULT_CONFIG.postgresVersions),
+    imagePullSecrets: secretNames(env.PGKEEPER_IMAGE_PULL_SECRETS),
     maxConcurrentReconciles: positiveInt(
       env.PGKEEPER_MAX_CONCURRENT_RECONCILES,
       DEFAULT_CONFIG.maxConcurrentReconciles,
