@@ -11,6 +11,7 @@ import { CachedCluster } from "./cache/cached-cluster";
 import { isManaged, startInformers } from "./cache/informers";
 import { ObjectCache } from "./cache/object-cache";
 import { apiCluster } from "./cluster/api-cluster";
+import { installCrdsWhileWanted } from "./cluster/crds";
 import { Controller, createController } from "./controller/controller";
 import { archivingCondition, pendingBytes } from "./ha/archiving";
 import { HaDeps } from "./ha/ha-step";
@@ -24,6 +25,7 @@ import { systemClock } from "./lib/clock";
 import { operatorConfig } from "./lib/config";
 import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
+import { kubeRequest } from "./lib/kube-api";
 import { metrics } from "./metrics/metrics";
 import { serveMetrics } from "./metrics/server";
 import { PasswordMemory } from "./reconcile/password-memory";
@@ -110,9 +112,21 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
       .catch(err => log.error({ error: errorMessage(err) }, "Metrics endpoint failed to start"));
   }
 
+  // The leader installs the CRDs (cluster/crds.ts): `pepr deploy` alone is a whole install.
+  const installOwnCrds = (): void =>
+    void installCrdsWhileWanted(kubeRequest, {
+      wanted: isLeader,
+      retryMs: 10_000,
+      sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+      onInstalled: crds => log.info({ crds }, "CRDs installed"),
+      onError: (err, attempt) =>
+        log.error({ error: errorMessage(err), attempt }, "Could not install the CRDs; retrying"),
+    });
+
   if (!election.enabled) {
     m.setLeader(true);
     log.info("Leader election off: this process always reconciles");
+    installOwnCrds();
     return ctl;
   }
   m.setLeader(false);
@@ -124,6 +138,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     log: Log.child({ component: "leader-election", lease: election.leaseName }),
     onStartedLeading: () => {
       m.setLeader(true);
+      installOwnCrds();
       ctl.startedLeading();
     },
     onStoppedLeading: () => {

@@ -1,6 +1,8 @@
 import type { V1ClusterRole, V1Deployment, V1Role, V1RoleBinding } from "@kubernetes/client-node";
+import { allCrds } from "../../capabilities/database/api/crd";
 import {
   customizeManifest,
+  OWN_CRDS,
   UNPACKED_MODULE_VOLUME,
   unpackedModuleFile,
   WATCHER_MEMORY,
@@ -170,7 +172,17 @@ describe("customizeManifest: RBAC", () => {
         resourceNames: ["peprstores.pepr.dev"],
         verbs: ["patch"],
       },
+      {
+        apiGroups: ["apiextensions.k8s.io"],
+        resources: ["customresourcedefinitions"],
+        resourceNames: ["databases.pgkeeper.dev", "backups.pgkeeper.dev"],
+        verbs: ["get", "patch"],
+      },
     ]);
+  });
+
+  it("names exactly the CRDs the operator installs", () => {
+    expect(OWN_CRDS).toEqual(allCrds().map(crd => (crd.metadata as { name: string }).name));
   });
 
   it("grants the leader-election Lease in the operator's namespace, get and update by name only", () => {

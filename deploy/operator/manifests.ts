@@ -160,9 +160,13 @@ const spreadOverNodes = (labels: Record<string, string>) => ({
 const isCrdRule = (rule: V1PolicyRule): boolean =>
   (rule.apiGroups ?? []).includes("apiextensions.k8s.io");
 
+/** pgkeeper's CRDs, which its leader installs (capabilities/database/cluster/crds.ts). */
+export const OWN_CRDS = ["databases.pgkeeper.dev", "backups.pgkeeper.dev"];
+
 /**
  * Pepr's scoped RBAC lets its controller create and patch any CRD; it only re-applies its
- * PeprStore CRD at start (which `pepr deploy` creates).
+ * PeprStore CRD at start (which `pepr deploy` creates). pgkeeper's leader reads and applies its
+ * own two: a server-side apply is a `patch` even when it creates, so no `create` is needed.
  */
 function withoutCrdWrites(role: V1ClusterRole): V1ClusterRole {
   if (!(role.rules ?? []).some(isCrdRule)) return role;
@@ -175,6 +179,12 @@ function withoutCrdWrites(role: V1ClusterRole): V1ClusterRole {
         resources: ["customresourcedefinitions"],
         resourceNames: ["peprstores.pepr.dev"],
         verbs: ["patch"],
+      },
+      {
+        apiGroups: ["apiextensions.k8s.io"],
+        resources: ["customresourcedefinitions"],
+        resourceNames: OWN_CRDS,
+        verbs: ["get", "patch"],
       },
     ],
   };

@@ -199,3 +199,42 @@ describe("defaultsPatch", () => {
     });
   });
 });
+
+describe("defaultsPatch: imagePullSecrets", () => {
+  const withSecrets = { ...config, imagePullSecrets: ["regcred", "other"] };
+  const named = (...names: string[]) => names.map(name => ({ name }));
+  it.each<[string, OperatorConfig, object, object | undefined, object | undefined]>([
+    ["none configured: none defaulted", config, minimal, undefined, undefined],
+    ["the operator's, on create", withSecrets, minimal, undefined, named("regcred", "other")],
+    [
+      "the spec's own are kept",
+      withSecrets,
+      { ...minimal, imagePullSecrets: named("mine") },
+      undefined,
+      undefined,
+    ],
+    [
+      "an explicit empty list is kept",
+      withSecrets,
+      { ...minimal, imagePullSecrets: [] },
+      undefined,
+      undefined,
+    ],
+    [
+      "the stored ones on update",
+      withSecrets,
+      minimal,
+      { ...minimal, imagePullSecrets: named("old") },
+      named("old"),
+    ],
+    [
+      "the operator's on update when none stored",
+      withSecrets,
+      minimal,
+      minimal,
+      named("regcred", "other"),
+    ],
+  ])("%s", (_title, cfg, spec, oldSpec, expected) => {
+    expect(defaultsPatch(spec, cfg, oldSpec)?.imagePullSecrets).toEqual(expected);
+  });
+});

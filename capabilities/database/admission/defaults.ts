@@ -66,6 +66,18 @@ function imageFor(
 }
 
 /**
+ * The pull Secrets when spec.imagePullSecrets is absent: the stored ones on UPDATE (as with the
+ * image), else the operator's, if it has any.
+ */
+function pullSecretsFor(oldSpec: unknown, config: OperatorConfig): { name: string }[] | undefined {
+  const stored = isRecord(oldSpec) ? oldSpec.imagePullSecrets : undefined;
+  if (Array.isArray(stored) && stored.length > 0) return stored as { name: string }[];
+  return config.imagePullSecrets.length > 0
+    ? config.imagePullSecrets.map(name => ({ name }))
+    : undefined;
+}
+
+/**
  * A new Database keeps a NetworkPolicy unless its spec says `enabled: false`. Only at creation:
  * a Database created before the field stays as it is (no policy) until its owner opts in, since
  * a policy where the network plugin enforces it would cut off clients from other namespaces.
@@ -90,10 +102,12 @@ export function defaultsPatch(
     const typed = spec as DatabaseSpec;
     if (!(SUPPORTED_VERSIONS as readonly string[]).includes(typed.version)) return undefined;
     const image = imageFor(typed, oldSpec, config);
+    const pullSecrets = typed.imagePullSecrets ? undefined : pullSecretsFor(oldSpec, config);
     const resolved = withDefaults(
       oldSpec === undefined ? networkPolicyOnCreate(typed) : typed,
       () => image as string,
     ) as unknown as Record<string, unknown>;
+    if (pullSecrets) resolved.imagePullSecrets = pullSecrets;
     // No image to default to: left absent (pruned below) for validation to refuse.
     if (image === undefined) delete resolved.image;
     const patch = absentPart(typed as Record<string, unknown>, resolved);

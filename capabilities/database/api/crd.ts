@@ -8,6 +8,17 @@ import { JsonSchema } from "./schema";
 import { backupSpecSchema, backupStatusSchema } from "./backup-schema";
 import { BACKUP_KIND, BACKUP_PLURAL, BACKUP_SHORT_NAMES, BACKUP_SINGULAR } from "./backup-identity";
 
+/**
+ * The CRDs' revision, raised with every change of what allCrds() returns (crd-revision.test.ts
+ * fails until it is). The operator installs its own CRDs (cluster/crds.ts) and never replaces a
+ * CRD of a higher revision: an older operator taking the lead during a rolling upgrade would
+ * otherwise take fields away from the schema, and the apiserver prunes stored fields it no longer
+ * knows.
+ */
+export const CRD_REVISION = 1;
+/** The annotation holding CRD_REVISION on each CRD. */
+export const CRD_REVISION_ANNOTATION = `${GROUP}/crd-revision`;
+
 const printerColumns = [
   { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Summary of the state" },
   {
@@ -89,6 +100,7 @@ function customResourceDefinition(
     metadata: {
       name: `${names.plural}.${GROUP}`,
       labels: { "app.kubernetes.io/part-of": "pgkeeper" },
+      annotations: { [CRD_REVISION_ANNOTATION]: String(CRD_REVISION) },
     },
     spec: {
       group: GROUP,

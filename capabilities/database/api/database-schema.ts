@@ -439,6 +439,23 @@ export const databaseSpecSchema = object(
       "Container image for PostgreSQL (with pgBackRest, for backups). Defaults to pgkeeper's image for `version` under the operator's image repository (PGKEEPER_IMAGE_REPOSITORY; PGKEEPER_POSTGRES_IMAGE names another); a `version` the operator has no image for (PGKEEPER_POSTGRES_VERSIONS, by default those pgkeeper builds an image for: 15) is refused unless this names one.",
       { minLength: 1, maxLength: 512 },
     ),
+    imagePullSecrets: array(
+      object(
+        {
+          name: string(
+            "A Secret of type kubernetes.io/dockerconfigjson in the Database's namespace.",
+            {
+              maxLength: 253,
+              pattern: SECRET_NAME_PATTERN,
+            },
+          ),
+        },
+        "A pull Secret, by name.",
+        { required: ["name"] },
+      ),
+      "Secrets the kubelet pulls `image` with, for a registry that needs credentials: given to the instances' and backup Jobs' ServiceAccount. Defaults to the operator's (PGKEEPER_IMAGE_PULL_SECRETS).",
+      { maxItems: 8, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] },
+    ),
     instances: integer(
       `Number of PostgreSQL instances (1-${MAX_INSTANCES}): one primary and instances-1 streaming replicas. Default 1.`,
       { minimum: 1, maximum: MAX_INSTANCES },

@@ -44,6 +44,7 @@ export interface ResolvedRecovery {
 export interface ResolvedSpec {
   version: PostgresVersion;
   image: string;
+  imagePullSecrets?: { name: string }[];
   instances: number;
   storage: { size: string; storageClassName?: string };
   resources: {

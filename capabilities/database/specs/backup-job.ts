@@ -24,6 +24,7 @@ import { backupHostConf, repositoryPath } from "./pgbackrest";
 import { podScheduling } from "./scheduling";
 import { backupTlsVolume, caBundleVolume, REPO1_KEYS, storeKeysEnv } from "./store-access";
 import { BACKUP_JOB_SH } from "./scripts/backup-job";
+import { imagePullSecrets } from "./image-pull";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
 /** On a backup Job and its pod: the Job's name (the Backup's, shortened to fit a label). */
@@ -91,6 +92,7 @@ export function buildBackupJob(
           enableServiceLinks: false,
           serviceAccountName: namesOf(input).serviceAccount,
           automountServiceAccountToken: false,
+          ...imagePullSecrets(input.spec),
           securityContext: podSecurityContext(),
           containers: [
             {

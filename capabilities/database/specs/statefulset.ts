@@ -55,6 +55,7 @@ import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { PGBACKREST_TLS_PORT } from "./pgbackrest";
 import { podScheduling } from "./scheduling";
 import { backupTlsVolume, caBundleVolume, REPO1_KEYS, storeKeysEnv } from "./store-access";
+import { imagePullSecrets } from "./image-pull";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
 /**
@@ -285,6 +286,7 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
           // Their own ServiceAccount; PostgreSQL never talks to the Kubernetes API: no token.
           serviceAccountName: namesOf(input).serviceAccount,
           automountServiceAccountToken: false,
+          ...imagePullSecrets(input.spec),
           terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
           // Service links put one env var per Service of the namespace into every container.
           enableServiceLinks: false,

@@ -1,0 +1,36 @@
+/**
+ * CRD_REVISION follows the CRDs: a change of their content without raising it fails here, so an
+ * operator can always tell a newer schema from an older one (cluster/crds.ts never applies an
+ * older one over a newer).
+ */
+import { createHash } from "node:crypto";
+import { CRD_REVISION, CRD_REVISION_ANNOTATION, allCrds } from "./crd";
+
+/** The content hash of each revision (the annotation itself left out). Add a row when raising. */
+const CONTENT_OF_REVISION: Record<number, string> = {
+  1: "1d7a8e6440cfbadc",
+};
+
+const contentHash = (): string => {
+  const crds = allCrds().map(crd => {
+    const metadata = crd.metadata as { annotations: Record<string, string> };
+    const { [CRD_REVISION_ANNOTATION]: _revision, ...annotations } = metadata.annotations;
+    return { ...crd, metadata: { ...metadata, annotations } };
+  });
+  return createHash("sha256").update(JSON.stringify(crds)).digest("hex").slice(0, 16);
+};
+
+it("the CRDs' content is the one recorded for CRD_REVISION (raise it and add a row when the CRDs change)", () => {
+  expect({ revision: CRD_REVISION, content: contentHash() }).toEqual({
+    revision: CRD_REVISION,
+    content: CONTENT_OF_REVISION[CRD_REVISION],
+  });
+});
+
+it("every CRD carries the revision", () => {
+  for (const crd of allCrds()) {
+    expect((crd.metadata as { annotations: Record<string, string> }).annotations).toMatchObject({
+      [CRD_REVISION_ANNOTATION]: String(CRD_REVISION),
+    });
+  }
+});
