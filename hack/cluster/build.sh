@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Kubernetes binaries of the local cluster from the wrapper module (kube/go.mod) into a
 # cache outside the repo, and installs etcd from Debian when it is missing. With the node tier
-# (PGKEEPER_NODE=1, the default) also CoreDNS (coredns/go.mod), local-path-provisioner, crictl and
-# versitygw (the object store) from the Go module proxy, and containerd, runc, the CNI plugins,
-# iptables and conntrack from Debian.
+# (PGKEEPER_NODE=1, the default) also CoreDNS (coredns/go.mod), local-path-provisioner, crictl,
+# versitygw (the object store) and the OCI registry (registry/go.mod) from the Go module proxy, and
+# containerd, runc, the CNI plugins, iptables and conntrack from Debian.
 #
 # Idempotent: a binary is rebuilt only when its inputs (go.mod, go.sum, Go version, build flags)
 # changed, so a warm run takes about a second.
@@ -22,7 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy)
 
 # The node tier's other Go programs, each pinned in lib.sh or its wrapper module (build_tool).
-NODE_TOOLS=(coredns local-path-provisioner crictl versitygw)
+NODE_TOOLS=(coredns local-path-provisioner crictl versitygw registry)
 
 # Static binaries like the upstream release (CGO off). One setting for every component, because
 # mixing them would compile the whole shared dependency tree twice.
@@ -96,6 +96,7 @@ build_one() {
 tool_source() {
   case "$1" in
     coredns) printf 'wrapper %s\n' "${CLUSTER_DIR}/coredns" ;;
+    registry) printf 'wrapper %s\n' "${CLUSTER_DIR}/registry" ;;
     local-path-provisioner)
       printf 'module github.com/rancher/local-path-provisioner@%s -X main.VERSION=%s\n' \
         "${LOCAL_PATH_PROVISIONER_VERSION}" "${LOCAL_PATH_PROVISIONER_VERSION}"

@@ -49,6 +49,7 @@ component_port() {
     kubelet) echo "${KUBELET_PORT}" ;;
     coredns) echo "${NODE_IP}:53" ;;
     objectstore) echo "${NODE_IP}:${OBJECTSTORE_PORT}" ;;
+    registry) echo "127.0.0.1:${REGISTRY_PORT}" ;;
     containerd) echo "${CONTAINERD_SOCKET}" ;;
   esac
 }

@@ -2,7 +2,7 @@
 # Lists what the local cluster left on this host after `cluster.sh down`: processes (recorded
 # PIDs, our binaries working for this work dir, containerd shims, anything in the kubelet's
 # cgroups), mounts under the work dir, the node's network devices, routes and network
-# namespaces, kube-proxy/CNI iptables chains, and the kubelet's cgroups.
+# namespaces, kube-proxy/CNI iptables chains, the kubelet's cgroups, and the registry's blobs.
 #
 # Usage: hack/cluster/leftovers.sh    (exit 0: nothing left; exit 1: each leftover on stdout)
 set -euo pipefail
@@ -90,11 +90,17 @@ check_cgroups() {
   return 0
 }
 
+# The registry's blobs go with it: its manifests lived in its memory (node.sh's node_down).
+check_data() {
+  [[ ! -e "${REGISTRY_DATA_DIR}" ]] || report data "${REGISTRY_DATA_DIR}"
+}
+
 check_processes
 check_mounts
 check_network
 check_iptables
 check_cgroups
+check_data
 if ((FOUND)); then
   echo "leftovers found (work dir ${WORK_DIR})" >&2
   exit 1

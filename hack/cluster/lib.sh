@@ -101,3 +101,12 @@ OBJECTSTORE_NAMESPACE=pgkeeper-objectstore
 OBJECTSTORE_SERVICE_HOST="s3.${OBJECTSTORE_NAMESPACE}.svc"
 OBJECTSTORE_BUCKET=pgkeeper
 NODE_TOOLS_BIN_DIR="${PGKEEPER_CACHE:-${HOME}/.cache/pgkeeper}/node-tools/bin"
+
+# The node's OCI registry (registry/, go-containerregistry's server; node.sh): a host process on
+# loopback only (containerd and the kubelet pull from the host), HTTPS with a certificate of the
+# cluster CA, Basic authentication. containerd pulls REGISTRY_HOST/... like any registry; `up`
+# pushes the PostgreSQL and controller images into it (hack/images/push.sh).
+REGISTRY_PORT="${PGKEEPER_REGISTRY_PORT:-17295}"
+REGISTRY_HOST="localhost:${REGISTRY_PORT}"
+# Its blobs. The registry keeps manifests in memory only, so `down` deletes them with it.
+REGISTRY_DATA_DIR="${NODE_DIR}/registry-blobs"

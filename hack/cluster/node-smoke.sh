@@ -2,8 +2,9 @@
 # Smoke check of the node tier of a running local cluster (cluster.sh up with PGKEEPER_NODE=1):
 # node Ready, a pod runs, `kubectl logs` and `exec` (apiserver -> kubelet), a Service's ClusterIP
 # from the host and from a pod (and from its own backend: hairpin), the `kubernetes` Service from a
-# pod, cluster DNS from a pod, the object store (from the host with S3 requests, from a pod by its
-# Service's name), and a PVC of the default StorageClass whose data outlives its pod.
+# pod, cluster DNS from a pod, the registry (from the host; pods pulling from it, a private image
+# with and without a pull secret), the object store (from the host with S3 requests, from a pod by
+# its Service's name), and a PVC of the default StorageClass whose data outlives its pod.
 # Everything runs in a throwaway namespace, deleted at the end (with the volume).
 #
 # Usage: hack/cluster/node-smoke.sh     (exit 0 when every check passed; prints timings)
@@ -164,8 +165,7 @@ spec:
   restartPolicy: Never
   containers:
     - name: main
-      image: localhost/pgkeeper/postgres:15
-      imagePullPolicy: Never
+      image: ${REGISTRY_HOST}/pgkeeper/postgres:15
       command: [pgbackrest, --no-config, --log-level-file=off,
         --repo1-type=s3, "--repo1-s3-endpoint=${OBJECTSTORE_SERVICE_HOST}",
         "--repo1-s3-bucket=${OBJECTSTORE_BUCKET}", --repo1-s3-region=us-east-1,
@@ -184,6 +184,115 @@ EOF
   log "ok: object store from a pod (pgBackRest repo-ls over TLS with the cluster CA); object deleted"
 }
 
+# registry_pod NAME IMAGE [PULL_SECRET]: a pod whose image the kubelet pulls every time
+# (imagePullPolicy Always: never the copy `up` imported) and that prints one line.
+registry_pod() {
+  local name="$1" image="$2" secret="${3:-}"
+  kn apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}}
+spec:
+  terminationGracePeriodSeconds: 1
+  restartPolicy: Never
+  imagePullSecrets: [${secret:+{name: ${secret}\}}]
+  containers:
+    - name: main
+      image: ${image}
+      imagePullPolicy: Always
+      command: [sh, -c, echo pulled-from-registry]
+EOF
+}
+
+# pod_pulled POD IMAGE: the kubelet's event says it pulled IMAGE for POD.
+pod_pulled() {
+  output_has "Successfully pulled image \"$2\"" \
+    kn get events --field-selector "involvedObject.name=$1,reason=Pulled" -o jsonpath='{.items[*].message}'
+}
+
+# pull_refused POD: POD waits in ErrImagePull or ImagePullBackOff, and the kubelet's event names
+# the registry's 401. Prints what it saw (shown when the last attempt fails).
+pull_refused() {
+  local reason events
+  reason="$(kn get pod "$1" -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}')"
+  events="$(kn get events --field-selector "involvedObject.name=$1,reason=Failed" -o jsonpath='{.items[*].message}')"
+  printf 'waiting reason: %s; Failed events: %s\n' "${reason:-none}" "${events:-none}"
+  [[ "${reason}" == @(ErrImagePull|ImagePullBackOff) && "${events,,}" == *"401 unauthorized"* ]]
+}
+
+# registry_status URL [CURL ARGS...]: the HTTP status of a GET (000 when there was no answer),
+# then the response's headers; never fails, the caller judges the answer.
+registry_status() {
+  local url="$1"
+  shift
+  { curl -sS --max-time 5 --cacert "${WORK_DIR}/pki/ca.crt" -o /dev/null -D - -w '%{http_code}\n' \
+    "$@" "${url}" || true; } | tac
+}
+
+# A kubernetes.io/dockerconfigjson Secret for the registry, made from its credentials file by jq
+# (the password never appears on a command line).
+registry_pull_secret() {
+  jq -n --arg name "$1" --arg host "${REGISTRY_HOST}" --rawfile line "${WORK_DIR}/pki/registry.credentials" '
+    ($line | rtrimstr("\n")) as $c | ($c | index(":")) as $i
+    | {apiVersion: "v1", kind: "Secret", metadata: {name: $name},
+       type: "kubernetes.io/dockerconfigjson",
+       stringData: {".dockerconfigjson": ({auths: {($host): {username: $c[:$i],
+         password: $c[$i + 1:], auth: ($c | @base64)}}} | tojson)}}' |
+    kn apply -f - >/dev/null
+}
+
+REGISTRY_PUBLIC_IMAGE="${REGISTRY_HOST}/pgkeeper/postgres:15"
+REGISTRY_PRIVATE_IMAGE="${REGISTRY_HOST}/private/postgres:15"
+
+# Pods pulling from the node's registry: a public image, the private one without a pull secret and
+# with one. Made first, so their pulls overlap the other checks (check_registry awaits them).
+start_registry_pods() {
+  registry_pull_secret registry-pull
+  registry_pod registry-public "${REGISTRY_PUBLIC_IMAGE}"
+  registry_pod registry-no-secret "${REGISTRY_PRIVATE_IMAGE}"
+  registry_pod registry-secret "${REGISTRY_PRIVATE_IMAGE}" registry-pull
+}
+
+# check_registry_blob REPOSITORY_URL: the config blob of tag 15, read anonymously, has the digest
+# its manifest names. (The registry pods transfer no blob: containerd already holds every one from
+# the import, and shares content between its namespaces.)
+check_registry_blob() {
+  local digest
+  digest="$(curl -fsS --max-time 5 --cacert "${WORK_DIR}/pki/ca.crt" "$1/manifests/15" |
+    jq -r .config.digest)" || die "FAIL: GET $1/manifests/15"
+  [[ "sha256:$(curl -fsS --max-time 5 --cacert "${WORK_DIR}/pki/ca.crt" "$1/blobs/${digest}" |
+    sha256sum | cut -d' ' -f1)" == "${digest}" ]] || die "FAIL: GET $1/blobs/${digest}: wrong content"
+  log "ok: blob ${digest:7:12} read back with its digest"
+}
+
+# The node's registry (hack/cluster/registry): its API from the host over TLS with the cluster CA,
+# the access rule (anonymous reads except under private/, which answers 401 with a Basic
+# challenge), then the pods of start_registry_pods: the public image pulled, the private one
+# refused without a pull secret (401) and pulled with one.
+check_registry() {
+  local url="https://${REGISTRY_HOST}/v2" auth="${WORK_DIR}/.node-smoke-$$.registry.curlrc" answer
+  local public="${REGISTRY_PUBLIC_IMAGE}" private="${REGISTRY_PRIVATE_IMAGE}"
+  answer="$(registry_status "${url}/")"
+  [[ "${answer%%$'\n'*}" == 200 && "${answer,,}" == *"docker-distribution-api-version: registry/2.0"* ]] ||
+    die "FAIL: GET ${url}/ with the cluster CA: ${answer}"
+  log "ok: registry API ${url}/ over TLS with the cluster CA (200, registry/2.0)"
+  answer="$(registry_status "${url}/private/postgres/manifests/15")"
+  [[ "${answer%%$'\n'*}" == 401 && "${answer}" == *'Basic realm="pgkeeper-registry"'* ]] ||
+    die "FAIL: anonymous GET of a private manifest: ${answer}"
+  (umask 077 && printf 'user = "%s"\n' "$(<"${WORK_DIR}/pki/registry.credentials")" >"${auth}")
+  answer="$(registry_status "${url}/private/postgres/manifests/15" -K "${auth}")"
+  rm -f "${auth}"
+  [[ "${answer%%$'\n'*}" == 200 ]] || die "FAIL: GET of a private manifest with the credentials: ${answer}"
+  log "ok: a private manifest: 401 with a Basic challenge anonymously, 200 with the credentials"
+  check_registry_blob "${url}/pgkeeper/postgres"
+
+  eventually "pod pulled ${public} from the registry and ran" pod_succeeded registry-public
+  eventually "kubelet event: Successfully pulled ${public}" pod_pulled registry-public "${public}"
+  eventually "pod without a pull secret refused ${private} (ErrImagePull, 401)" pull_refused registry-no-secret
+  eventually "pod with a pull secret pulled ${private} and ran" pod_succeeded registry-secret
+  eventually "kubelet event: Successfully pulled ${private}" pod_pulled registry-secret "${private}"
+}
+
 main() {
   [[ -f "${KUBECONFIG}" ]] || die "no kubeconfig at ${KUBECONFIG}: run hack/cluster/cluster.sh up"
   local start="${SECONDS}"
@@ -191,7 +300,9 @@ main() {
   k create namespace "${NS}" >/dev/null
   trap 'k delete namespace "${NS}" --wait=false >/dev/null 2>&1 || true' EXIT
   eventually "ServiceAccount ${NS}/default created" kn get serviceaccount default
+  start_registry_pods
   check_pods_and_services
+  check_registry
   check_objectstore
   check_storage
   k delete namespace "${NS}" --wait=false >/dev/null

@@ -1,9 +1,9 @@
 # shellcheck shell=bash
-# The node tier of the local cluster: containerd, CoreDNS, kubelet, kube-proxy and
-# local-path-provisioner as host processes, on a small network of their own. Sourced by
-# cluster.sh (after lib.sh and pki.sh), which starts and stops these components like the control
-# plane's (PID files, logs); this file adds what only a node needs: host preparation, configs,
-# images, cluster objects, and a teardown that leaves no process, mount or device behind.
+# The node tier of the local cluster: containerd, an OCI registry, CoreDNS, kubelet, kube-proxy,
+# local-path-provisioner and an object store as host processes, on a small network of their own.
+# Sourced by cluster.sh (after lib.sh and pki.sh), which starts and stops these components like
+# the control plane's (PID files, logs); this file adds what only a node needs: host preparation,
+# configs, images, cluster objects, and a teardown that leaves no process, mount or device behind.
 #
 # Host changes (made by `up`, undone by `down` unless marked "kept"):
 #   - `mount --make-rshared /` (kept; see node_prepare_host)
@@ -14,7 +14,7 @@
 #   - net.ipv4.ip_forward=1 and br_netfilter when they were off (kept)
 
 # start order
-NODE_COMPONENTS=(containerd coredns kubelet kube-proxy local-path-provisioner objectstore)
+NODE_COMPONENTS=(containerd registry coredns kubelet kube-proxy local-path-provisioner objectstore)
 NODE_TEMPLATE_DIR="${CLUSTER_DIR}/node"
 NODE_CONFIG_DIR="${NODE_DIR}/config"
 CONTAINERD_DIR="${NODE_DIR}/containerd"
@@ -34,6 +34,8 @@ TEMPLATE_VARS=(CLUSTER_DIR CLUSTER_DNS_IP CLUSTER_DOMAIN CLUSTER_NAME COMPONENT_
 # The object store's buckets (a bucket is a directory) and root credentials (made once).
 OBJECTSTORE_DIR="${NODE_DIR}/objectstore"
 OBJECTSTORE_CREDENTIALS="${PKI_DIR}/objectstore.credentials"
+# The registry's account, one `user:password` line (made once, like the object store's).
+REGISTRY_CREDENTIALS="${PKI_DIR}/registry.credentials"
 
 is_node_component() { [[ " ${NODE_COMPONENTS[*]} " == *" $1 "* ]]; }
 
@@ -41,7 +43,7 @@ node_component_binary() {
   case "$1" in
     containerd) readlink -f "$(command -v containerd)" ;;
     kubelet | kube-proxy) printf '%s/%s\n' "${BIN_DIR}" "$1" ;;
-    coredns | local-path-provisioner) printf '%s/%s\n' "${NODE_TOOLS_BIN_DIR}" "$1" ;;
+    coredns | local-path-provisioner | registry) printf '%s/%s\n' "${NODE_TOOLS_BIN_DIR}" "$1" ;;
     objectstore) printf '%s/versitygw\n' "${NODE_TOOLS_BIN_DIR}" ;;
   esac
 }
@@ -54,6 +56,7 @@ node_component_ports() {
     kubelet) echo "${KUBELET_PORT} ${KUBELET_HEALTHZ_PORT}" ;;
     kube-proxy) echo "${KUBE_PROXY_HEALTHZ_PORT} ${KUBE_PROXY_METRICS_PORT}" ;;
     objectstore) echo "${OBJECTSTORE_PORT}" ;;
+    registry) echo "${REGISTRY_PORT}" ;;
   esac
 }
 
@@ -83,6 +86,12 @@ node_component_args() {
         --cert "${PKI_DIR}/objectstore.crt" --key "${PKI_DIR}/objectstore.key"
         --health "${OBJECTSTORE_HEALTH_PATH}" --quiet posix "${OBJECTSTORE_DIR}")
       ;;
+    # The command line names the credentials file, never the password.
+    registry)
+      ARGS=(serve --addr "127.0.0.1:${REGISTRY_PORT}" --tls-cert "${PKI_DIR}/registry.crt"
+        --tls-key "${PKI_DIR}/registry.key" --credentials "${REGISTRY_CREDENTIALS}"
+        --blobs "${REGISTRY_DATA_DIR}")
+      ;;
   esac
 }
 
@@ -102,6 +111,10 @@ node_component_healthy() {
     objectstore)
       curl -fsS --max-time 3 --cacert "${PKI_DIR}/ca.crt" \
         "https://127.0.0.1:${OBJECTSTORE_PORT}${OBJECTSTORE_HEALTH_PATH}" >/dev/null 2>&1
+      ;;
+    # By the name containerd uses, so the certificate's DNS name is checked too.
+    registry)
+      curl -fsS --max-time 3 --cacert "${PKI_DIR}/ca.crt" "https://${REGISTRY_HOST}/v2/" >/dev/null 2>&1
       ;;
   esac
 }
@@ -186,6 +199,11 @@ node_write_credentials() {
     (umask 077 && printf 'ROOT_ACCESS_KEY=%s\nROOT_SECRET_KEY=%s\n' \
       "pgk$(openssl rand -hex 8)" "$(openssl rand -hex 24)" >"${OBJECTSTORE_CREDENTIALS}")
   fi
+  # The registry's: containerd reaches it as localhost (hosts.toml), host tools may use either.
+  issue_serving_cert registry "/CN=pgkeeper registry" "DNS:localhost,IP:127.0.0.1"
+  if [[ ! -s "${REGISTRY_CREDENTIALS}" ]]; then
+    (umask 077 && printf 'pgkeeper:%s\n' "$(openssl rand -hex 24)" >"${REGISTRY_CREDENTIALS}")
+  fi
 }
 
 objectstore_sans() {
@@ -204,6 +222,23 @@ objectstore_start() {
     set +a
     start_component objectstore
   )
+}
+
+# The PostgreSQL and controller images into the registry (hack/images/push.sh, idempotent: a tag
+# that already names the archive's digest costs one request). On every `up`, because the registry
+# keeps manifests in memory: a restarted one is empty.
+node_push_images() {
+  PGKEEPER_REGISTRY_BIN="${NODE_TOOLS_BIN_DIR}/registry" bash "${REPO_ROOT}/hack/images/push.sh" \
+    "${REGISTRY_HOST}" "${PKI_DIR}/ca.crt" "${REGISTRY_CREDENTIALS}"
+}
+
+# containerd's hosts.toml for the registry: HTTPS verified with the cluster CA (the host's trust
+# store is left alone), pull and resolve only. The root `server` is a host entry too, tried after
+# the [host] ones: it gets the CA as well, or a refused pull (401) would end in a TLS error there.
+registry_hosts_toml() {
+  local url="https://${REGISTRY_HOST}"
+  printf '%s\n' "server = \"${url}\"" "ca = \"${PKI_DIR}/ca.crt\"" '' "[host.\"${url}\"]" \
+    "  ca = \"${PKI_DIR}/ca.crt\"" '  capabilities = ["pull", "resolve"]'
 }
 
 # update_file FILE: replaces FILE with stdin, atomically, and only when the content differs.
@@ -242,20 +277,23 @@ node_write_configs() {
       '  capabilities = ["pull", "resolve"]' |
       update_file "${NODE_CONFIG_DIR}/registry/${registry}/hosts.toml"
   done
+  # The node's own registry (a directory per host:port, which containerd looks up first).
+  mkdir -p "${NODE_CONFIG_DIR}/registry/${REGISTRY_HOST}"
+  registry_hosts_toml | update_file "${NODE_CONFIG_DIR}/registry/${REGISTRY_HOST}/hosts.toml"
   # The helper pods of local-path-provisioner create volume directories in here.
   chmod 0755 "${NODE_DIR}" "${STORAGE_DIR}"
 }
 
-# The images pods can use: every archive hack/images built into the image cache (PostgreSQL, the
-# operator, ...), imported by its import.sh, which skips images containerd already has. The two
-# the node itself needs (pause, and busybox for local-path-provisioner's helper pods) are built
-# here when missing.
+# The two images the node itself needs, imported (import.sh skips what containerd has): pause (the
+# sandbox image) and busybox (local-path-provisioner's helper pods); built here when missing.
+# Every other image (PostgreSQL, the operator) is pulled from the registry, as in production:
+# imported too, containerd would find every layer at home and never download one.
 node_import_images() {
   if [[ ! -s "${IMAGE_CACHE_DIR}/pause.tar" || ! -s "${IMAGE_CACHE_DIR}/busybox.tar" ]]; then
     log "node: building the pause and busybox images (hack/images/pause.sh) ..."
     bash "${REPO_ROOT}/hack/images/pause.sh"
   fi
-  bash "${REPO_ROOT}/hack/images/import.sh" "${CONTAINERD_SOCKET}" k8s.io
+  bash "${REPO_ROOT}/hack/images/import.sh" "${CONTAINERD_SOCKET}" k8s.io pause busybox
   grep -qx "${PAUSE_IMAGE}" <<<"$(ctr_ images ls -q)" || die "node: ${PAUSE_IMAGE} missing after import"
 }
 
@@ -304,6 +342,10 @@ node_print_env() {
   printf 'export PGKEEPER_S3_CA=%q\n' "${PKI_DIR}/ca.crt"
   printf 'export PGKEEPER_S3_CREDENTIALS=%q\n' "${OBJECTSTORE_CREDENTIALS}"
   printf 'export PGKEEPER_S3_PID_FILE=%q\n' "$(pid_file objectstore)"
+  # The registry: its name in image references, the CA and the credentials file (`user:password`).
+  printf 'export PGKEEPER_REGISTRY=%q\n' "${REGISTRY_HOST}"
+  printf 'export PGKEEPER_REGISTRY_CA=%q\n' "${PKI_DIR}/ca.crt"
+  printf 'export PGKEEPER_REGISTRY_CREDENTIALS=%q\n' "${REGISTRY_CREDENTIALS}"
 }
 
 # Starts the node after the control plane is up. Idempotent like the rest of `up`.
@@ -312,8 +354,13 @@ node_up() {
   node_write_configs
 
   start_component containerd
+  start_component registry # makes its blob directory itself (mode 0700)
   wait_until containerd "containerd socket" component_healthy containerd
   node_import_images
+  # Pushed before the kubelet starts: pods that outlived a `down` come back at once, and would
+  # otherwise back off on their first pull.
+  wait_until registry "registry https://${REGISTRY_HOST}/v2/" component_healthy registry
+  node_push_images
   node_apply_manifests
 
   start_component coredns
@@ -471,6 +518,9 @@ node_down() {
   stop_component kube-proxy
   stop_component coredns
   stop_component containerd
+  stop_component registry
+  # Its manifests went with the process: the blobs alone are garbage (the next `up` pushes again).
+  rm -rf "${REGISTRY_DATA_DIR}"
   for name in "${NODE_COMPONENTS[@]}"; do rm -f "$(pid_file "${name}")"; done
   [[ -e "${NODE_MARKER}" ]] || return 0
   node_stop_shims

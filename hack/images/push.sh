@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Pushes the cached PostgreSQL and controller image archives into a registry (the local cluster's,
+# hack/cluster/registry), so that a node pulls them as it would in production.
+#
+# Each image goes under the project's reference without `localhost/`: localhost/pgkeeper/postgres:15
+# becomes <registry>/pgkeeper/postgres:15, and the controller <registry>/pgkeeper/controller:dev.
+# The PostgreSQL 15 archive also goes to <registry>/private/postgres:15, a repository read with
+# credentials only (pull-secret tests). pause and busybox are not pushed: the node imports them
+# (import.sh), the sandbox image must be local. Idempotent: a tag that already names the
+# archive's digest is left alone, and blobs the registry has are not uploaded again.
+#
+# Usage: hack/images/push.sh <registry> <ca> <credentials>
+#   registry     host:port, e.g. localhost:17295 ($PGKEEPER_REGISTRY of `cluster.sh env`)
+#   ca           the CA certificate the registry's certificate chains to
+#   credentials  file with one user:password line, mode 0600
+# PGKEEPER_REGISTRY_BIN: the registry program (default: where hack/cluster/build.sh puts it).
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+(($# == 3)) || die "usage: $0 <registry> <ca> <credentials>"
+REGISTRY="$1"
+CA="$2"
+CREDENTIALS="$3"
+REGISTRY_BIN="${PGKEEPER_REGISTRY_BIN:-${PGKEEPER_CACHE:-${HOME}/.cache/pgkeeper}/node-tools/bin/registry}"
+[[ -x "${REGISTRY_BIN}" ]] || die "no ${REGISTRY_BIN} (run hack/cluster/build.sh registry)"
+
+# One "ARCHIVE REPOSITORY:TAG" line per image to push.
+push_targets() {
+  local major ref
+  for major in "${POSTGRES_MAJORS[@]}"; do
+    ref="$(postgres_ref "${major}")"
+    printf '%s %s\n' "${IMAGE_ARCHIVES[${ref}]}" "${ref#localhost/}"
+  done
+  printf '%s %s\n' "${IMAGE_ARCHIVES[${REF_CONTROLLER}]}" "${REF_CONTROLLER#localhost/}"
+  printf '%s %s\n' postgres-15 private/postgres:15
+}
+
+push_one() {
+  local name="$1" target="${REGISTRY}/$2" archive digest start
+  archive="$(archive_path "${name}")"
+  start="$(now)"
+  # The registry program prints the manifest digest; its errors go to stderr as they are.
+  digest="$("${REGISTRY_BIN}" push --archive "${archive}" --ref "${target}" --ca "${CA}" \
+    --credentials "${CREDENTIALS}" </dev/null)" || die "${target}: push of ${archive} failed"
+  log "${target}: ${digest:7:12} ($(size_mib "${archive}"), $(elapsed "${start}") s)"
+}
+
+main() {
+  local name repository count=0 start
+  start="$(now)"
+  while read -r name repository; do
+    if [[ ! -s "$(archive_path "${name}")" ]]; then
+      log "${REGISTRY}/${repository}: no archive $(archive_path "${name}") (run hack/images/build-all.sh); skipped"
+      continue
+    fi
+    push_one "${name}" "${repository}"
+    count=$((count + 1))
+  done < <(push_targets)
+  log "${count} images in ${REGISTRY} ($(elapsed "${start}") s)"
+}
+
+main "$@"
