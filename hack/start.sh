@@ -29,8 +29,8 @@ else
   source hack/cluster/use.sh
   use_cluster
   OPERATOR_KUBECONFIG="$(dirname "$KUBECONFIG")/kubeconfigs/operator.kubeconfig"
-  # The local cluster has no registry: Databases use the locally built image by default.
-  export PGKEEPER_POSTGRES_IMAGE="${PGKEEPER_POSTGRES_IMAGE:-localhost/pgkeeper/postgres:{version}}"
+  # pgkeeper's images are in the cluster's registry (pushed by `up`), which the node pulls from.
+  export PGKEEPER_IMAGE_REPOSITORY="${PGKEEPER_IMAGE_REPOSITORY:-${PGKEEPER_REGISTRY}/pgkeeper}"
 fi
 
 say "Installing the Database CRD"

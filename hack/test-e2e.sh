@@ -18,6 +18,16 @@ stop_cluster_on_exit always
 # The images the tests run (PostgreSQL, the controller): built once, cached, imported by `up`.
 bash hack/images/build-all.sh
 use_cluster
+# Every operator of the tier (on the host, and the one `pepr deploy` installs) takes its
+# PostgreSQL images from the cluster's registry: the kubelet pulls them over TLS, as in
+# production, instead of finding them imported.
+export PGKEEPER_IMAGE_REPOSITORY="${PGKEEPER_REGISTRY:?the cluster exports no PGKEEPER_REGISTRY}/pgkeeper"
+# The registry's own Go tests (access rules, credentials, push round trip; under a second, its
+# modules are in the cache since the cluster built it).
+(cd hack/cluster/registry && go test ./...)
+# The Helm chart's static checks (helm lint, template renders; a few seconds): the e2e tier
+# installs it too.
+bash hack/helm-chart/check.sh
 # The node tier's own checks first (pods, Services, DNS, volumes, the object store from the host
 # and from a pod): about 20 s, and a failure there names the part of the cluster that broke.
 bash hack/cluster/node-smoke.sh

@@ -146,7 +146,6 @@ async function main(): Promise<void> {
   const start = runStart();
   await installCrd();
   const operator = new Operator("bench-failover", {
-    PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
     LOG_LEVEL: "info",
   });
   await operator.start();

@@ -242,7 +242,9 @@ registry_pull_secret() {
 }
 
 REGISTRY_PUBLIC_IMAGE="${REGISTRY_HOST}/pgkeeper/postgres:15"
-REGISTRY_PRIVATE_IMAGE="${REGISTRY_HOST}/private/postgres:15"
+# Its own name: the node keeps what it pulled with credentials, and the e2e tests' private image
+# must not be on the node before they pull it.
+REGISTRY_PRIVATE_IMAGE="${REGISTRY_HOST}/private/smoke/postgres:15"
 
 # Pods pulling from the node's registry: a public image, the private one without a pull secret and
 # with one. Made first, so their pulls overlap the other checks (check_registry awaits them).

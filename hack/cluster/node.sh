@@ -228,7 +228,8 @@ objectstore_start() {
 # that already names the archive's digest costs one request). On every `up`, because the registry
 # keeps manifests in memory: a restarted one is empty.
 node_push_images() {
-  PGKEEPER_REGISTRY_BIN="${NODE_TOOLS_BIN_DIR}/registry" bash "${REPO_ROOT}/hack/images/push.sh" \
+  PGKEEPER_REGISTRY_BIN="${NODE_TOOLS_BIN_DIR}/registry" PGKEEPER_PUSH_PRIVATE_COPY=1 \
+    bash "${REPO_ROOT}/hack/images/push.sh" \
     "${REGISTRY_HOST}" "${PKI_DIR}/ca.crt" "${REGISTRY_CREDENTIALS}"
 }
 
@@ -295,6 +296,24 @@ node_import_images() {
   fi
   bash "${REPO_ROOT}/hack/images/import.sh" "${CONTAINERD_SOCKET}" k8s.io pause busybox
   grep -qx "${PAUSE_IMAGE}" <<<"$(ctr_ images ls -q)" || die "node: ${PAUSE_IMAGE} missing after import"
+  node_forget_pulled_images
+}
+
+# Every other image goes at `up` (containerd's root outlives `down`): each run pulls from the
+# registry like a fresh node, downloading the layers; and an image pulled with credentials is
+# gone, which the kubelet would otherwise run for any pod naming it with IfNotPresent.
+node_forget_pulled_images() {
+  local listing kept refs
+  # REF TYPE DIGEST ...: pause and busybox stay, with every reference to their digests (the CRI
+  # plugin adds one by image id, sha256:<config>).
+  listing="$(ctr_ images ls | awk 'NR > 1 { print $1, $3 }')"
+  kept="$(awk -v p="${PAUSE_IMAGE}" -v h="${HELPER_IMAGE}" '$1 == p || $1 == h { print $2 }' <<<"${listing}")"
+  refs="$(awk 'NR == FNR { keep[$1] = 1; next } !($2 in keep) { print $1 }' \
+    <(printf '%s\n' "${kept}") <(printf '%s\n' "${listing}"))"
+  [[ -n "${refs}" ]] || return 0
+  # shellcheck disable=SC2086 # one reference per word
+  ctr_ images rm ${refs} >/dev/null
+  log "node: forgot $(wc -l <<<"${refs}") pulled images (pulled again from the registry)"
 }
 
 kubectl_() { "${BIN_DIR}/kubectl" --kubeconfig "${KUBECONFIG_PATH}" "$@"; }

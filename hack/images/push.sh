@@ -4,8 +4,9 @@
 #
 # Each image goes under the project's reference without `localhost/`: localhost/pgkeeper/postgres:15
 # becomes <registry>/pgkeeper/postgres:15, and the controller <registry>/pgkeeper/controller:dev.
-# The PostgreSQL 15 archive also goes to <registry>/private/postgres:15, a repository read with
-# credentials only (pull-secret tests). pause and busybox are not pushed: the node imports them
+# With PGKEEPER_PUSH_PRIVATE_COPY=1 (the local cluster's `up`), the PostgreSQL 15 archive also
+# goes to <registry>/private/postgres:15 and <registry>/private/smoke/postgres:15, repositories its
+# registry serves with credentials only (pull-secret tests). pause and busybox are not pushed: the node imports them
 # (import.sh), the sandbox image must be local. Idempotent: a tag that already names the
 # archive's digest is left alone, and blobs the registry has are not uploaded again.
 #
@@ -33,7 +34,13 @@ push_targets() {
     printf '%s %s\n' "${IMAGE_ARCHIVES[${ref}]}" "${ref#localhost/}"
   done
   printf '%s %s\n' "${IMAGE_ARCHIVES[${REF_CONTROLLER}]}" "${REF_CONTROLLER#localhost/}"
-  printf '%s %s\n' postgres-15 private/postgres:15
+  # Two names: one for the node's smoke check, one for the e2e tests. A node that pulled an image
+  # with credentials runs it for any pod that names it with IfNotPresent (the kubelet does not
+  # check pull Secrets against cached images unless KubeletEnsureSecretPulledImages is on), so
+  # the tests' name must be one nothing pulled before.
+  if [[ "${PGKEEPER_PUSH_PRIVATE_COPY:-0}" == 1 ]]; then
+    printf '%s %s\n' postgres-15 private/smoke/postgres:15 postgres-15 private/postgres:15
+  fi
 }
 
 push_one() {

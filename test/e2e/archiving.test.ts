@@ -26,9 +26,7 @@ import {
 } from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
 
-const operator = new Operator("e2e-archive", {
-  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
-});
+const operator = new Operator("e2e-archive");
 let ns: string;
 operatorSuite(operator, "e2e-archive", created => (ns = created));
 

@@ -27,9 +27,7 @@ import { missingAcknowledgedRows, RowCheck } from "./load/rows";
 import { createStoreSecrets, localObjectStore, pgbackrestIn, S3 } from "./object-store";
 import { appCredentials, Credentials, psql, superuserAt } from "./psql";
 
-const operator = new Operator("e2e-backup-failover", {
-  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
-});
+const operator = new Operator("e2e-backup-failover");
 let ns: string;
 operatorSuite(operator, "e2e-backup-failover", created => (ns = created));
 

@@ -7,10 +7,9 @@ import { create, get, kubectl, kubectlOk, mergePatch } from "../integration/harn
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { appCredentials, psql } from "./psql";
+import { createPullSecret, privatePostgresImage } from "./registry";
 
-const operator = new Operator("e2e", {
-  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
-});
+const operator = new Operator("e2e");
 let ns: string;
 
 operatorSuite(operator, "e2e", created => (ns = created));
@@ -129,32 +128,39 @@ describe("a single-instance Database", () => {
 });
 
 describe("a Database whose image cannot be pulled", () => {
-  it("names the pod, the image and the kubelet's reason in Ready, deletes nothing, and heals once spec.image is corrected", async () => {
-    const missing = "localhost/pgkeeper/postgres:15-never-built";
-    create(database(ns, "pull", { image: missing }));
+  it("names the pod, the image and the registry's refusal in Ready, deletes nothing, and heals once spec.imagePullSecrets names the registry's credentials", async () => {
+    // The registry serves private/ to authenticated clients only.
+    const image = privatePostgresImage();
+    create(database(ns, "pull", { image }));
     const ready = () =>
       (
         get("database", ns, "pull")?.status as
           | { conditions?: { type: string; reason?: string; message?: string }[] }
           | undefined
       )?.conditions?.find(c => c.type === "Ready");
-    await waitFor("Ready=False naming the image", () => ready()?.reason === "ImagePullBackOff", {
-      timeoutMs: 180_000,
-      intervalMs: 2000,
-    });
-    expect(ready()?.message).toContain(`pull-0 cannot pull ${missing}`);
+    await waitFor(
+      "Ready=False naming the image",
+      () => ["ErrImagePull", "ImagePullBackOff"].includes(ready()?.reason ?? ""),
+      { timeoutMs: 180_000, intervalMs: 2000 },
+    );
+    expect(ready()?.message).toContain(`pull-0 cannot pull ${image}`);
+    expect(ready()?.message).toMatch(/401|[Uu]nauthorized/);
     // Nothing deleted while it waits: the claim holds, the pod is the kubelet's to retry.
     const claim = get("persistentvolumeclaim", ns, "pgdata-pull-0");
     expect(claim?.metadata.deletionTimestamp).toBeUndefined();
 
-    mergePatch("database", ns, "pull", { spec: { image: "localhost/pgkeeper/postgres:15" } });
-    await waitFor("Ready once the image is corrected", () => phase("pull") === "Ready", {
+    createPullSecret(ns, "regcred");
+    mergePatch("database", ns, "pull", { spec: { imagePullSecrets: [{ name: "regcred" }] } });
+    await waitFor("Ready once the pull Secret is named", () => phase("pull") === "Ready", {
       timeoutMs: 300_000,
       intervalMs: 2000,
     });
     expect(get("persistentvolumeclaim", ns, "pgdata-pull-0")?.metadata.uid).toBe(
       claim?.metadata.uid,
     );
+    expect(get("pod", ns, "pull-0")?.spec).toMatchObject({
+      imagePullSecrets: [{ name: "regcred" }],
+    });
   }, 600_000);
 });
 

@@ -23,7 +23,6 @@ import { appCredentials, psql, superuserAt } from "./psql";
 /** Past the kubelet's refresh of a mounted Secret: the local node syncs pods every 10 s (kubelet.yaml). */
 const OVERLAP_SECONDS = 30;
 const operator = new Operator("e2e-one-ca", {
-  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
   PGKEEPER_TRUST_OVERLAP_SECONDS: String(OVERLAP_SECONDS),
 });
 let ns: string;

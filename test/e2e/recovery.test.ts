@@ -15,9 +15,7 @@ import { diagnosed } from "./diagnosis";
 import { createStoreSecrets, localObjectStore, pgbackrestIn, S3 } from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
 
-const operator = new Operator("e2e-recovery", {
-  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
-});
+const operator = new Operator("e2e-recovery");
 let ns: string;
 operatorSuite(operator, "e2e-recovery", created => (ns = created));
 

@@ -15,9 +15,7 @@ import { waitFor } from "../integration/harness/wait";
 import { healthy } from "./healthy";
 import { appCredentials, psql, superuserAt } from "./psql";
 
-const operator = new Operator("e2e-storage", {
-  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
-});
+const operator = new Operator("e2e-storage");
 let ns: string;
 operatorSuite(operator, "storage", created => (ns = created));
 

@@ -18,9 +18,7 @@ import { postgresDnsNames } from "../../capabilities/database/specs/tls";
 import { healthy } from "./healthy";
 import { appCredentials, psql, superuserAt } from "./psql";
 
-const operator = new Operator("e2e-tls", {
-  PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
-});
+const operator = new Operator("e2e-tls");
 let ns: string;
 operatorSuite(operator, "tls", created => (ns = created));
 

@@ -69,9 +69,7 @@ export const restartCount = (p: Obj): number =>
 
 /** Registers the suite's frame (operator, namespace, Database, load) and returns its handle. */
 export function quorumDatabaseUnderLoad(suite: string): HaSuite {
-  const operator = new Operator(`e2e-${suite}`, {
-    PGKEEPER_POSTGRES_IMAGE: "localhost/pgkeeper/postgres:{version}",
-  });
+  const operator = new Operator(`e2e-${suite}`);
   let ns = "";
   operatorSuite(operator, `e2e-${suite}`, created => (ns = created));
   let load: Load | undefined;

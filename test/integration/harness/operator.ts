@@ -27,6 +27,11 @@ export const TEST_OPERATOR_ENV = {
   // One operator at a time, always the same leader-election identity: a restarted operator
   // renews its own Lease at once instead of waiting for its previous incarnation's to expire.
   PGKEEPER_LEADER_IDENTITY: "pgkeeper-test-operator",
+  // With the node, pgkeeper's images come from the cluster's registry (hack/cluster): the kubelet
+  // pulls them as in production (nothing but pause and busybox is imported).
+  ...(process.env.PGKEEPER_REGISTRY
+    ? { PGKEEPER_IMAGE_REPOSITORY: `${process.env.PGKEEPER_REGISTRY}/pgkeeper` }
+    : {}),
 };
 
 const healthy = (): Promise<boolean> =>
