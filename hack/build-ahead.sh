@@ -5,8 +5,8 @@
 #
 #   control-plane: the apiserver, controller manager, scheduler and kubectl (the integration
 #           tier): CPU-bound once go has fetched the modules, and the longest wait of a cold run
-#   node:   versitygw (the object store of the postgres tier and the node) and the node's parts
-#           (e2e), built while the integration tier runs
+#   node:   versitygw (the object store of the postgres tier and the node), the node's parts
+#           and helm (e2e), built while the integration tier runs
 #   images: the pause, PostgreSQL and controller images (e2e), from Debian and npm; network- and
 #           disk-bound, so it runs beside the Go builds
 # Usage: hack/build-ahead.sh control-plane|node|images
@@ -21,6 +21,7 @@ case "${1:-}" in
   node)
     bash hack/cluster/build.sh versitygw
     bash hack/cluster/build.sh
+    bash hack/helm-chart/helm.sh >/dev/null
     ;;
   images)
     bash hack/images/pause.sh

@@ -62,7 +62,7 @@ describe("customizeManifest: the operator's Deployments", () => {
   it.each(["watcher", "admission"] as const)(
     "gives the %s pods seccomp RuntimeDefault and a read-only root with the one file Pepr writes on an emptyDir",
     controller => {
-      const out = customizeManifest(peprDeployment(controller));
+      const out = customizeManifest(peprDeployment(controller), {});
       const pod = out.spec!.template.spec!;
       const file = `module-${HASH}.js`;
       expect(pod.securityContext).toMatchObject({
@@ -99,7 +99,7 @@ describe("customizeManifest: the operator's Deployments", () => {
   );
 
   it("runs two watchers, replaced one at a time with a new one ready first, with memory for the scale bench's peak", () => {
-    const out = customizeManifest(peprDeployment("watcher"));
+    const out = customizeManifest(peprDeployment("watcher"), {});
     expect(out.spec).toMatchObject({
       replicas: WATCHER_REPLICAS,
       strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
@@ -113,7 +113,7 @@ describe("customizeManifest: the operator's Deployments", () => {
 
   it("keeps the admission server's replicas and resources as Pepr sets them", () => {
     const given = peprDeployment("admission");
-    const out = customizeManifest(given);
+    const out = customizeManifest(given, {});
     expect(out.spec!.replicas).toBe(2);
     expect(out.spec!.strategy).toBeUndefined();
     expect(out.spec!.template.spec!.containers[0].resources).toEqual(
@@ -121,10 +121,38 @@ describe("customizeManifest: the operator's Deployments", () => {
     );
   });
 
+  it.each<[string, Record<string, string>, { name: string; value?: string }[]]>([
+    ["nothing set: nothing added", {}, []],
+    [
+      "the cluster's settings, trimmed, and nothing else",
+      {
+        PGKEEPER_IMAGE_REPOSITORY: " registry.example.com/pgkeeper ",
+        PGKEEPER_IMAGE_PULL_SECRETS: "regcred",
+        PGKEEPER_RESYNC_SECONDS: "5",
+        HOME: "/root",
+      },
+      [
+        { name: "PGKEEPER_IMAGE_REPOSITORY", value: "registry.example.com/pgkeeper" },
+        { name: "PGKEEPER_IMAGE_PULL_SECRETS", value: "regcred" },
+      ],
+    ],
+    ["blank values are not settings", { PGKEEPER_POSTGRES_VERSIONS: " " }, []],
+  ])(
+    "takes the build environment's operator settings into both Deployments: %s",
+    (_, env, added) => {
+      for (const controller of ["watcher", "admission"] as const) {
+        const given = peprDeployment(controller);
+        const before = given.spec!.template.spec!.containers[0].env ?? [];
+        const out = customizeManifest(given, env);
+        expect(out.spec!.template.spec!.containers[0].env ?? []).toEqual([...before, ...added]);
+      }
+    },
+  );
+
   it("changes nothing in what it is given (a new object comes back)", () => {
     const given = peprDeployment("watcher");
     const copy = JSON.parse(JSON.stringify(given)) as V1Deployment;
-    customizeManifest(given);
+    customizeManifest(given, {});
     expect(given).toEqual(copy);
   });
 
@@ -176,7 +204,7 @@ describe("customizeManifest: RBAC", () => {
         apiGroups: ["apiextensions.k8s.io"],
         resources: ["customresourcedefinitions"],
         resourceNames: ["databases.pgkeeper.dev", "backups.pgkeeper.dev"],
-        verbs: ["get", "patch"],
+        verbs: ["get", "create", "patch"],
       },
     ]);
   });

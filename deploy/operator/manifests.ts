@@ -14,6 +14,9 @@
  *   Role Pepr binds in that namespace, whose binding Pepr 1.1.4 gives a ServiceAccount that does
  *   not exist (`<name>-store`); and Pepr's own "create and patch any CRD" narrowed to patching
  *   its PeprStore CRD.
+ * - The operator settings a cluster sets once (where its images are, their pull Secrets), taken
+ *   from the environment of `pepr build` / `pepr deploy` into both Deployments:
+ *   `PGKEEPER_IMAGE_REPOSITORY=registry.example.com/pgkeeper npx pepr deploy`.
  */
 import type {
   KubernetesObject,
@@ -36,11 +39,28 @@ export const WATCHER_MEMORY = { request: "512Mi", limit: "768Mi" } as const;
 export const UNPACKED_MODULE_VOLUME = "unpacked-module";
 const CONTROLLER_LABEL = "pepr.dev/controller";
 
-/** The one customization point: every object Pepr generates for the operator goes through it. */
-export function customizeManifest<T extends KubernetesObject>(object: T): T {
+/**
+ * Operator settings (capabilities/database/lib/config.ts) passed from the build's environment to
+ * the operator's: those that depend on the cluster rather than on the build.
+ */
+export const SETTINGS_FROM_BUILD_ENV = [
+  "PGKEEPER_IMAGE_REPOSITORY",
+  "PGKEEPER_POSTGRES_IMAGE",
+  "PGKEEPER_POSTGRES_VERSIONS",
+  "PGKEEPER_IMAGE_PULL_SECRETS",
+] as const;
+
+/**
+ * The one customization point: every object Pepr generates for the operator goes through it.
+ * `buildEnv` is the environment `pepr build` / `pepr deploy` runs in.
+ */
+export function customizeManifest<T extends KubernetesObject>(
+  object: T,
+  buildEnv: Record<string, string | undefined> = process.env,
+): T {
   switch (object.kind) {
     case "Deployment":
-      return operatorDeployment(object as V1Deployment) as T;
+      return operatorDeployment(object as V1Deployment, buildEnv) as T;
     case "ClusterRole":
       return withoutCrdWrites(object as V1ClusterRole) as T;
     case "Role":
@@ -70,13 +90,16 @@ export function unpackedModuleFile(container: V1Container): string {
   return `module-${hash}.js`;
 }
 
-function operatorDeployment(deployment: V1Deployment): V1Deployment {
+function operatorDeployment(
+  deployment: V1Deployment,
+  buildEnv: Record<string, string | undefined>,
+): V1Deployment {
   const role = controllerOf(deployment);
   const spec = deployment.spec;
   const pod = spec?.template.spec;
   if (!spec || !pod || (role !== "watcher" && role !== "admission")) return deployment;
   const watcher = role === "watcher";
-  const hardened = hardenedPod(pod, spec.selector.matchLabels ?? {});
+  const hardened = hardenedPod(withBuildSettings(pod, buildEnv), spec.selector.matchLabels ?? {});
   return {
     ...deployment,
     spec: {
@@ -85,6 +108,20 @@ function operatorDeployment(deployment: V1Deployment): V1Deployment {
       template: { ...spec.template, spec: watcher ? withWatcherMemory(hardened) : hardened },
     },
   };
+}
+
+/** The main container gets each setting the build's environment has (and Pepr's env has not). */
+function withBuildSettings(
+  pod: V1PodSpec,
+  buildEnv: Record<string, string | undefined>,
+): V1PodSpec {
+  const [main, ...rest] = pod.containers;
+  const present = new Set((main.env ?? []).map(e => e.name));
+  const settings = SETTINGS_FROM_BUILD_ENV.filter(
+    name => !present.has(name) && (buildEnv[name] ?? "").trim() !== "",
+  ).map(name => ({ name, value: (buildEnv[name] ?? "").trim() }));
+  if (settings.length === 0) return pod;
+  return { ...pod, containers: [{ ...main, env: [...(main.env ?? []), ...settings] }, ...rest] };
 }
 
 /** Two watchers, one new pod ready before an old one goes: a standby is there to take the Lease. */
@@ -166,7 +203,9 @@ export const OWN_CRDS = ["databases.pgkeeper.dev", "backups.pgkeeper.dev"];
 /**
  * Pepr's scoped RBAC lets its controller create and patch any CRD; it only re-applies its
  * PeprStore CRD at start (which `pepr deploy` creates). pgkeeper's leader reads and applies its
- * own two: a server-side apply is a `patch` even when it creates, so no `create` is needed.
+ * own two, by name: a server-side apply that creates is authorized as `patch` and as `create`,
+ * both with the object's name (k8s.io/apiserver handlers/patch.go), so even `create` is limited
+ * to them.
  */
 function withoutCrdWrites(role: V1ClusterRole): V1ClusterRole {
   if (!(role.rules ?? []).some(isCrdRule)) return role;
@@ -184,7 +223,7 @@ function withoutCrdWrites(role: V1ClusterRole): V1ClusterRole {
         apiGroups: ["apiextensions.k8s.io"],
         resources: ["customresourcedefinitions"],
         resourceNames: OWN_CRDS,
-        verbs: ["get", "patch"],
+        verbs: ["get", "create", "patch"],
       },
     ],
   };

@@ -16,7 +16,7 @@ export function healthy<S extends HealthStatus>(
   ns: string,
   name: string,
   instances: number,
-  operatorLog: string,
+  operatorLog?: string,
   timeoutMs = 300_000,
 ): Promise<S> {
   return diagnosed(

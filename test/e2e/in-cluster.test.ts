@@ -3,15 +3,22 @@
  * leader) and admission Deployments in the cluster, hardened as deploy/operator/manifests.ts says
  * (ADR 0024); webhooks are reached through their Service.
  */
-import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { env } from "../integration/harness/env";
 import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
 import { create, tryCreate, get, kubectl, kubectlOk } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
+import { IMAGE_VERSIONS } from "../../capabilities/database/lib/config";
+import { backUp } from "./backups";
+import { healthy } from "./healthy";
+import { awaitLeader, awaitRollout, leaseHolder, run, watcherPods } from "./installed-operator";
+import { createStoreSecrets, localObjectStore, pgbackrestIn } from "./object-store";
+import { psql, superuserAt } from "./psql";
+import { imageRepository, postgresImage } from "./registry";
 
-const IMAGE = "localhost/pgkeeper/controller:dev";
+/** The controller image, pulled from the local cluster's registry as in production. */
+const IMAGE = `${imageRepository()}/controller:dev`;
 /** What `pepr deploy` installs, by name (its pepr-system namespace holds the rest). */
 const INSTALLED = [
   ["validatingwebhookconfiguration", "pepr-pgkeeper"],
@@ -22,47 +29,10 @@ const INSTALLED = [
 ];
 let ns: string;
 
-/** All replicas of the newest generation are updated and available. */
-function rolledOut(name: string): boolean {
-  const d = get("deployment", "pepr-system", name);
-  const spec = d?.spec as { replicas?: number } | undefined;
-  type RolloutStatus = {
-    observedGeneration?: number;
-    updatedReplicas?: number;
-    availableReplicas?: number;
-    replicas?: number;
-  };
-  const status = d?.status as RolloutStatus | undefined;
-  const want = spec?.replicas ?? 1;
-  return (
-    status?.observedGeneration === d?.metadata.generation &&
-    status?.updatedReplicas === want &&
-    status?.availableReplicas === want &&
-    status?.replicas === want
-  );
-}
-
-/** Runs a command with its output in a log file (never a buffer); on failure, its last lines. */
-function run(cmd: string, args: string[], timeoutMs: number): void {
-  mkdirSync(env.logDir, { recursive: true });
-  const logFile = join(env.logDir, `in-cluster-${basename(args[0] ?? cmd)}.log`);
-  const out = openSync(logFile, "w");
-  try {
-    const r = spawnSync(cmd, args, {
-      cwd: env.repo,
-      timeout: timeoutMs,
-      stdio: ["ignore", out, out],
-      env: { ...process.env, KUBECONFIG: env.kubeconfig },
-    });
-    if (r.status !== 0) {
-      const tail = readFileSync(logFile, "utf8").split("\n").slice(-30).join("\n");
-      throw new Error(
-        `${cmd} ${args.join(" ")} failed (${r.error?.message ?? r.status}):\n${tail}`,
-      );
-    }
-  } finally {
-    closeSync(out);
-  }
+interface AuditEvent {
+  user: { username: string };
+  objectRef?: { name?: string };
+  responseStatus?: { code?: number };
 }
 
 interface Binding {
@@ -103,20 +73,17 @@ function saveGrantedRbac(): void {
 
 beforeAll(async () => {
   await installCrd();
+  // The Backup CRD goes (with every Backup: the earlier suites' namespaces are being deleted):
+  // the installed operator's leader must create it again, alone.
+  kubectlOk(["delete", "customresourcedefinition", "backups.pgkeeper.dev", "--wait=true"]);
   ns = freshNamespace("incluster");
   // pepr deploy waits for its Deployments without a timeout of its own: bound it here.
-  run(join(env.repo, "node_modules", ".bin", "pepr"), ["deploy", "--yes", "-i", IMAGE], 300_000);
+  // Where the operator's PostgreSQL images are comes from pepr deploy's environment
+  // (PGKEEPER_IMAGE_REPOSITORY: the registry's, exported by hack/test-e2e.sh).
+  const pepr = join(env.repo, "node_modules", ".bin", "pepr");
+  run(pepr, ["deploy", "--yes", "-i", IMAGE], 300_000, "in-cluster");
   saveGrantedRbac();
-  // The operator's default images are the local cluster's (localhost/pgkeeper): nothing to set.
-  for (const deployment of ["pepr-pgkeeper", "pepr-pgkeeper-watcher"]) {
-    await waitFor(`${deployment} to roll out`, () => rolledOut(deployment), {
-      timeoutMs: 300_000,
-      intervalMs: 2000,
-    }).catch(err => {
-      const pods = kubectl(["get", "pods", "-n", "pepr-system", "-o", "wide"]).stdout;
-      throw new Error(`${(err as Error).message}\n${pods}`);
-    });
-  }
+  await awaitRollout();
 }, 900_000);
 
 afterAll(() => {
@@ -126,38 +93,65 @@ afterAll(() => {
   }
 }, 180_000);
 
-/** The holder of the watchers' Lease, as the apiserver has it (a released Lease has none). */
-const leaseHolder = (): string | undefined =>
-  (get("lease", "pepr-system", "pgkeeper-leader")?.spec as { holderIdentity?: string } | undefined)
-    ?.holderIdentity || undefined;
-const watcherPods = (): string[] =>
-  (
-    JSON.parse(
-      kubectlOk([
-        ...["get", "pods", "-n", "pepr-system", "-l", "pepr.dev/controller=watcher"],
-        ...["-o", "json"],
-      ]),
-    ) as { items: { metadata: { name: string; deletionTimestamp?: string } }[] }
-  ).items
-    .filter(p => !p.metadata.deletionTimestamp)
-    .map(p => p.metadata.name);
+/** Backups, Jobs and pods of `namespace`, and the last lines of each watcher's log. */
+function inClusterDiagnosis(namespace: string): string {
+  return [
+    kubectl(["get", "backups,jobs,pods", "-n", namespace, "-o", "wide"]).stdout,
+    kubectl(["get", "backups", "-n", namespace, "-o", "yaml"]).stdout.slice(0, 6000),
+    ...watcherPods().map(
+      pod => `--- ${pod} ---\n${kubectl(["logs", "-n", "pepr-system", pod, "--tail=40"]).stdout}`,
+    ),
+  ].join("\n");
+}
 
 it("pepr deploy alone runs two watchers, one of them holding the leader Lease", async () => {
-  expect(get("deployment", "pepr-system", "pepr-pgkeeper-watcher")?.spec).toMatchObject({
-    replicas: 2,
-    strategy: { type: "RollingUpdate" },
+  const watcher = get("deployment", "pepr-system", "pepr-pgkeeper-watcher")?.spec as {
+    template: {
+      spec: { containers: { image: string; env?: { name: string; value?: string }[] }[] };
+    };
+  };
+  expect(watcher).toMatchObject({ replicas: 2, strategy: { type: "RollingUpdate" } });
+  // The image from the registry; the repository set once, at deploy time.
+  expect(watcher.template.spec.containers[0].image).toBe(IMAGE);
+  expect(watcher.template.spec.containers[0].env).toContainEqual({
+    name: "PGKEEPER_IMAGE_REPOSITORY",
+    value: imageRepository(),
   });
   // An operator of an earlier suite may hold it until it expires (15 s).
-  const holder = await waitFor(
-    "one of the watchers holding the Lease",
-    () => {
-      const h = leaseHolder();
-      return h && watcherPods().includes(h) ? h : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 1000 },
-  );
+  const holder = await awaitLeader();
   expect(watcherPods()).toHaveLength(2);
   expect(holder).toMatch(/^pepr-pgkeeper-watcher-/);
+}, 120_000);
+
+it("the leader installs the CRDs itself (pepr deploy installs none)", async () => {
+  // The apiserver's audit log shows the installed operator's own server-side applies: the
+  // Backup CRD created (201, deleted before the install), the Database CRD updated (200).
+  const appliedByOperator = (): string[] =>
+    readFileSync(env.auditLog, "utf8")
+      .split("\n")
+      .filter(line => line.includes('"customresourcedefinitions"') && line.includes('"patch"'))
+      .map(line => JSON.parse(line) as AuditEvent)
+      .filter(
+        e =>
+          e.user.username === "system:serviceaccount:pepr-system:pepr-pgkeeper" &&
+          e.objectRef?.name?.endsWith(".pgkeeper.dev"),
+      )
+      .map(e => `${e.objectRef!.name!} ${e.responseStatus?.code}`);
+  await waitFor(
+    "the operator's apply of both CRDs",
+    () => {
+      const applied = appliedByOperator();
+      return (
+        applied.includes("backups.pgkeeper.dev 201") &&
+        applied.includes("databases.pgkeeper.dev 200")
+      );
+    },
+    { timeoutMs: 60_000, intervalMs: 2000 },
+  );
+  expect(
+    kubectl(["wait", "--for=condition=Established", "crd/backups.pgkeeper.dev", "--timeout=30s"])
+      .code,
+  ).toBe(0);
 }, 120_000);
 
 it("the in-cluster watcher reconciles a Database", async () => {
@@ -173,7 +167,7 @@ it("the in-cluster watcher reconciles a Database", async () => {
     },
     { timeoutMs: 180_000, intervalMs: 2000 },
   );
-  expect(db.spec).toMatchObject({ image: "localhost/pgkeeper/postgres:15", instances: 1 }); // defaulted in-cluster
+  expect(db.spec).toMatchObject({ image: postgresImage("15"), instances: 1 }); // defaulted in-cluster
   const events = JSON.parse(kubectlOk(["get", "events", "-n", ns, "-o", "json"])) as {
     items: { reason: string; reportingInstance?: string }[];
   };
@@ -214,6 +208,48 @@ it("the other watcher takes the Lease when the leader's pod is deleted, and reco
     )?.reportingInstance,
   ).toBe(next);
 }, 360_000);
+
+/**
+ * Every major pgkeeper has an image for, on the operator as installed: two instances streaming,
+ * WAL archived into the object store and a backup verified, each read from PostgreSQL itself or
+ * from pgBackRest's repository, not from our status alone. The Databases run side by side.
+ */
+it(`on PostgreSQL ${IMAGE_VERSIONS.join(", ")}: replicas streaming, WAL archived, a verified backup`, async () => {
+  createStoreSecrets(ns);
+  const name = (version: string) => `pg${version}`;
+  for (const version of IMAGE_VERSIONS) {
+    create(
+      database(ns, name(version), {
+        version,
+        instances: 2,
+        backup: { objectStore: localObjectStore(), archiveTimeoutSeconds: 5 },
+      }),
+    );
+  }
+  await Promise.all(IMAGE_VERSIONS.map(v => healthy(ns, name(v), 2)));
+  const backups = await Promise.all(
+    IMAGE_VERSIONS.map(v => backUp(ns, name(v), `${name(v)}-first`, { verify: true })),
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${inClusterDiagnosis(ns)}`);
+  });
+  for (const [i, version] of IMAGE_VERSIONS.entries()) {
+    const db = name(version);
+    expect([db, backups[i].phase, backups[i].verified]).toEqual([db, "Completed", true]);
+    const status = get("database", ns, db)!.status as { currentPrimary: string };
+    const primary = superuserAt(ns, db, get("pod", ns, status.currentPrimary)!);
+    const facts = psql(
+      primary,
+      `select current_setting('server_version_num')::int / 10000,
+              (select count(*) from pg_stat_replication where state = 'streaming'),
+              (select archived_count > 0 from pg_stat_archiver)`,
+    );
+    expect([db, facts]).toEqual([db, `${version}|1|t`]);
+    const info = JSON.parse(pgbackrestIn(ns, status.currentPrimary, "info", "--output=json")) as {
+      backup: { label: string }[];
+    }[];
+    expect(info[0].backup.map(b => b.label)).toContain(backups[i].label);
+  }
+}, 900_000);
 
 it("the in-cluster admission webhook denies an invalid Database", () => {
   const r = tryCreate(database(ns, "tiny", { resources: { requests: { memory: "1Mi" } } }));
