@@ -3,6 +3,7 @@
  * mode: the read cache and its informers, the instance monitor, the controller on the cached
  * Cluster, our metrics endpoint, and leader election. Admission pods and `pepr build` never run it.
  */
+import { readFileSync } from "node:fs";
 import { Log } from "pepr";
 import { register } from "prom-client";
 import { validateDatabase } from "./admission/validate";
@@ -19,6 +20,7 @@ import * as instanceSql from "./instance/instance-sql";
 import { HaMemory } from "./ha/memory";
 import { InstanceMonitor } from "./instance/monitor";
 import { ProbeSessions } from "./instance/probe-sessions";
+import { SERVICE_ACCOUNT_NAMESPACE_FILE, deletionCostPatch, ownPod } from "./leader/deletion-cost";
 import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
@@ -123,6 +125,24 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
         log.error({ error: errorMessage(err), attempt }, "Could not install the CRDs; retrying"),
     });
 
+  // The leader's pod goes last in a rollout (leader/deletion-cost.ts); only in a pod.
+  const pod = ownPod(process.env, () => {
+    try {
+      return readFileSync(SERVICE_ACCOUNT_NAMESPACE_FILE, "utf8");
+    } catch {
+      return undefined;
+    }
+  });
+  const markOwnPod = (leading: boolean): void => {
+    if (!pod) return;
+    kubeRequest("PATCH", `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}`, {
+      body: deletionCostPatch(leading),
+      contentType: "application/merge-patch+json",
+    }).catch(err =>
+      log.warn({ error: errorMessage(err), leading }, "Could not mark the pod's deletion cost"),
+    );
+  };
+
   if (!election.enabled) {
     m.setLeader(true);
     log.info("Leader election off: this process always reconciles");
@@ -138,11 +158,13 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     log: Log.child({ component: "leader-election", lease: election.leaseName }),
     onStartedLeading: () => {
       m.setLeader(true);
+      markOwnPod(true);
       installOwnCrds();
       ctl.startedLeading();
     },
     onStoppedLeading: () => {
       m.setLeader(false);
+      markOwnPod(false);
       ctl.stoppedLeading();
     },
   });

@@ -121,6 +121,19 @@ it("pepr deploy alone runs two watchers, one of them holding the leader Lease", 
   const holder = await awaitLeader();
   expect(watcherPods()).toHaveLength(2);
   expect(holder).toMatch(/^pepr-pgkeeper-watcher-/);
+  // The leader's pod is the one a rollout takes last (leader/deletion-cost.ts).
+  const cost = (pod: string) =>
+    get("pod", "pepr-system", pod)?.metadata.annotations?.[
+      "controller.kubernetes.io/pod-deletion-cost"
+    ];
+  await waitFor("the leader's pod marked costly", () => cost(holder) === "1000", {
+    timeoutMs: 30_000,
+  });
+  expect(
+    watcherPods()
+      .filter(p => p !== holder)
+      .map(cost),
+  ).toEqual([undefined]);
 }, 120_000);
 
 it("the leader installs the CRDs itself (pepr deploy installs none)", async () => {
