@@ -23,7 +23,7 @@ if [ "${PGKEEPER_EXTERNAL_CLUSTER:-0}" = 1 ]; then
   say "Using your cluster (KUBECONFIG=${KUBECONFIG:-~/.kube/config})"
   OPERATOR_KUBECONFIG="${KUBECONFIG:-$HOME/.kube/config}"
 else
-  say "Local images: PostgreSQL, pause, controller (the first run builds them: about 6 minutes)"
+  say "Local images: PostgreSQL, pause, controller (the first run builds them: 5 to 8 minutes)"
   bash hack/images/build-all.sh
   say "Local cluster (the first run builds Kubernetes from source: about 30 minutes)"
   source hack/cluster/use.sh
