@@ -12,21 +12,21 @@ import { waitFor } from "../integration/harness/wait";
 import { IMAGE_VERSIONS } from "../../capabilities/database/lib/config";
 import { backUp } from "./backups";
 import { healthy } from "./healthy";
-import { awaitLeader, awaitRollout, leaseHolder, run, watcherPods } from "./installed-operator";
+import {
+  awaitLeader,
+  awaitRollout,
+  controllerImage,
+  leaseHolder,
+  removeDeployed,
+  run,
+  watcherPods,
+} from "./installed-operator";
 import { createStoreSecrets, localObjectStore, pgbackrestIn } from "./object-store";
 import { psql, superuserAt } from "./psql";
 import { imageRepository, postgresImage } from "./registry";
 
 /** The controller image, pulled from the local cluster's registry as in production. */
-const IMAGE = `${imageRepository()}/controller:dev`;
-/** What `pepr deploy` installs, by name (its pepr-system namespace holds the rest). */
-const INSTALLED = [
-  ["validatingwebhookconfiguration", "pepr-pgkeeper"],
-  ["mutatingwebhookconfiguration", "pepr-pgkeeper"],
-  ["clusterrolebinding", "pepr-pgkeeper"],
-  ["clusterrole", "pepr-pgkeeper"],
-  ["namespace", "pepr-system"],
-];
+const IMAGE = controllerImage(imageRepository());
 let ns: string;
 
 interface AuditEvent {
@@ -88,9 +88,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   kubectl(["delete", "namespace", ns, "--wait=false"]);
-  for (const [kind, name] of INSTALLED) {
-    kubectl(["delete", kind, name, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
-  }
+  removeDeployed();
 }, 180_000);
 
 /** Backups, Jobs and pods of `namespace`, and the last lines of each watcher's log. */

@@ -11,6 +11,24 @@ import { waitFor } from "../integration/harness/wait";
 
 export const OPERATOR_NAMESPACE = "pepr-system";
 export const DEPLOYMENTS = ["pepr-pgkeeper", "pepr-pgkeeper-watcher"] as const;
+/** The controller image, pulled from the local cluster's registry as in production. */
+export const controllerImage = (repository: string): string => `${repository}/controller:dev`;
+
+/** What `pepr deploy` installs, by name (its namespace holds the rest). */
+const DEPLOYED = [
+  ["validatingwebhookconfiguration", "pepr-pgkeeper"],
+  ["mutatingwebhookconfiguration", "pepr-pgkeeper"],
+  ["clusterrolebinding", "pepr-pgkeeper"],
+  ["clusterrole", "pepr-pgkeeper"],
+  ["namespace", OPERATOR_NAMESPACE],
+];
+
+/** Deletes what `pepr deploy` installed, as an administrator would (there is no `pepr undeploy`). */
+export function removeDeployed(): void {
+  for (const [kind, name] of DEPLOYED) {
+    kubectl(["delete", kind, name, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+  }
+}
 
 /** All replicas of the newest generation are updated and available. */
 export function rolledOut(name: string): boolean {
