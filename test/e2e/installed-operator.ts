@@ -77,6 +77,7 @@ export function runLogged(
   args: string[],
   timeoutMs: number,
   label: string,
+  extraEnv: Record<string, string> = {},
 ): RunResult {
   mkdirSync(env.logDir, { recursive: true });
   const logFile = join(env.logDir, `${label}-${basename(args[0] ?? cmd)}.log`);
@@ -86,7 +87,7 @@ export function runLogged(
       cwd: env.repo,
       timeout: timeoutMs,
       stdio: ["ignore", out, out],
-      env: { ...process.env, KUBECONFIG: env.kubeconfig },
+      env: { ...process.env, ...extraEnv, KUBECONFIG: env.kubeconfig },
     });
     const tail = readFileSync(logFile, "utf8").split("\n").slice(-30).join("\n");
     return {
@@ -99,8 +100,14 @@ export function runLogged(
 }
 
 /** runLogged that throws, with the output's last lines, unless the command succeeds. */
-export function run(cmd: string, args: string[], timeoutMs: number, label: string): void {
-  const r = runLogged(cmd, args, timeoutMs, label);
+export function run(
+  cmd: string,
+  args: string[],
+  timeoutMs: number,
+  label: string,
+  extraEnv: Record<string, string> = {},
+): void {
+  const r = runLogged(cmd, args, timeoutMs, label, extraEnv);
   if (r.status !== 0)
     throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}):\n${r.output}`);
 }

@@ -31,19 +31,14 @@ let ns = "";
 let load: Load | undefined;
 
 /** `pepr deploy` of this checkout, with `settings` in its environment (manifests.ts copies them). */
-const deploy = (settings: Record<string, string>, label: string): void => {
-  const pepr = join(env.repo, "node_modules", ".bin", "pepr");
-  const previous = { ...process.env };
-  Object.assign(process.env, settings);
-  try {
-    run(pepr, ["deploy", "--yes", "-i", IMAGE], 300_000, label);
-  } finally {
-    for (const key of Object.keys(settings)) {
-      if (previous[key] === undefined) delete process.env[key];
-      else process.env[key] = previous[key];
-    }
-  }
-};
+const deploy = (settings: Record<string, string>, label: string): void =>
+  run(
+    join(env.repo, "node_modules", ".bin", "pepr"),
+    ["deploy", "--yes", "-i", IMAGE],
+    300_000,
+    label,
+    settings,
+  );
 
 /** Each instance pod's uid and restart count. */
 const instances = (): Record<string, string> =>
