@@ -1,6 +1,7 @@
 /**
  * What a failed e2e wait prints, so a CI failure on a machine we cannot log into explains itself:
- * the Database's status, its pods, the last lines of each instance's log and of the operator's.
+ * the Database's status, its pods, the namespace's Events, the last lines of each instance's log
+ * and of the operator's.
  * Every part is bounded (tails, not whole logs), so the report cannot overflow anything.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
@@ -9,6 +10,7 @@ import { kubectl, list } from "../integration/harness/kubectl";
 const POD_LOG_LINES = 25;
 const OPERATOR_LOG_ENTRIES = 25;
 const TAIL_BYTES = 512 * 1024;
+const EVENTS = 30;
 
 /** The end of a file, its last 512 KiB at most, without terminal colours. */
 function tailOfFile(path: string): string {
@@ -26,13 +28,19 @@ function tailOfFile(path: string): string {
 }
 
 /**
- * The operator's last log entries (pretty-printed: a `[time] LEVEL` line, then its fields) about
- * this Database, and its warnings and errors.
+ * The operator's last log entries about this Database, and its warnings and errors. On the host
+ * they are pretty-printed (a `[time] LEVEL` line, then its fields); in the cluster, one JSON
+ * object per line (pino's levels: 40 warn, 50 error, 60 fatal).
  */
 export function operatorEntries(log: string, key: string, count: number): string {
   return log
-    .split(/\n(?=\[\d\d:\d\d:\d\d\.\d+\] )/)
-    .filter(e => e.includes(key) || /^\[[^\]]+\] (WARN|ERROR|FATAL)/.test(e))
+    .split(/\n(?=\[\d\d:\d\d:\d\d\.\d+\] |\{)/)
+    .filter(
+      e =>
+        e.includes(key) ||
+        /^\[[^\]]+\] (WARN|ERROR|FATAL)/.test(e) ||
+        /^\{.*"level":(40|50|60)[,}]/.test(e),
+    )
     .slice(-count)
     .join("\n");
 }
@@ -69,19 +77,44 @@ function podLines(ns: string, name: string): string[] {
   });
 }
 
+/** The namespace's last Events, oldest first: what the operator and the kubelet did, and why. */
+function recentEvents(ns: string): string[] {
+  const r = kubectl([
+    "get",
+    "events",
+    "-n",
+    ns,
+    "--sort-by=.lastTimestamp",
+    "-o",
+    "custom-columns=LAST:.lastTimestamp,TYPE:.type,REASON:.reason,OBJECT:.involvedObject.name,MESSAGE:.message",
+    "--no-headers",
+  ]);
+  if (r.code !== 0) return [`(cannot read events: ${r.stderr.trim()})`];
+  return r.stdout.trim().split("\n").slice(-EVENTS);
+}
+
 function podLog(ns: string, pod: string): string {
   const r = kubectl(["logs", "-n", ns, pod, `--tail=${POD_LOG_LINES}`]);
   return r.code === 0 ? r.stdout : `(no log: ${r.stderr.trim()})`;
 }
 
+/**
+ * Where the operator's log is: a file, or a function that writes one when asked (the installed
+ * operator's logs are fetched only when a diagnosis needs them).
+ */
+export type OperatorLog = string | (() => string | undefined);
+
 /** A bounded report of the Database, its pods and their logs, and the operator's log. */
-export function diagnosis(ns: string, name: string, operatorLogFile?: string): string {
+export function diagnosis(ns: string, name: string, operatorLog?: OperatorLog): string {
+  const operatorLogFile = typeof operatorLog === "function" ? operatorLog() : operatorLog;
   const pods = list("pod", ns, `pgkeeper.dev/database=${name}`).map(p => p.metadata.name);
   const parts = [
     `--- diagnosis of ${ns}/${name} ---`,
     `status: ${databaseStatus(ns, name)}`,
     "pods:",
     ...podLines(ns, name).map(l => `  ${l}`),
+    `--- the namespace's last ${EVENTS} events ---`,
+    ...recentEvents(ns),
     ...pods.map(p => `--- last ${POD_LOG_LINES} lines of ${p}'s postgres ---\n${podLog(ns, p)}`),
   ];
   if (operatorLogFile) {
@@ -104,12 +137,12 @@ export async function diagnosed<T>(
   wait: Promise<T>,
   ns: string,
   name: string,
-  operatorLogFile?: string,
+  operatorLog?: OperatorLog,
 ): Promise<T> {
   try {
     return await wait;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new Error(`${message}\n${diagnosis(ns, name, operatorLogFile)}`);
+    throw new Error(`${message}\n${diagnosis(ns, name, operatorLog)}`);
   }
 }

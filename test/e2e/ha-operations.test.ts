@@ -7,11 +7,11 @@
 import { database } from "../integration/harness/fixtures";
 import { Obj, create, get, kubectlOk } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
-import { DB, isReady, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-load";
+import { DB, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-load";
 import { appCredentials, psql, superuserAt } from "./psql";
 
 const ha = quorumDatabaseUnderLoad("ha-operations");
-const { status, pod, podsOf, healthy, primaryOn, settle, setting, postmasterStart } = ha;
+const { status, pod, podsOf, healthy, primaryOn, settle, rollout, setting, postmasterStart } = ha;
 
 describe("planned operations of a 3-instance Database in quorum mode under write load", () => {
   /**
@@ -21,44 +21,25 @@ describe("planned operations of a 3-instance Database in quorum mode under write
   async function rollOutMaxConnections(
     value: string,
   ): Promise<{ maxDown: number; restartedOrder: string[] }> {
-    const starts = new Map(podsOf().map(p => [p.metadata.name, p.metadata.uid]));
-    kubectlOk([
-      "patch",
-      "database",
-      DB,
-      "-n",
-      ha.ns,
-      "--type=merge",
-      "-p",
-      JSON.stringify({
-        spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: value } } },
-      }),
-    ]);
-    let maxDown = 0;
-    const restartedOrder: string[] = [];
-    await waitFor(
+    return rollout(
       `max_connections = ${value} on every instance, nothing pending`,
-      () => {
-        const pods = podsOf();
-        const down = pods.filter(p => !isReady(p)).length + (3 - pods.length);
-        maxDown = Math.max(maxDown, down);
-        for (const p of pods)
-          if (
-            starts.get(p.metadata.name) !== p.metadata.uid &&
-            !restartedOrder.includes(p.metadata.name)
-          )
-            restartedOrder.push(p.metadata.name);
-        // SQL only once everything looks done: the sampling must stay light.
-        return (
-          pods.length === 3 &&
-          pods.every(isReady) &&
-          (status().pendingRestart ?? []).length === 0 &&
-          pods.every(p => setting(p, "max_connections") === value)
-        );
-      },
-      { timeoutMs: 480_000, intervalMs: 500 },
+      () =>
+        kubectlOk([
+          "patch",
+          "database",
+          DB,
+          "-n",
+          ha.ns,
+          "--type=merge",
+          "-p",
+          JSON.stringify({
+            spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: value } } },
+          }),
+        ]),
+      () =>
+        (status().pendingRestart ?? []).length === 0 &&
+        podsOf().every(p => setting(p, "max_connections") === value),
     );
-    return { maxDown, restartedOrder };
   }
 
   it("switches over on request with no loss and rejoins the old primary", async () => {

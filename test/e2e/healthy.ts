@@ -4,7 +4,7 @@
  */
 import { get } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
-import { diagnosed } from "./diagnosis";
+import { type OperatorLog, diagnosed } from "./diagnosis";
 
 interface HealthStatus {
   phase?: string;
@@ -16,7 +16,7 @@ export function healthy<S extends HealthStatus>(
   ns: string,
   name: string,
   instances: number,
-  operatorLog?: string,
+  operatorLog?: OperatorLog,
   timeoutMs = 300_000,
 ): Promise<S> {
   return diagnosed(

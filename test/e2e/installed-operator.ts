@@ -2,12 +2,14 @@
  * The operator as users install it (`pepr deploy` or Helm) in the local cluster's `pepr-system`:
  * its rollouts, its leader, its commands' logs.
  */
-import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { env } from "../integration/harness/env";
+import { freshNamespace } from "../integration/harness/fixtures";
 import { get, kubectl, kubectlOk } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
+import type { OperatorPlacement } from "./ha/quorum-under-load";
 
 export const OPERATOR_NAMESPACE = "pepr-system";
 export const DEPLOYMENTS = ["pepr-pgkeeper", "pepr-pgkeeper-watcher"] as const;
@@ -22,6 +24,39 @@ const DEPLOYED = [
   ["clusterrole", "pepr-pgkeeper"],
   ["namespace", OPERATOR_NAMESPACE],
 ];
+
+/**
+ * `pepr deploy` of the checkout in `dir` (this one by default) with the controller `image`, and
+ * `settings` in its environment (deploy/operator/manifests.ts copies them into both Deployments).
+ * pepr deploy waits for its Deployments without a timeout of its own: bounded here.
+ */
+export function deploy(
+  image: string,
+  settings: Record<string, string>,
+  label: string,
+  dir: string = env.repo,
+): Promise<void> {
+  const pepr = join(dir, "node_modules", ".bin", "pepr");
+  return runAsync(pepr, ["deploy", "--yes", "-i", image], 300_000, label, {
+    extraEnv: settings,
+    cwd: dir,
+  });
+}
+
+/** The operator as installed in the cluster: the suite gets a namespace; the log is the watchers'. */
+export const inTheCluster = (): OperatorPlacement => ({
+  register: (prefix, onNamespace) => {
+    let ns: string | undefined;
+    beforeAll(() => {
+      ns = freshNamespace(prefix);
+      onNamespace(ns);
+    });
+    afterAll(() => {
+      if (ns) kubectl(["delete", "namespace", ns, "--wait=false", "--ignore-not-found"]);
+    });
+  },
+  log: watcherLogFile,
+});
 
 /** Deletes what `pepr deploy` installed, as an administrator would (there is no `pepr undeploy`). */
 export function removeDeployed(): void {
@@ -112,6 +147,48 @@ export function run(
     throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}):\n${r.output}`);
 }
 
+/**
+ * run() without blocking the event loop (a test samples pods while it runs). Killed after
+ * `timeoutMs`.
+ */
+export function runAsync(
+  cmd: string,
+  args: string[],
+  timeoutMs: number,
+  label: string,
+  { extraEnv = {}, cwd = env.repo }: { extraEnv?: Record<string, string>; cwd?: string } = {},
+): Promise<void> {
+  mkdirSync(env.logDir, { recursive: true });
+  const logFile = join(env.logDir, `${label}-${basename(args[0] ?? cmd)}.log`);
+  const out = openSync(logFile, "w");
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd,
+      stdio: ["ignore", out, out],
+      env: { ...process.env, ...extraEnv, KUBECONFIG: env.kubeconfig },
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    let ended = false;
+    // 'error' (it could not start) and 'exit' may both come: the first one settles.
+    const end = (error?: string): void => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      closeSync(out);
+      if (error === undefined) return resolve();
+      const tail = readFileSync(logFile, "utf8").split("\n").slice(-30).join("\n");
+      reject(new Error(`${cmd} ${args.join(" ")} failed (${error}):\n${tail}`));
+    };
+    child.on("error", err => end(err.message));
+    child.on("exit", (code, signal) => end(code === 0 ? undefined : String(code ?? signal)));
+  });
+}
+
+/** How often the watchers' Lease changed hands. */
+export const leaseTransitions = (): number =>
+  (get("lease", OPERATOR_NAMESPACE, "pgkeeper-leader")?.spec as { leaseTransitions?: number })
+    ?.leaseTransitions ?? 0;
+
 /** The holder of the watchers' Lease, as the apiserver has it (a released Lease has none). */
 export const leaseHolder = (): string | undefined =>
   (
@@ -143,3 +220,18 @@ export const awaitLeader = (): Promise<string> =>
     },
     { timeoutMs: 60_000, intervalMs: 1000 },
   );
+
+/**
+ * The running watchers' logs (the last 2000 lines of each) in one file of the log directory, for
+ * diagnosis.ts to read as it reads the host operator's.
+ */
+export function watcherLogFile(): string {
+  mkdirSync(env.logDir, { recursive: true });
+  const file = join(env.logDir, "in-cluster-watchers.log");
+  const logs = watcherPods().map(pod => {
+    const r = kubectl(["logs", "-n", OPERATOR_NAMESPACE, pod, "--tail=2000"]);
+    return r.code === 0 ? r.stdout : `(no log of ${pod}: ${r.stderr.trim()})\n`;
+  });
+  writeFileSync(file, logs.join(""));
+  return file;
+}

@@ -4,14 +4,15 @@
  * checks every fault ends with: a new (or the same) primary, writes acknowledged again, every
  * instance streaming, no acknowledged row lost, never two writable instances, each fault a row of
  * the suite's fault matrix. Each suite starts from a Database that is whole again (beforeEach),
- * so one failing test does not take the others with it.
+ * so one failing test does not take the others with it. The operator runs where the suite says:
+ * on the host (`pepr dev`, the default) or in the cluster as users install it.
  */
 import { env } from "../../integration/harness/env";
 import { database, operatorSuite } from "../../integration/harness/fixtures";
 import { Obj, create, get, kubectlOk, list } from "../../integration/harness/kubectl";
 import { Operator } from "../../integration/harness/operator";
 import { waitFor } from "../../integration/harness/wait";
-import { diagnosed } from "../diagnosis";
+import { type OperatorLog, diagnosed } from "../diagnosis";
 import { FaultMatrix } from "../fault-matrix";
 import { healthy as waitHealthy } from "../healthy";
 import { Load, loadWriters } from "../load";
@@ -42,11 +43,22 @@ export interface SettleOptions {
   injected?: { name: string; withinMs: number };
 }
 
+/** Where a suite's operator runs: the hooks that give it a namespace and run it, and its log. */
+export interface OperatorPlacement {
+  register(prefix: string, onNamespace: (ns: string) => void): void;
+  readonly log: OperatorLog;
+}
+
+/** The operator as `pepr dev` on the host, started and stopped around the suite. */
+export const onTheHost = (operator: Operator): OperatorPlacement => ({
+  register: (prefix, onNamespace) => operatorSuite(operator, prefix, onNamespace),
+  log: operator.logFile,
+});
+
 /** What a suite's tests use: the Database, its pods, the load, and the checks. */
 export interface HaSuite {
   readonly ns: string;
   readonly load: Load;
-  readonly operator: Operator;
   status(name?: string): Status;
   pod(name: string): Obj | undefined;
   podIp(name: string): string;
@@ -56,6 +68,17 @@ export interface HaSuite {
   primaryOn(ordinal: number): Promise<void>;
   expectRecovery(fault: string, oldPrimary: string, oldIp: string, t0: number): Promise<void>;
   settle(fault: string, t0: number, options?: SettleOptions): Promise<void>;
+  /**
+   * Notes the pods, runs `begin` (what starts the rollout), then samples the pods every 500 ms
+   * until they are all ready again and `done()` (called only then, so it may ask PostgreSQL): how
+   * many instances were down at most at once, and the order in which pods were replaced.
+   */
+  rollout(
+    what: string,
+    begin: () => void,
+    done: () => boolean,
+    timeoutMs?: number,
+  ): Promise<{ maxDown: number; restartedOrder: string[] }>;
   setting(p: Obj, name: string): string;
   postmasterStart(p: Obj): string;
 }
@@ -68,10 +91,12 @@ export const restartCount = (p: Obj): number =>
   ((p.status?.containerStatuses ?? []) as { restartCount: number }[])[0]?.restartCount ?? -1;
 
 /** Registers the suite's frame (operator, namespace, Database, load) and returns its handle. */
-export function quorumDatabaseUnderLoad(suite: string): HaSuite {
-  const operator = new Operator(`e2e-${suite}`);
+export function quorumDatabaseUnderLoad(
+  suite: string,
+  placement: OperatorPlacement = onTheHost(new Operator(`e2e-${suite}`)),
+): HaSuite {
   let ns = "";
-  operatorSuite(operator, `e2e-${suite}`, created => (ns = created));
+  placement.register(`e2e-${suite}`, created => (ns = created));
   let load: Load | undefined;
   const matrix = new FaultMatrix();
   /** Two-writable rounds already counted in earlier rows. */
@@ -83,7 +108,7 @@ export function quorumDatabaseUnderLoad(suite: string): HaSuite {
     String((pod(name)?.status as { podIP?: string } | undefined)?.podIP);
   const podsOf = (name = DB): Obj[] => list("pod", ns, `pgkeeper.dev/database=${name}`);
   const healthy = (name: string, instances: number, timeoutMs?: number): Promise<Status> =>
-    waitHealthy<Status>(ns, name, instances, operator.logFile, timeoutMs);
+    waitHealthy<Status>(ns, name, instances, placement.log, timeoutMs);
   const theLoad = (): Load => {
     if (!load) throw new Error("no write load: the suite's Database never came up");
     return load;
@@ -129,7 +154,7 @@ export function quorumDatabaseUnderLoad(suite: string): HaSuite {
       ),
       ns,
       DB,
-      operator.logFile,
+      placement.log,
     );
 
   /** Makes the instance of `ordinal` the primary (a switchover) unless it already is. */
@@ -209,6 +234,41 @@ export function quorumDatabaseUnderLoad(suite: string): HaSuite {
     expect(back).toMatchObject({ role: "replica", ready: true, streaming: true });
   }
 
+  async function rollout(
+    what: string,
+    begin: () => void,
+    done: () => boolean,
+    timeoutMs = 480_000,
+  ): Promise<{ maxDown: number; restartedOrder: string[] }> {
+    const starts = new Map(podsOf().map(p => [p.metadata.name, p.metadata.uid]));
+    begin();
+    let maxDown = 0;
+    const restartedOrder: string[] = [];
+    await diagnosed(
+      waitFor(
+        what,
+        () => {
+          const pods = podsOf();
+          const down = pods.filter(p => !isReady(p)).length + (starts.size - pods.length);
+          maxDown = Math.max(maxDown, down);
+          for (const p of pods)
+            if (
+              starts.get(p.metadata.name) !== p.metadata.uid &&
+              !restartedOrder.includes(p.metadata.name)
+            )
+              restartedOrder.push(p.metadata.name);
+          // `done` (maybe SQL) only once everything looks ready: the sampling must stay light.
+          return pods.length === starts.size && pods.every(isReady) && done();
+        },
+        { timeoutMs, intervalMs: 500 },
+      ),
+      ns,
+      DB,
+      placement.log,
+    );
+    return { maxDown, restartedOrder };
+  }
+
   return {
     get ns() {
       return ns;
@@ -216,7 +276,6 @@ export function quorumDatabaseUnderLoad(suite: string): HaSuite {
     get load() {
       return theLoad();
     },
-    operator,
     status,
     pod,
     podIp,
@@ -226,6 +285,7 @@ export function quorumDatabaseUnderLoad(suite: string): HaSuite {
     primaryOn,
     expectRecovery,
     settle,
+    rollout,
     setting: (p, name) => psql(superuserAt(ns, DB, p), `select current_setting('${name}')`),
     postmasterStart: p => psql(superuserAt(ns, DB, p), "select pg_postmaster_start_time()"),
   };

@@ -135,19 +135,22 @@ export class Load {
   }
 }
 
-/** Host PIDs of a pod's PostgreSQL processes; the postmaster is the one started with -D. */
-function postgresProcesses(podUid: string): { pid: number; postmaster: boolean }[] {
+/**
+ * Host PIDs of a pod's processes running `exe` (a path's last part), with their arguments: the
+ * node runs containers as host processes, so /proc shows them; the pod's cgroup path carries its
+ * UID (with dashes or, under systemd, underscores).
+ */
+export function podProcesses(podUid: string, exe: string): { pid: number; args: string[] }[] {
   const marks = [podUid, podUid.replace(/-/g, "_")];
-  const found: { pid: number; postmaster: boolean }[] = [];
+  const found: { pid: number; args: string[] }[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cgroup = readFileSync(`/proc/${entry}/cgroup`, "utf8");
       if (!marks.some(m => cgroup.includes(m))) continue;
-      if (!readlinkSync(`/proc/${entry}/exe`).endsWith("/postgres")) continue;
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      // Its children are forks without -D.
-      found.push({ pid: Number(entry), postmaster: cmd.includes("-D") });
+      if (!readlinkSync(`/proc/${entry}/exe`).endsWith(`/${exe}`)) continue;
+      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      found.push({ pid: Number(entry), args });
     } catch {
       // the process went away while we looked
     }
@@ -155,10 +158,12 @@ function postgresProcesses(podUid: string): { pid: number; postmaster: boolean }
   return found;
 }
 
-/**
- * Host PID of the postmaster in a pod: the node runs containers as host processes, so /proc shows
- * them; the pod's cgroup path carries its UID (with dashes or, under systemd, underscores).
- */
+/** Host PIDs of a pod's PostgreSQL processes; the postmaster is the one started with -D. */
+const postgresProcesses = (podUid: string): { pid: number; postmaster: boolean }[] =>
+  // Its children are forks without -D.
+  podProcesses(podUid, "postgres").map(p => ({ pid: p.pid, postmaster: p.args.includes("-D") }));
+
+/** Host PID of the postmaster in a pod. */
 export function postmasterPid(podUid: string): number {
   const postmaster = postgresProcesses(podUid).find(p => p.postmaster);
   if (!postmaster) throw new Error(`no postmaster found for pod ${podUid}`);
