@@ -88,6 +88,50 @@ describe("rotating passwords on real servers", () => {
     expect(standby.sql("SELECT pg_postmaster_start_time()")).toBe(started); // no restart
   });
 
+  it("leaves neither the verifier nor the password in the server logs, however much they log", async () => {
+    // Every statement, by each route PostgreSQL has: log_statement, durations, sampled
+    // transactions and statements, and auto_explain's plans (of the passfile's COPY query).
+    const LOG_EVERYTHING = [
+      "log_statement = 'all'",
+      "log_min_duration_statement = 0",
+      "log_min_duration_sample = 0",
+      "log_statement_sample_rate = 1",
+      "log_transaction_sample_rate = 1",
+      "session_preload_libraries = 'auto_explain'",
+      "auto_explain.log_min_duration = 0",
+    ];
+    for (const server of [primary, standby]) {
+      LOG_EVERYTHING.forEach(setting => server.sql(`ALTER SYSTEM SET ${setting}`));
+      server.sql("SELECT pg_reload_conf()");
+      await server.waitFor("SELECT current_setting('log_transaction_sample_rate')", "1");
+    }
+    // And pg_stat_statements, which keeps the text of utility statements (track_utility, on).
+    primary.sql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+    await primary.restart();
+    primary.sql("CREATE EXTENSION pg_stat_statements");
+    await streaming();
+    const rotated = "logged-nowhere";
+    const verifier = scramVerifier(rotated);
+    await setRolePassword(primary.target, "postgres", verifier);
+    await acceptedEventually(standby, "postgres", rotated);
+    expect(await writePassfile({ ...standby.target, password: rotated })).toBe(true);
+    for (const server of [primary, standby]) {
+      // A statement after them: once it is in the log, so is whatever they logged.
+      const marker = `marker-${server.name}`;
+      server.sql(`SELECT '${marker}'`);
+      const deadline = Date.now() + 10_000;
+      while (!server.logTail(5000).includes(marker) && Date.now() < deadline)
+        await new Promise(r => setTimeout(r, 100));
+      const log = server.logTail(5000);
+      expect(log).toContain(marker);
+      expect([server.name, log.includes(verifier.split("$")[2])]).toEqual([server.name, false]);
+      expect([server.name, log.includes(rotated)]).toEqual([server.name, false]);
+    }
+    // (The word split: this query's own text is tracked too.)
+    const tracked = "SELECT count(*) FROM pg_stat_statements WHERE query ~* ('pass' || 'word')";
+    expect(primary.sql(tracked)).toBe("0");
+  });
+
   it("without the rewrite, the same reconnect fails: the passfile is what carries the password", async () => {
     await rotate("postgres", "rotated-password");
     await acceptedEventually(standby, "postgres", "rotated-password");

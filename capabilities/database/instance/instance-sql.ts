@@ -256,11 +256,26 @@ export async function requestRepair(t: InstanceTarget, timeoutMs = 10_000): Prom
 
 // ---- passwords -------------------------------------------------------------------------------
 
-/** Statements of this session stay out of the server log, whatever the logging settings. */
+/**
+ * Statements of this session stay out of the server log, whatever the logging settings: each
+ * route PostgreSQL logs a statement by (all of them, by duration, sampled statements, sampled
+ * transactions, the statement of an error) and auto_explain's plans, whose query text would show
+ * the passfile's line. A SET of an extension's parameter that is not loaded only makes a
+ * placeholder.
+ */
+const QUIET = [
+  "log_statement = 'none'",
+  "log_min_error_statement = 'panic'",
+  "log_min_duration_statement = -1",
+  "log_min_duration_sample = -1",
+  "log_transaction_sample_rate = 0",
+  "auto_explain.log_min_duration = -1",
+  // Not the log, but as readable: pg_stat_statements keeps a utility statement's text.
+  "pg_stat_statements.track_utility = off",
+];
+
 async function quietSession(c: pg.Client): Promise<void> {
-  await c.query(
-    "SET log_statement = 'none'; SET log_min_error_statement = 'panic'; SET log_min_duration_statement = -1",
-  );
+  await c.query(QUIET.map(setting => `SET ${setting}`).join("; "));
 }
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
