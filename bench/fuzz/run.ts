@@ -8,9 +8,9 @@
  *
  * Prints per mode: cases, rate, latency p50/p99, outcomes (admitted, denied cleanly, robustness
  * failures), and where the oracle disagrees (admitted but invalid, false refusals), with a few
- * examples per group; unknowns apart. Figures, not a test: exit 0 unless the harness broke. A
- * run of cases also writes its figures as JSON (bench/lib/result.ts); --smoke: 20 cases of seed
- * 1, both modes, unless flags say otherwise. Run through bench/fuzz.sh (the cluster, and the
+ * examples per group; unknowns apart; then the timed hostile case (hostile.ts). Figures, not a
+ * test: exit 0 unless the harness broke. A run of cases also writes its figures as JSON
+ * (bench/lib/result.ts); --smoke: 20 cases of seed 1, both modes, unless flags say otherwise. Run through bench/fuzz.sh (the cluster, and the
  * port-3000 lock the tests share).
  */
 import { installCrd, freshNamespace } from "../../test/integration/harness/fixtures";
@@ -22,6 +22,7 @@ import type { FuzzMode, FuzzParameters } from "../report/fuzz";
 import { Args, Mode, parseArgs } from "./args";
 import { BASES } from "./bases";
 import { FuzzCase, generateCase } from "./generate";
+import { runHostile } from "./hostile";
 import type { ClusterView } from "./oracle/cluster";
 import { judgeDatabase } from "./oracle/database";
 import { printTally } from "./print";
@@ -99,6 +100,7 @@ async function runMode(
   });
   const seconds = (Date.now() - started) / 1000;
   printTally(tally, { mode, seconds, ...args });
+  await runHostile(mode, send);
   return modeFigures(mode, tally, seconds);
 }
 

@@ -161,6 +161,11 @@ describe("with the webhooks gone (operator not installed)", () => {
       "managed by pgkeeper",
     ],
     ["too many instances", { instances: 10 }, "spec.instances"],
+    [
+      "a parameter value longer than any (the admission ReDoS's 4,095 digits and more)",
+      { postgresql: { parameters: { work_mem: "1".repeat(4097) } } },
+      "spec.postgresql.parameters.work_mem: Too long",
+    ],
     ["an unsupported version", { version: "9.6" }, "spec.version"],
     ["a malformed type", { instances: "three" }, "spec.instances"],
     [

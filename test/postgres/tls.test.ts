@@ -210,6 +210,27 @@ describe("the operator's connections", () => {
       await reloadConfiguration(operator());
     }
   });
+
+  it("with plaintext allowed, let applications in without TLS, but not the superuser's password (issue 28)", async () => {
+    primary.sql("CREATE ROLE plain_app LOGIN PASSWORD 'app-password'");
+    const plain = (user: string, password: string) =>
+      `host=localhost port=${primary.port} user=${user} password=${password} dbname=postgres sslmode=disable`;
+    writeHba({ allowPlaintext: true });
+    await reloadConfiguration(operator());
+    try {
+      expect(psql(plain("plain_app", "app-password"), "SELECT 1").stdout.trim()).toBe("1");
+      const superuser = psql(plain("postgres", primary.password), "SELECT 1");
+      expect(superuser.status).not.toBe(0);
+      expect(superuser.stderr).toContain("rejects connection");
+      writeHba({ allowPlaintext: true, enableSuperuserAccess: true });
+      await reloadConfiguration(operator());
+      expect(psql(plain("postgres", primary.password), "SELECT 1").stdout.trim()).toBe("1");
+    } finally {
+      writeHba();
+      await reloadConfiguration(operator());
+      primary.sql("DROP ROLE plain_app");
+    }
+  });
 });
 
 describe("replication by certificate", () => {

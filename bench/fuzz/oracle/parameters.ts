@@ -127,6 +127,10 @@ function judgeOne(
     return j.bad(field, `not a PostgreSQL ${major} parameter`, "postgres");
   const { entry } = found;
   if (entry.context === "internal") return j.bad(field, "read-only (internal)", "postgres");
+  // The product reads no number longer than 64 characters (issue 28: a bounded input before any
+  // pattern), though strtol would take any number of leading zeros.
+  if ((entry.type === "integer" || entry.type === "real") && value.length > 64)
+    return j.bad(field, "a number longer than 64 characters", "product");
   const problem = valueProblem(name, entry, value);
   if (problem === "?") return j.unsure(field, `string parameter with a check hook: ${value}`);
   if (problem) return j.bad(field, problem, "postgres");

@@ -48,6 +48,18 @@ describe("parameterValueProblem", () => {
   });
 });
 
+describe("a numeric value longer than any number", () => {
+  it.each([
+    ["work_mem", "1".repeat(4095) + "!"],
+    ["work_mem", "1" + " ".repeat(4094) + "!"],
+    ["random_page_cost", "1".repeat(65)],
+  ])("%s = <%#> is refused by its length, before any pattern", (name, value) => {
+    expect(problem(name, value)).toBe(
+      `a value of ${value.length} characters is not a number (at most 64)`,
+    );
+  });
+});
+
 describe("DateStyle", () => {
   const dateStyle = (value: string) =>
     parameterValueProblem(parameterEntry("16", "DateStyle")!.entry, value, "DateStyle");

@@ -5,7 +5,14 @@
  * parameter change that would never apply.
  */
 import type { ParameterEntry } from "../api/parameter-catalog/types";
-import { MEMORY_UNITS, NUMBER_WITH_UNIT, parseBool, TIME_UNITS, unitOf } from "../lib/guc-value";
+import {
+  MAX_NUMBER_LENGTH,
+  MEMORY_UNITS,
+  numberWithUnit,
+  parseBool,
+  TIME_UNITS,
+  unitOf,
+} from "../lib/guc-value";
 
 const MEMORY_HINT = Object.keys(MEMORY_UNITS).join(", ");
 const TIME_HINT = Object.keys(TIME_UNITS).join(", ");
@@ -29,21 +36,23 @@ const shownRange = (entry: ParameterEntry): string =>
 /** The value in the parameter's own units, or why it cannot be read. */
 function inParameterUnits(entry: ParameterEntry, value: string): number | string {
   const integer = entry.type === "integer";
-  const m = NUMBER_WITH_UNIT.exec(value);
-  const n = m ? readNumber(m[1], integer) : undefined;
-  if (!m || n === undefined) {
+  if (value.length > MAX_NUMBER_LENGTH)
+    return `a value of ${value.length} characters is not a number (at most ${MAX_NUMBER_LENGTH})`;
+  const read = numberWithUnit(value);
+  const n = read ? readNumber(read.number, integer) : undefined;
+  if (!read || n === undefined) {
     const kind = integer ? "an integer" : "a number";
     return `"${value}" is not ${kind}${entry.unit ? " with an optional unit" : ""}`;
   }
-  if (m[2] === "") return n;
+  if (read.unit === "") return n;
   const target = entry.unit ? unitOf(entry.unit) : undefined;
   if (!target) return `"${value}": this parameter takes no unit`;
   const [units, hint] =
     target.kind === "memory" ? [MEMORY_UNITS, MEMORY_HINT] : [TIME_UNITS, TIME_HINT];
-  if (!(m[2] in units)) {
-    return `"${value}": invalid unit ${m[2]}; valid units are ${hint} (case matters)`;
+  if (!(read.unit in units)) {
+    return `"${value}": invalid unit ${read.unit}; valid units are ${hint} (case matters)`;
   }
-  return (n * units[m[2]]) / target.factor;
+  return (n * units[read.unit]) / target.factor;
 }
 
 function numericProblem(entry: ParameterEntry, value: string): string | undefined {

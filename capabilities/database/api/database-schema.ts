@@ -34,6 +34,11 @@ export const MAX_NAME_LENGTH = 50;
 export const MAX_STORAGE_SIZE = "64Ti";
 export const MAX_RESOURCES = { cpu: "1024", memory: "16Ti" } as const;
 export const MAX_READ_ONLY_LAG = "1Ti";
+/**
+ * A parameter's value: generous for lists such as shared_preload_libraries, bounded so that a
+ * Database's parameters stay small (the ConfigMap, every admission check of every value).
+ */
+export const MAX_PARAMETER_VALUE_LENGTH = 4096;
 
 /**
  * Parameters the operator sets itself: letting users override them would break replication,
@@ -543,6 +548,7 @@ export const databaseSpecSchema = object(
               },
             ],
           },
+          { maxLength: MAX_PARAMETER_VALUE_LENGTH },
         ),
         synchronous: object(
           {
@@ -696,7 +702,7 @@ export const databaseSpecSchema = object(
     tls: object(
       {
         allowPlaintext: boolean(
-          "Also accept connections without TLS (still with a password). Default false: every connection over the network, replication included, is TLS, and a plaintext one is refused.",
+          "Also accept connections without TLS (still with a password) for applications: pgkeeper's own roles never, the superuser only with enableSuperuserAccess. Default false: every connection over the network, replication included, is TLS, and a plaintext one is refused.",
         ),
         serverSecretName: string(
           "A Secret of yours with the server certificate to serve instead of the one pgkeeper issues (cert-manager layout: tls.crt, tls.key, ca.crt). It must name <name>-rw, <name>-ro and *.<name>-hl in this namespace (short, .<namespace>, .<namespace>.svc and .svc.cluster.local) and be valid; clients verify against its ca.crt. Replication and pgkeeper's own client certificates still come from the Database's CA.",

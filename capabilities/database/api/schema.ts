@@ -86,8 +86,14 @@ export const array = <T>(items: Schema<T>, description: string, opts: Options = 
 export const stringMap = (
   description: string,
   opts: Options = {},
+  values: Options = {},
 ): Schema<Record<string, string>> =>
-  make({ type: "object", description, additionalProperties: { type: "string" }, ...opts });
+  make({
+    type: "object",
+    description,
+    additionalProperties: { type: "string", ...values },
+    ...opts,
+  });
 
 /** A Kubernetes type's own schema (api/core-v1-schemas.json), checked by the apiserver. */
 export const coreType = <T>(json: object, description: string, opts: Options = {}): Schema<T> =>

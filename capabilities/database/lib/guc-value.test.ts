@@ -1,5 +1,7 @@
 import {
   isListQuoted,
+  MAX_NUMBER_LENGTH,
+  numberWithUnit,
   parseBool,
   sameFileValue,
   SettingRow,
@@ -55,6 +57,30 @@ describe("sameFileValue", () => {
   it("knows the quoted lists only", () => {
     expect(isListQuoted("shared_preload_libraries")).toBe(true);
     expect(isListQuoted("log_destination")).toBe(false); // a list, but not quoted
+  });
+});
+
+describe("numberWithUnit", () => {
+  const long = (n: number) => "1".repeat(n);
+  it.each([
+    ["8kB", { number: "8", unit: "kB" }],
+    [" \t8 kB \n", { number: "8", unit: "kB" }],
+    ["1.", { number: "1.", unit: "" }],
+    [".5s", { number: ".5", unit: "s" }],
+    ["-1.5e3ms", { number: "-1.5e3", unit: "ms" }],
+    ["0x1F", { number: "0x1F", unit: "" }],
+    ["15", { number: "15", unit: "" }],
+    ["1 2", undefined],
+    ["1e", { number: "1", unit: "e" }], // strtod stops before a bare e; "e" is then no unit
+    [".", undefined],
+    ["kB", undefined],
+    ["", undefined],
+    ["1\u00a0kB", undefined], // a no-break space is no blank to PostgreSQL
+    [long(MAX_NUMBER_LENGTH), { number: long(MAX_NUMBER_LENGTH), unit: "" }],
+    [long(MAX_NUMBER_LENGTH + 1), undefined],
+    [long(4095) + "!", undefined], // the admission ReDoS value: refused by its length
+  ])("%p → %p", (value, expected) => {
+    expect(numberWithUnit(value)).toEqual(expected);
   });
 });
 

@@ -116,21 +116,38 @@ export function unitOf(unit: string): { kind: "memory" | "time"; factor: number 
 }
 
 /**
+ * The longest numeric value read: far above any real setting (a double's shortest exact form is
+ * 24 characters), and short enough that no input can make a pattern slow.
+ */
+export const MAX_NUMBER_LENGTH = 64;
+
+/**
  * A number as strtol (base 0) or strtod reads it, then blanks, a unit, blanks. Blanks are C's
  * isspace in the C locale (JavaScript's \s would also skip a no-break space, which PostgreSQL
- * does not).
+ * does not). Linear: no two parts can match the same characters (an earlier `\d+\.?\d*`, and
+ * blanks on both sides of an empty unit, backtracked quadratically on a long value that fails).
  */
-export const NUMBER_WITH_UNIT =
-  /^[ \t\n\v\f\r]*([+-]?(?:0[xX][0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))[ \t\n\v\f\r]*([A-Za-z]*)[ \t\n\v\f\r]*$/;
+const NUMBER_WITH_UNIT =
+  /^[ \t\n\v\f\r]*([+-]?(?:0[xX][0-9A-Fa-f]+|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?))(?:[ \t\n\v\f\r]*([A-Za-z]+))?[ \t\n\v\f\r]*$/;
+
+/**
+ * A numeric value's number and unit ("" for none), or undefined when it is not one, or longer
+ * than MAX_NUMBER_LENGTH.
+ */
+export function numberWithUnit(value: string): { number: string; unit: string } | undefined {
+  if (value.length > MAX_NUMBER_LENGTH) return undefined;
+  const m = NUMBER_WITH_UNIT.exec(value);
+  return m ? { number: m[1], unit: m[2] ?? "" } : undefined;
+}
 
 /** A desired numeric value expressed in the unit pg_settings uses, or undefined if unreadable. */
 export function toSettingUnit(desired: string, unit: string | null): number | undefined {
-  const m = NUMBER_WITH_UNIT.exec(desired);
-  if (!m) return undefined;
-  const n = Number(m[1]);
+  const read = numberWithUnit(desired);
+  if (!read) return undefined;
+  const n = Number(read.number);
   if (!Number.isFinite(n)) return undefined;
-  if (m[2] === "") return n;
-  const from = unitOf(m[2]);
+  if (read.unit === "") return n;
+  const from = unitOf(read.unit);
   const to = unit ? unitOf(unit) : undefined;
   if (!from || !to || from.kind !== to.kind) return undefined;
   return (n * from.factor) / to.factor;

@@ -268,6 +268,13 @@ export interface HbaOptions {
  * password (only the operator has both) unless superuser access is enabled; everyone else by
  * SCRAM. First match wins, so the order matters.
  */
+/** The roles pgkeeper reserves, refused on plaintext lines; the superuser unless enabled. */
+const reservedRoles = (superuserAccess: boolean): string[] => [
+  ...(superuserAccess ? [] : [SUPERUSER]),
+  REPLICATION_USER,
+  MONITOR_USER,
+];
+
 export function renderPgHba(o: HbaOptions): string {
   const superuser = o.enableSuperuserAccess
     ? "scram-sha-256"
@@ -293,9 +300,16 @@ export function renderPgHba(o: HbaOptions): string {
     `hostssl postgres     ${MONITOR_USER}    all      cert`,
     `hostssl all          ${SUPERUSER}           all      ${superuser}`,
     `hostssl all          all                 all      scram-sha-256`,
-    o.allowPlaintext
-      ? "host    all          all                 all      scram-sha-256"
-      : "host    all          all                 all      reject",
+    ...(o.allowPlaintext
+      ? [
+          // pgkeeper's own roles never over plaintext (ADR 0017), the superuser only when its
+          // access is enabled: allowPlaintext is for applications.
+          ...reservedRoles(o.enableSuperuserAccess).map(
+            role => `host    all          ${role.padEnd(19)} all      reject`,
+          ),
+          "host    all          all                 all      scram-sha-256",
+        ]
+      : ["host    all          all                 all      reject"]),
     "",
   ].join("\n");
 }

@@ -1,3 +1,4 @@
+import { MAX_PARAMETER_VALUE_LENGTH } from "../../api/database-schema";
 import { hasCatalog, parameterEntry, parameterNames } from "../../api/parameter-catalog";
 import { parameterNameProblem } from "../../api/parameter-names";
 import { parseBool } from "../../lib/guc-value";
@@ -5,8 +6,6 @@ import { parameterValueProblem } from "../parameter-value";
 import { Denial, deny, Rule } from "./types";
 
 const FIELD = "spec.postgresql.parameters";
-/** Generous for lists such as shared_preload_libraries; keeps the ConfigMap small. */
-const MAX_VALUE_LENGTH = 4096;
 
 const names = (parameters: Record<string, string> | undefined): string[] =>
   Object.keys(parameters ?? {});
@@ -62,8 +61,13 @@ export const parameterValuesRule: Rule = {
       if (value.trim() === "") {
         return [deny(field, "must not be empty; remove the parameter to use PostgreSQL's default")];
       }
-      if (value.length > MAX_VALUE_LENGTH) {
-        return [deny(field, `must be at most ${MAX_VALUE_LENGTH} characters, got ${value.length}`)];
+      if (value.length > MAX_PARAMETER_VALUE_LENGTH) {
+        return [
+          deny(
+            field,
+            `must be at most ${MAX_PARAMETER_VALUE_LENGTH} characters, got ${value.length}`,
+          ),
+        ];
       }
       // eslint-disable-next-line no-control-regex -- control characters are exactly what we refuse
       if (/[\u0000-\u001f\u007f]/.test(value)) {
