@@ -23,7 +23,15 @@ function endpoint(j: Judge, v: unknown, f: string): void {
     j.bad(f, "a host name label is empty or longer than 63", "dns");
   else if (host.split(".").some(label => label.startsWith("-") || label.endsWith("-")))
     j.bad(f, "a host name label starts or ends with '-'", "dns");
+  // RFC 3696 section 2: a top-level domain is not all-numeric, so such a host is an address.
+  else if (/\.[0-9]+$|^[0-9]+$/.test(host) && !isIpv4(host))
+    j.bad(f, "all-numeric last label, and no IPv4 address", "dns");
 }
+
+const isIpv4 = (host: string): boolean => {
+  const parts = host.split(".");
+  return parts.length === 4 && parts.every(p => /^[0-9]{1,3}$/.test(p) && Number(p) < 256);
+};
 
 /** S3's bucket naming rules beyond the CRD's (AWS "Bucket naming rules"). */
 const S3_RESERVED = [/^xn--/, /^sthree-/, /-s3alias$/, /--ol-s3$/];

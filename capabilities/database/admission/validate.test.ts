@@ -883,6 +883,18 @@ const CASES: Case[] = [
     ],
   ],
   [
+    "object store endpoint: an IPv4 address out of range, a numeric last label",
+    db(stored({ objectStore: { ...STORE, endpoint: "10.0.0.999:9000" } })),
+    undefined,
+    ['spec.backup.objectStore.endpoint: "10.0.0.999:9000" is no IPv4 address'],
+  ],
+  [
+    "object store endpoint: a host name ending in digits",
+    db(stored({ objectStore: { ...STORE, endpoint: "s3.internal.42" } })),
+    undefined,
+    ['spec.backup.objectStore.endpoint: "s3.internal.42" is no IPv4 address'],
+  ],
+  [
     "object store path with a .. segment",
     db(stored({ objectStore: { ...STORE, path: "/a/../b" } })),
     undefined,
@@ -973,6 +985,31 @@ const CASES: Case[] = [
       'spec.networkPolicy.clients[3].ipBlock.except[1]: "10.0.0.0/8" must be a CIDR strictly inside',
       'spec.networkPolicy.clients[3].ipBlock.except[2]: "010.1.0.0/16" must be a CIDR strictly inside',
       'spec.networkPolicy.clients[4].podSelector.matchExpressions[0].operator: "Is" is not allowed',
+    ],
+  ],
+  [
+    "network clients: selector values that are no label values (a NUL byte, issue 28)",
+    db({
+      networkPolicy: {
+        enabled: true,
+        clients: [
+          {
+            namespaceSelector: {
+              matchExpressions: [{ key: "team", operator: "In", values: ["a", "b\u0000c"] }],
+            },
+          },
+          {
+            podSelector: {
+              matchExpressions: [{ key: "app", operator: "NotIn", values: ["-leading-dash"] }],
+            },
+          },
+        ],
+      },
+    }),
+    undefined,
+    [
+      String.raw`spec.networkPolicy.clients[0].namespaceSelector.matchExpressions[0].values[1]: "b\u0000c" is not a valid label value`,
+      'spec.networkPolicy.clients[1].podSelector.matchExpressions[0].values[0]: "-leading-dash" is not a valid label value',
     ],
   ],
   [

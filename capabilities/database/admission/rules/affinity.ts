@@ -59,15 +59,30 @@ const nodeTermDenials = (term: Record<string, unknown>, field: string): Denial[]
     ),
   );
 
+/**
+ * A label selector's In and NotIn values must be label values, as metav1 validation has it for
+ * every selector it checks on a new object (NetworkPolicy peers, pod affinity terms); the fuzz
+ * bench got a NUL byte in one admitted (issue 28), which only the NetworkPolicy's apply refused.
+ */
+const selectorValueDenials = (r: Record<string, unknown>, field: string): Denial[] =>
+  Array.isArray(r.values)
+    ? r.values.flatMap((v, i): Denial[] =>
+        typeof v === "string" && !isLabelValue(v)
+          ? [deny(`${field}.values[${i}]`, `${JSON.stringify(v)} is not a valid label value`)]
+          : [],
+      )
+    : [];
+
 export function labelSelectorDenials(selector: unknown, field: string): Denial[] {
   if (!isRecord(selector)) return [];
   const labels = isRecord(selector.matchLabels) ? selector.matchLabels : {};
   const badLabels = Object.entries(labels)
     .filter(([k, v]) => !isLabelKey(k) || typeof v !== "string" || !isLabelValue(v))
     .map(([k]) => deny(`${field}.matchLabels`, `"${k}" is not a valid label key and value`));
-  const expressions = list(selector.matchExpressions).flatMap((r, i) =>
-    requirementDenials(r, `${field}.matchExpressions[${i}]`, LABEL_OPERATORS),
-  );
+  const expressions = list(selector.matchExpressions).flatMap((r, i) => [
+    ...requirementDenials(r, `${field}.matchExpressions[${i}]`, LABEL_OPERATORS),
+    ...selectorValueDenials(r, `${field}.matchExpressions[${i}]`),
+  ]);
   return [...badLabels, ...expressions];
 }
 

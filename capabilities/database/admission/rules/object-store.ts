@@ -15,10 +15,25 @@ function bucketProblem(bucket: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A host whose last label is all digits is no DNS name (no top-level domain is numeric): it
+ * must be an IPv4 address (the fuzz bench got 10.0.0.999 admitted, issue 28).
+ */
+function numericHostProblem(labels: string[]): string | undefined {
+  if (!/^[0-9]+$/.test(labels[labels.length - 1])) return undefined;
+  const ipv4 = labels.length === 4 && labels.every(l => /^[0-9]{1,3}$/.test(l) && Number(l) <= 255);
+  return ipv4
+    ? undefined
+    : "is no IPv4 address (four parts, each 0..255), and a host name's last label is not all digits";
+}
+
 function endpointProblem(endpoint: string): string | undefined {
   const host = endpoint.replace(/:[0-9]+$/, "");
-  if (host.split(".").some(label => label === "" || label.length > 63))
+  const labels = host.split(".");
+  if (labels.some(label => label === "" || label.length > 63))
     return "has an empty host name label or one over 63 characters";
+  const numeric = numericHostProblem(labels);
+  if (numeric) return numeric;
   const port = /:([0-9]+)$/.exec(endpoint)?.[1];
   if (port === undefined || (Number(port) >= 1 && Number(port) <= 65535)) return undefined;
   return `port ${port} is out of range; allowed 1..65535`;
