@@ -98,12 +98,15 @@ describe("rotating passwords on real servers", () => {
       "log_statement_sample_rate = 1",
       "log_transaction_sample_rate = 1",
       "session_preload_libraries = 'auto_explain'",
-      "auto_explain.log_min_duration = 0",
     ];
     for (const server of [primary, standby]) {
       LOG_EVERYTHING.forEach(setting => server.sql(`ALTER SYSTEM SET ${setting}`));
       server.sql("SELECT pg_reload_conf()");
       await server.waitFor("SELECT current_setting('log_transaction_sample_rate')", "1");
+      // Known (so ALTER SYSTEM takes it) in the sessions that preload auto_explain from now on.
+      server.sql("ALTER SYSTEM SET auto_explain.log_min_duration = 0");
+      server.sql("SELECT pg_reload_conf()");
+      await server.waitFor("SELECT current_setting('auto_explain.log_min_duration')", "0");
     }
     // And pg_stat_statements, which keeps the text of utility statements (track_utility, on).
     primary.sql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
