@@ -50,7 +50,7 @@ export function hostileCase(): FuzzCase {
       apiVersion: "pgkeeper.dev/v1alpha1",
       kind: "Database",
       metadata: { name: "hostile" },
-      spec: { version: "16", postgresql: { parameters } },
+      spec: { version: "16", storage: { size: "10Gi" }, postgresql: { parameters } },
     },
   };
 }
