@@ -13,6 +13,13 @@ import { appCredentials, psql, superuserAt } from "./psql";
 const ha = quorumDatabaseUnderLoad("ha-operations");
 const { status, pod, podsOf, healthy, primaryOn, settle, rollout, setting, postmasterStart } = ha;
 
+/** Merges `spec` into Database `name`'s spec. */
+const patchSpec = (name: string, spec: object): void =>
+  void kubectlOk([
+    ...["patch", "database", name, "-n", ha.ns, "--type=merge", "-p"],
+    JSON.stringify({ spec }),
+  ]);
+
 describe("planned operations of a 3-instance Database in quorum mode under write load", () => {
   /**
    * Sets max_connections (work_mem stays as the previous test left it) and samples readiness
@@ -24,18 +31,7 @@ describe("planned operations of a 3-instance Database in quorum mode under write
     return rollout(
       `max_connections = ${value} on every instance, nothing pending`,
       () =>
-        kubectlOk([
-          "patch",
-          "database",
-          DB,
-          "-n",
-          ha.ns,
-          "--type=merge",
-          "-p",
-          JSON.stringify({
-            spec: { postgresql: { parameters: { work_mem: "12MB", max_connections: value } } },
-          }),
-        ]),
+        patchSpec(DB, { postgresql: { parameters: { work_mem: "12MB", max_connections: value } } }),
       () =>
         (status().pendingRestart ?? []).length === 0 &&
         podsOf().every(p => setting(p, "max_connections") === value),
@@ -64,16 +60,7 @@ describe("planned operations of a 3-instance Database in quorum mode under write
       restarts: restartCount(p),
       started: postmasterStart(p),
     }));
-    kubectlOk([
-      "patch",
-      "database",
-      DB,
-      "-n",
-      ha.ns,
-      "--type=merge",
-      "-p",
-      JSON.stringify({ spec: { postgresql: { parameters: { work_mem: "12MB" } } } }),
-    ]);
+    patchSpec(DB, { postgresql: { parameters: { work_mem: "12MB" } } });
     for (const p of podsOf())
       await waitFor(`work_mem on ${p.metadata.name}`, () => setting(p, "work_mem") === "12MB", {
         timeoutMs: 60_000,
@@ -114,16 +101,7 @@ describe("planned operations of a 3-instance Database in quorum mode under write
     // Make the highest ordinal the primary, then scale it away.
     await primaryOn(2);
     const t0 = Date.now();
-    kubectlOk([
-      "patch",
-      "database",
-      DB,
-      "-n",
-      ha.ns,
-      "--type=merge",
-      "-p",
-      '{"spec":{"instances":2}}',
-    ]);
+    patchSpec(DB, { instances: 2 });
     await settle("scaled 3 → 2 with the primary on the highest ordinal", t0, { instances: 2 });
     expect(status().currentPrimary).not.toBe(`${DB}-2`);
     await waitFor("pod ha-2 gone", () => pod(`${DB}-2`) === undefined, { timeoutMs: 120_000 });
@@ -137,16 +115,7 @@ describe("scaling a Database 1 → 3 → 2", () => {
     await healthy("grow", 1, 300_000);
     const creds = appCredentials(ha.ns, "grow");
     psql(creds, "create table t as select g from generate_series(1, 500) g");
-    kubectlOk([
-      "patch",
-      "database",
-      "grow",
-      "-n",
-      ha.ns,
-      "--type=merge",
-      "-p",
-      '{"spec":{"instances":3}}',
-    ]);
+    patchSpec("grow", { instances: 3 });
     await healthy("grow", 3, 420_000);
     for (const p of podsOf("grow").filter(
       p => p.metadata.labels?.["pgkeeper.dev/role"] === "replica",
@@ -154,16 +123,7 @@ describe("scaling a Database 1 → 3 → 2", () => {
       await waitFor(`rows on ${p.metadata.name}`, () => count(p, "grow") === "500", {
         timeoutMs: 60_000,
       });
-    kubectlOk([
-      "patch",
-      "database",
-      "grow",
-      "-n",
-      ha.ns,
-      "--type=merge",
-      "-p",
-      '{"spec":{"instances":2}}',
-    ]);
+    patchSpec("grow", { instances: 2 });
     await healthy("grow", 2);
     await waitFor("pod grow-2 gone", () => pod("grow-2") === undefined, { timeoutMs: 120_000 });
     expect(psql(creds, "select count(*) from t")).toBe("500");
