@@ -11,7 +11,18 @@ import { DB, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-loa
 import { appCredentials, psql, superuserAt } from "./psql";
 
 const ha = quorumDatabaseUnderLoad("ha-operations");
-const { status, pod, podsOf, healthy, primaryOn, settle, rollout, setting, postmasterStart } = ha;
+const {
+  status,
+  pod,
+  podsOf,
+  healthy,
+  primaryOn,
+  switchOverTo,
+  settle,
+  rollout,
+  setting,
+  postmasterStart,
+} = ha;
 
 /** Merges `spec` into Database `name`'s spec. */
 const patchSpec = (name: string, spec: object): void =>
@@ -42,10 +53,7 @@ describe("planned operations of a 3-instance Database in quorum mode under write
     const before = status();
     const target = before.instances!.find(i => i.role === "replica")!.name;
     const t0 = Date.now();
-    kubectlOk(["annotate", "database", DB, "-n", ha.ns, `pgkeeper.dev/switchover-to=${target}`]);
-    await waitFor("the switchover", () => status().currentPrimary === target, {
-      timeoutMs: 120_000,
-    });
+    await switchOverTo(target);
     await settle("switchover requested", t0);
     // Rejoined on its first start: no crash loop, no re-clone.
     expect(restartCount(pod(before.currentPrimary!)!)).toBe(0);

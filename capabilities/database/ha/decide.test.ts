@@ -20,6 +20,8 @@ const up = (name: string, over: Partial<InstanceProbe> = {}, pod = {}): Instance
 });
 const primary = (over: Partial<InstanceProbe> = {}, pod = {}): InstanceView =>
   up("db-0", { inRecovery: false, walReceiverStatus: undefined, ...over }, pod);
+/** Its pod as given, no probe answer yet (the monitor of a leader that just started). */
+const unprobed = ({ sql: _sql, ...view }: InstanceView): InstanceView => view;
 const failing = (view: InstanceView, failures: number): InstanceView => ({
   ...view,
   sql: { ...view.sql!, ok: false, failures },
@@ -272,6 +274,33 @@ describe("decide: switchover, scaling and rolling restarts", () => {
       "requested to a non-synchronous replica in quorum mode",
       { spec: quorum(1), synchronousStandbys: ["db-2"], switchoverRequest: "db-1" },
       { kind: "refuseSwitchover", reason: "db-1 is not a ready, streaming, synchronous replica" },
+    ],
+    [
+      // A leader that just started has not probed yet: unknown is not refused (the request stays).
+      "requested before the target's first probe (a new leader): wait for it",
+      { switchoverRequest: "db-1", instances: [primary(), unprobed(up("db-1")), up("db-2")] },
+      { kind: "waitForProbes", reason: "db-1 has not been probed yet" },
+    ],
+    [
+      "requested before the primary's first probe: wait for it",
+      { switchoverRequest: "db-1", instances: [unprobed(primary()), up("db-1"), up("db-2")] },
+      { kind: "waitForProbes", reason: "db-0 has not been probed yet" },
+    ],
+    [
+      "requested auto before any replica's first probe: wait for them",
+      {
+        switchoverRequest: "auto",
+        instances: [primary(), unprobed(up("db-1")), unprobed(up("db-2"))],
+      },
+      { kind: "waitForProbes", reason: "db-1, db-2 have not been probed yet" },
+    ],
+    [
+      "requested to a replica whose pod is not ready: refused, probed or not",
+      {
+        switchoverRequest: "db-1",
+        instances: [primary(), unprobed(up("db-1", {}, { ready: false })), up("db-2")],
+      },
+      { kind: "refuseSwitchover", reason: "db-1 is not a ready, streaming replica" },
     ],
     [
       "scale down below the primary's ordinal: switch over first",

@@ -69,6 +69,7 @@ export type Decision =
   | { kind: "cannotFailover"; reason: string }
   | { kind: "switchover"; to: string; reason: string; requested: boolean }
   | { kind: "refuseSwitchover"; reason: string }
+  | { kind: "waitForProbes"; reason: string }
   | { kind: "restart"; instance: string; reason: string }
   | { kind: "restartPrimary"; reason: string };
 
@@ -220,6 +221,22 @@ function switchoverCandidate(input: HaInput, requested?: string): string | { ref
   return [...eligible].sort(bestFirst())[0].name;
 }
 
+/**
+ * Which instances a switchover request is judged on have a ready pod but no probe answer yet (a
+ * leader that has just started has probed nothing): the request waits for them rather than being
+ * refused on what is merely unknown. Undefined when nothing is missing.
+ */
+function notProbedYet(input: HaInput, requested: string): string | undefined {
+  const judgedOn = (i: InstanceView): boolean =>
+    i.name === input.primary ||
+    (requested === "auto" ? i.ordinal < input.spec.instances : i.name === requested);
+  const missing = input.instances
+    .filter(i => judgedOn(i) && i.pod?.ready && !i.pod.terminating && i.sql === undefined)
+    .map(i => i.name);
+  if (missing.length === 0) return undefined;
+  return `${missing.join(", ")} ${missing.length === 1 ? "has" : "have"} not been probed yet`;
+}
+
 /** Why an instance must restart to match the spec, or undefined. */
 export const needsRestart = (i: InstanceView, updateRevision?: string): string | undefined => {
   if (updateRevision && i.pod?.revision && i.pod.revision !== updateRevision)
@@ -255,6 +272,8 @@ export function decide(input: HaInput): Decision {
       : { kind: "steady" }; // wait for a replica below the new count to be ready
   }
   if (input.switchoverRequest) {
+    const unknown = notProbedYet(input, input.switchoverRequest);
+    if (unknown) return { kind: "waitForProbes", reason: unknown };
     const to = switchoverCandidate(input, input.switchoverRequest);
     return typeof to === "string"
       ? { kind: "switchover", to, reason: "Requested", requested: true }

@@ -159,6 +159,8 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     pod,
     addPod,
     probe,
+    /** What the monitor has seen, by instance name. */
+    records,
     sqlCalls,
     following,
     unpromotable,
@@ -635,6 +637,21 @@ describe("switchover", () => {
     expect(t.stored().status?.currentPrimary).toBe("orders-1");
     expect(t.stored().status?.lastSwitchover).toMatchObject({ from: "orders-0", to: "orders-1" });
     expect(t.stored().metadata?.annotations?.[ANNOTATION_SWITCHOVER]).toBeUndefined();
+  });
+
+  it("keeps a request made before the first probes (a new leader), and carries it out once they answer", async () => {
+    const t = setup();
+    const probed = new Map(t.records);
+    t.records.clear(); // this leader has not probed anything yet
+    t.stored().metadata!.annotations = { [ANNOTATION_SWITCHOVER]: "orders-1" };
+    const waiting = await t.run();
+    expect(t.cluster.events.filter(e => e.reason === "SwitchoverRefused")).toEqual([]);
+    expect(t.stored().metadata?.annotations?.[ANNOTATION_SWITCHOVER]).toBe("orders-1");
+    expect(t.cluster.deletions).toEqual([]);
+    expect(waiting.requeueAfterMs).toBeLessThanOrEqual(1000);
+    probed.forEach((record, name) => t.records.set(name, record));
+    await t.run();
+    expect(t.stored().status?.operation).toMatchObject({ type: "Switchover", to: "orders-1" });
   });
 
   it("refuses a request for an unknown instance with an Event and drops it", async () => {

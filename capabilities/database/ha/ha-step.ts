@@ -52,6 +52,8 @@ export interface HaResult {
 
 /** Parameters that could not be applied are tried again this often. */
 const PARAMETERS_RETRY_MS = 10_000;
+/** A switchover request waiting for the first probes is looked at again this often. */
+const PROBES_AWAITED_MS = 1000;
 /** A refused failover is looked at again this often. */
 const FAILOVER_RETRY_MS = 2000;
 
@@ -304,6 +306,9 @@ async function act(
       return { busy: false };
     case "waitForFailoverDelay":
       return { busy: false, requeueAfterMs: decision.remainingMs };
+    case "waitForProbes":
+      // The monitor wakes reconcile when its first answers come in; this is the fallback.
+      return { busy: false, requeueAfterMs: PROBES_AWAITED_MS };
     case "cannotFailover":
       await announceOnce(memory, ctx, "Warning", "FailoverImpossible", decision.reason);
       return { busy: false, requeueAfterMs: FAILOVER_RETRY_MS };

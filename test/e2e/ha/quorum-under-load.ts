@@ -66,6 +66,8 @@ export interface HaSuite {
   healthy(name: string, instances: number, timeoutMs?: number): Promise<Status>;
   newPrimaryInsteadOf(oldPrimary: string): Promise<Status>;
   primaryOn(ordinal: number): Promise<void>;
+  /** Requests a switchover to `to` and waits for it; a timeout prints the diagnosis. */
+  switchOverTo(to: string): Promise<void>;
   expectRecovery(fault: string, oldPrimary: string, oldIp: string, t0: number): Promise<void>;
   settle(fault: string, t0: number, options?: SettleOptions): Promise<void>;
   /**
@@ -157,14 +159,25 @@ export function quorumDatabaseUnderLoad(
       placement.log,
     );
 
+  /** Requests a switchover to `to` and waits for it (or prints why it did not happen). */
+  async function switchOverTo(to: string): Promise<void> {
+    const from = status().currentPrimary;
+    kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${to}`]);
+    await diagnosed(
+      waitFor(`the switchover ${from} -> ${to}`, () => status().currentPrimary === to, {
+        timeoutMs: 120_000,
+      }),
+      ns,
+      DB,
+      placement.log,
+    );
+  }
+
   /** Makes the instance of `ordinal` the primary (a switchover) unless it already is. */
   async function primaryOn(ordinal: number): Promise<void> {
     const name = `${DB}-${ordinal}`;
     if (status().currentPrimary === name) return;
-    kubectlOk(["annotate", "database", DB, "-n", ns, `pgkeeper.dev/switchover-to=${name}`]);
-    await waitFor(`primary on ${name}`, () => status().currentPrimary === name, {
-      timeoutMs: 120_000,
-    });
+    await switchOverTo(name);
     await healthy(DB, 3);
   }
 
@@ -283,6 +296,7 @@ export function quorumDatabaseUnderLoad(
     healthy,
     newPrimaryInsteadOf,
     primaryOn,
+    switchOverTo,
     expectRecovery,
     settle,
     rollout,
