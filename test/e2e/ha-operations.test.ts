@@ -1,11 +1,12 @@
 /**
- * Planned operations under a continuous write load: a switchover on request, a reloadable
- * parameter (no restart), a restart-only one rolled out (primary last) and lowered (primary first,
- * in place), scaling below the primary's ordinal; and scaling a Database 1 → 3 → 2.
+ * Planned operations under a continuous write load: a switchover on request, the StatefulSet
+ * deleted by hand (recreated over the same volumes), a reloadable parameter (no restart), a
+ * restart-only one rolled out (primary last) and lowered (primary first, in place), scaling below
+ * the primary's ordinal; and scaling a Database 1 → 3 → 2.
  * The frame (Database, load, checks, fault matrix) is ha/quorum-under-load.ts.
  */
 import { database } from "../integration/harness/fixtures";
-import { Obj, create, get, kubectlOk } from "../integration/harness/kubectl";
+import { Obj, create, get, kubectlOk, list } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
 import { DB, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-load";
 import { appCredentials, psql, superuserAt } from "./psql";
@@ -59,6 +60,29 @@ describe("planned operations of a 3-instance Database in quorum mode under write
     expect(restartCount(pod(before.currentPrimary!)!)).toBe(0);
     const db = get("database", ha.ns, DB)!;
     expect(db.metadata.annotations?.["pgkeeper.dev/switchover-to"]).toBeUndefined();
+  }, 600_000);
+
+  it("comes back from `kubectl delete sts` on the same volumes: the StatefulSet recreated, nothing lost", async () => {
+    // Each instance's data claim by name, with its uid: a recreated claim would be a new volume.
+    const dataClaims = (): Record<string, string> =>
+      Object.fromEntries(
+        list("pvc", ha.ns, `pgkeeper.dev/database=${DB}`)
+          .filter(c => /^pgdata-ha-\d+$/.test(c.metadata.name))
+          .map(c => [c.metadata.name, String(c.metadata.uid)]),
+      );
+    const claims = dataClaims();
+    expect(Object.keys(claims)).toHaveLength(3);
+    const statefulSet = get("statefulset", ha.ns, DB)!.metadata.uid;
+    const t0 = Date.now();
+    // What someone expecting the operator to recreate it types: a background cascade, whose
+    // garbage collection deletes the pods, and (before pgkeeper owned the claims) the data.
+    kubectlOk(["delete", "statefulset", DB, "-n", ha.ns, "--wait=false"]);
+    await waitFor("the StatefulSet recreated", () => {
+      const uid = get("statefulset", ha.ns, DB)?.metadata.uid;
+      return uid !== undefined && uid !== statefulSet;
+    });
+    await settle("StatefulSet deleted (kubectl delete sts)", t0);
+    expect(dataClaims()).toEqual(claims);
   }, 600_000);
 
   it("applies a reloadable parameter on every instance without restarting any", async () => {

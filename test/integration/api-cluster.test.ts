@@ -1,7 +1,7 @@
 /**
  * The Cluster port's API implementation against the real apiserver: the preconditions the HA
  * code relies on (a pod deleted only if it is still the one recorded, with the grace period
- * asked for; a status written only from the current view).
+ * asked for; a status written only from the current view), and an owner added beside the others.
  */
 import { apiCluster } from "../../capabilities/database/cluster/api-cluster";
 import { isConflict } from "../../capabilities/database/lib/errors";
@@ -57,6 +57,40 @@ describe("delete", () => {
     expect(
       (deleting.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds,
     ).toBe(60);
+  });
+});
+
+describe("addOwnerReference", () => {
+  it("adds one owner and keeps the others, once however often it is asked", async () => {
+    const claimRef = {
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      namespace: ns,
+      name: "pgdata-x-0",
+    };
+    // Owners that exist: garbage collection deletes an object whose owners are all gone.
+    const owner = (name: string) => {
+      create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: ns } });
+      return {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        name,
+        uid: get("configmap", ns, name)!.metadata.uid!,
+      };
+    };
+    const first = owner("a");
+    create({
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name: "pgdata-x-0", namespace: ns, ownerReferences: [first] },
+      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+    });
+    const second = { ...owner("b"), controller: false, blockOwnerDeletion: true };
+    await cluster.addOwnerReference(claimRef, second);
+    await cluster.addOwnerReference(claimRef, second);
+    const owners = get("pvc", ns, "pgdata-x-0")?.metadata.ownerReferences;
+    expect(owners).toHaveLength(2); // (in an order of the apiserver's choosing)
+    expect(owners).toEqual(expect.arrayContaining([first, second]));
   });
 });
 

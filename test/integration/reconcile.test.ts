@@ -246,6 +246,74 @@ describe("children", () => {
   }, 120_000);
 });
 
+describe("data volumes", () => {
+  /** The instances' data claims (the StatefulSet controller makes them with the pods). */
+  const dataClaims = (name: string): Obj[] =>
+    list("pvc", ns, `pgkeeper.dev/database=${name}`).filter(c =>
+      new RegExp(`^pgdata-${name}-\\d+$`).test(c.metadata.name),
+    );
+  const ownedBy = (claim: Obj, uid: string): boolean =>
+    (claim.metadata.ownerReferences ?? []).some(r => r.uid === uid);
+
+  it("belong to the Database: kept when the StatefulSet is deleted, which comes back over them; deleted with the Database", async () => {
+    create(database(ns, "kept", { instances: 2 }));
+    const db = await converged("kept");
+    const claims = await waitFor(
+      "both data claims owned by the Database",
+      () => {
+        const found = dataClaims("kept");
+        return found.length === 2 && found.every(c => ownedBy(c, db.metadata.uid!))
+          ? found
+          : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    const uids = claims.map(c => c.metadata.uid).sort();
+    const sts = get("statefulset", ns, "kept")!;
+    expect(sts.spec).toMatchObject({
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Retain" },
+    });
+    // `kubectl delete sts`: a background cascade. Garbage collection takes the pods, never the
+    // claims (the Database still owns them), and the operator recreates the StatefulSet.
+    kubectlOk(["delete", "statefulset", "kept", "-n", ns, "--wait=true"]);
+    const recreated = await waitFor(
+      "the StatefulSet recreated",
+      () => {
+        const uid = get("statefulset", ns, "kept")?.metadata.uid;
+        return uid !== undefined && uid !== sts.metadata.uid ? uid : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    // The collector deletes the old StatefulSet's dependents together; once its pods are
+    // replaced by the new one's, it has been through the claims too.
+    await waitFor(
+      "the old pods collected, the new StatefulSet's made",
+      () => {
+        const pods = list("pod", ns, "pgkeeper.dev/database=kept");
+        return (
+          pods.length === 2 &&
+          pods.every(p => (p.metadata.ownerReferences ?? []).some(r => r.uid === recreated))
+        );
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(
+      dataClaims("kept")
+        .filter(c => !c.metadata.deletionTimestamp)
+        .map(c => c.metadata.uid)
+        .sort(),
+    ).toEqual(uids);
+    kubectlOk(["delete", "database", "kept", "-n", ns, "--wait=false"]);
+    await waitFor(
+      "the data claims collected with the Database",
+      () => dataClaims("kept").length === 0,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+  }, 240_000);
+});
+
 describe("Backups", () => {
   it("a Backup of a Database that does not exist waits, saying so, and runs nothing", async () => {
     create({
@@ -376,14 +444,11 @@ describe("crashes", () => {
     const firstPassword = get("secret", ns, "crash-superuser")?.data?.password;
     await operator.start();
     const db = await converged("crash", 90_000);
-    const sts = get("statefulset", ns, "crash");
-    // Every object labelled for this Database is owned by it, or (data claims, through the
-    // StatefulSet's claim retention policy) by its StatefulSet: nothing is orphaned.
-    const ownerOf = (o: Obj) => {
-      const uid = o.metadata.ownerReferences?.[0]?.uid;
-      return uid === db.metadata.uid ? "db" : uid === sts?.metadata.uid ? "sts" : "orphan";
-    };
-    const owned = [
+    // Every object labelled for this Database is owned by it, the data claims too (adopted once
+    // the StatefulSet controller made them): nothing is orphaned.
+    const ownerOf = (o: Obj) =>
+      (o.metadata.ownerReferences ?? []).some(r => r.uid === db.metadata.uid) ? "db" : "orphan";
+    const kinds = [
       "secret",
       "configmap",
       "service",
@@ -392,16 +457,16 @@ describe("crashes", () => {
       "networkpolicy",
       "serviceaccount",
       "persistentvolumeclaim",
-    ].flatMap(kind =>
-      list(kind, ns, "pgkeeper.dev/database=crash").map(
-        o => `${kind}/${o.metadata.name}:${ownerOf(o)}`,
-      ),
-    );
-    expect(
-      owned
-        .filter(o => o.startsWith("persistentvolumeclaim/pgdata-"))
-        .every(o => o.endsWith(":sts")),
-    ).toBe(true);
+    ];
+    const owned = await waitFor("the data claims owned by the Database", () => {
+      const all = kinds.flatMap(kind =>
+        list(kind, ns, "pgkeeper.dev/database=crash").map(
+          o => `${kind}/${o.metadata.name}:${ownerOf(o)}`,
+        ),
+      );
+      const claims = all.filter(o => o.startsWith("persistentvolumeclaim/pgdata-"));
+      return claims.length === 3 && claims.every(o => o.endsWith(":db")) ? all : undefined;
+    });
     expect(owned.filter(o => !o.startsWith("persistentvolumeclaim/pgdata-")).sort()).toEqual(
       [
         "configmap/crash-config:db",

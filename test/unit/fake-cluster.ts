@@ -17,6 +17,7 @@ import {
   EventInput,
   KubeObject,
   ObjectRef,
+  OwnerReference,
   refOf,
 } from "../../capabilities/database/cluster/cluster";
 
@@ -27,6 +28,7 @@ type Verb =
   | "delete"
   | "patchLabels"
   | "resizeClaim"
+  | "addOwnerReference"
   | "patchStatus"
   | "patchObjectStatus"
   | "removeFinalizer"
@@ -53,6 +55,7 @@ export class FakeCluster implements Cluster {
     delete: 0,
     patchLabels: 0,
     resizeClaim: 0,
+    addOwnerReference: 0,
     patchStatus: 0,
     patchObjectStatus: 0,
     removeFinalizer: 0,
@@ -94,6 +97,7 @@ export class FakeCluster implements Cluster {
       c.delete +
       c.patchLabels +
       c.resizeClaim +
+      c.addOwnerReference +
       c.patchStatus +
       c.patchObjectStatus +
       c.removeFinalizer +
@@ -196,6 +200,24 @@ export class FakeCluster implements Cluster {
     const resized = mergeDeepRight(obj, { spec: { resources: { requests: { storage: size } } } });
     this.objects.set(keyOf(ref), resized as KubeObject);
     return frozen(resized as KubeObject);
+  }
+
+  async addOwnerReference(ref: ObjectRef, owner: OwnerReference): Promise<KubeObject> {
+    this.count("addOwnerReference");
+    const obj = this.objects.get(keyOf(ref));
+    if (!obj) throw { status: 404, data: { message: "not found" } };
+    // Merged by uid, as the apiserver's strategic merge does.
+    const others = (obj.metadata?.ownerReferences ?? []).filter(r => r.uid !== owner.uid);
+    const next: KubeObject = {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        ownerReferences: [...others, owner],
+        resourceVersion: String(this.version++),
+      },
+    };
+    this.objects.set(keyOf(ref), next);
+    return frozen(next);
   }
 
   async patchObjectStatus(ref: ObjectRef, status: Record<string, unknown>): Promise<KubeObject> {

@@ -7,7 +7,7 @@
  * Reads that fail or are slow admit: the webhook must answer, and reconcile still reports the
  * apiserver's own reason (a class changed between admission and reconcile, too).
  */
-import { dataClaimPrefix } from "../api/names";
+import { isDataClaimOf } from "../api/names";
 import { CheckedDatabase, Denial, deny } from "./rules/types";
 import { quantityBelow } from "./rules/util";
 
@@ -48,7 +48,7 @@ export async function storageGrowthDenials(
   // Labelled with this Database's name; the prefix leaves out the claim of an earlier version's
   // backup volume, which storage.size never grew.
   const claims = await reader.claimsOf(namespace, name);
-  const data = (claims ?? []).filter(c => c.name.startsWith(dataClaimPrefix(name)));
+  const data = (claims ?? []).filter(c => isDataClaimOf(name, c.name));
   const problems = (await Promise.all(data.map(c => claimProblem(c, reader)))).filter(
     (p): p is string => p !== undefined,
   );

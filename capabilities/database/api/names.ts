@@ -15,6 +15,9 @@ export const MANAGER = "pgkeeper";
  */
 export const DATA_VOLUME = "pgdata";
 export const dataClaimPrefix = (db: string): string => `${DATA_VOLUME}-${db}-`;
+/** An instance's data claim of this Database (`pgdata-orders-0`; not `pgdata-orders-archive-0`). */
+export const isDataClaimOf = (db: string, claim: string): boolean =>
+  claim.startsWith(dataClaimPrefix(db)) && /^\d+$/.test(claim.slice(dataClaimPrefix(db).length));
 
 export const ANNOTATION_CONFIG_HASH = "pgkeeper.dev/config-hash";
 /**

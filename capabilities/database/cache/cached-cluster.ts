@@ -22,6 +22,7 @@ import {
   EventInput,
   KubeObject,
   ObjectRef,
+  OwnerReference,
 } from "../cluster/cluster";
 import { ObjectCache } from "./object-cache";
 
@@ -97,6 +98,8 @@ export class CachedCluster implements Cluster {
     this.keep(ref, this.api.patchLabels(ref, labels));
   resizeClaim = (ref: ObjectRef, size: string): Promise<KubeObject> =>
     this.keep(ref, this.api.resizeClaim(ref, size));
+  addOwnerReference = (ref: ObjectRef, owner: OwnerReference): Promise<KubeObject> =>
+    this.keep(ref, this.api.addOwnerReference(ref, owner));
   patchObjectStatus = (ref: ObjectRef, status: Record<string, unknown>): Promise<KubeObject> =>
     this.keep(ref, this.api.patchObjectStatus(ref, status));
   patchStatus = (db: DatabaseVersion, status: DatabaseStatusPatch): Promise<Database> =>

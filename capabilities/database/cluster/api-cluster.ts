@@ -189,6 +189,14 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
       });
     },
 
+    addOwnerReference(ref, owner) {
+      // ownerReferences merge by uid in a strategic merge patch: the other owners stay.
+      return api<KubeObject>("PATCH", objectPath(ref), {
+        body: { metadata: { ownerReferences: [owner] } },
+        contentType: "application/strategic-merge-patch+json",
+      });
+    },
+
     patchObjectStatus(ref, status) {
       return api<KubeObject>("PATCH", `${objectPath(ref)}/status`, {
         body: { status },

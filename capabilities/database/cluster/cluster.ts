@@ -7,7 +7,7 @@
 import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";
 import type { AccessMap } from "../lib/fence";
-import { KubeObject, ObjectRef } from "./objects";
+import { KubeObject, ObjectRef, OwnerReference } from "./objects";
 
 export * from "./objects";
 
@@ -58,6 +58,8 @@ export interface Cluster {
   patchLabels(ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject>;
   /** Patches the PVC's storage request (volume expansion). */
   resizeClaim(ref: ObjectRef, size: string): Promise<KubeObject>;
+  /** Adds an owner reference, keeping the others (a strategic merge by uid). */
+  addOwnerReference(ref: ObjectRef, owner: OwnerReference): Promise<KubeObject>;
   /**
    * Merge-patches status (`null` removes a field). With a resourceVersion the write fails with a
    * 409 Conflict when the Database changed since: a stale view never overwrites a newer one.
@@ -86,6 +88,7 @@ export const CLUSTER_METHODS = {
   removeAnnotation: "write",
   patchLabels: "write",
   resizeClaim: "write",
+  addOwnerReference: "write",
   patchStatus: "write",
   patchObjectStatus: "write",
   removeFinalizer: "write",

@@ -12,21 +12,25 @@ export interface KubeObject {
     uid?: string;
     resourceVersion?: string;
     generation?: number;
+    creationTimestamp?: string | Date;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
-    ownerReferences?: {
-      apiVersion: string;
-      kind: string;
-      name: string;
-      uid: string;
-      controller?: boolean;
-    }[];
+    ownerReferences?: OwnerReference[];
     deletionTimestamp?: string | Date;
     finalizers?: string[];
   };
   spec?: unknown;
   status?: unknown;
   data?: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
 }
 
 export interface ObjectRef {

@@ -4,7 +4,7 @@
  */
 import { equals } from "ramda";
 import { Database } from "../api/database";
-import { LABEL_DATABASE } from "../api/names";
+import { LABEL_DATABASE, isDataClaimOf } from "../api/names";
 import { Cluster, KubeObject, ObjectRef, describeRef, refOf } from "../cluster/cluster";
 import { ChildChange, childChange } from "./diff";
 import { ReconcileError } from "../lib/errors";
@@ -47,9 +47,6 @@ function immutableChanges(desired: KubeObject, live: KubeObject): string[] {
   });
 }
 
-const claimTemplateName = (sts: KubeObject): string | undefined =>
-  stsSpec(sts).volumeClaimTemplates?.[0]?.metadata?.name;
-
 const claimSize = (sts: KubeObject): string | undefined =>
   stsSpec(sts).volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
 
@@ -72,9 +69,9 @@ async function recreateStatefulSet(
         [LABEL_DATABASE]: db.metadata?.name ?? "",
       },
     );
-    // Only the instances' data claims (`<template>-<sts>-<ordinal>`), never the backup volume.
-    const prefix = `${claimTemplateName(desired)}-${live.metadata?.name}-`;
-    for (const claim of claims.filter(c => c.metadata?.name?.startsWith(prefix))) {
+    // Only the instances' data claims (`pgdata-<sts>-<ordinal>`), never the backup volume.
+    const sts = live.metadata?.name ?? "";
+    for (const claim of claims.filter(c => isDataClaimOf(sts, c.metadata?.name ?? ""))) {
       await cluster.resizeClaim(refOf(claim), size);
     }
   }

@@ -305,6 +305,53 @@ describe("reconcile: changes and drift", () => {
     expect(cluster.find("StatefulSet", NS, NAME)).toBeDefined();
   });
 
+  it("owns each data claim, and only then has the StatefulSet retain its claims (a Database from before)", async () => {
+    const { cluster, db, run } = setup();
+    await run();
+    const sts = cluster.find("StatefulSet", NS, NAME)!;
+    // As an earlier version left it: claims deleted with the StatefulSet, which controls them.
+    (sts.spec as Record<string, unknown>).persistentVolumeClaimRetentionPolicy = {
+      whenDeleted: "Delete",
+      whenScaled: "Retain",
+    };
+    const stsOwner = { apiVersion: "apps/v1", kind: "StatefulSet", name: NAME, uid: "sts-uid" };
+    for (const name of ["pgdata-orders-0", "pgdata-orders-1"])
+      cluster.put({
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: {
+          name,
+          namespace: NS,
+          labels: commonLabels(NAME),
+          ownerReferences: [{ ...stsOwner, controller: true }],
+        },
+      });
+    const order: string[] = [];
+    const { addOwnerReference, apply } = cluster;
+    cluster.addOwnerReference = (ref, owner) => {
+      order.push(`own ${ref.name}`);
+      return addOwnerReference.call(cluster, ref, owner);
+    };
+    cluster.apply = obj => {
+      if (obj.kind === "StatefulSet") order.push("StatefulSet");
+      return apply.call(cluster, obj);
+    };
+    await run();
+    expect(order).toEqual(["own pgdata-orders-0", "own pgdata-orders-1", "StatefulSet"]);
+    for (const name of ["pgdata-orders-0", "pgdata-orders-1"])
+      expect(cluster.find("PersistentVolumeClaim", NS, name)?.metadata?.ownerReferences).toEqual([
+        { ...stsOwner, controller: true },
+        expect.objectContaining({ kind: "Database", uid: db.metadata?.uid, controller: false }),
+      ]);
+    expect(
+      (cluster.find("StatefulSet", NS, NAME)?.spec as Record<string, unknown>)
+        .persistentVolumeClaimRetentionPolicy,
+    ).toEqual({ whenDeleted: "Retain", whenScaled: "Retain" });
+    // Converged: nothing more to own.
+    await run();
+    expect(order).toHaveLength(3);
+  });
+
   it("recreates a StatefulSet made with pods in order (an earlier version) without its pods", async () => {
     const { cluster, run } = setup();
     await run();

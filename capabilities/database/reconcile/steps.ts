@@ -5,6 +5,7 @@
 import { labelRoles, primaryOf } from "./pods";
 import { backupsStep } from "./backups-step";
 import { childrenStep } from "./children-step";
+import { dataClaimsStep } from "./claims-step";
 import { haRunStep } from "./ha-run";
 import type { Found, Pass, Step, StepResult } from "./pass";
 import { passwordsStep } from "./passwords-step";
@@ -22,6 +23,12 @@ export const STEPS: readonly Step[] = [
     does: "the credentials Secrets against the passwords PostgreSQL has; a password edited in its Secret is set in PostgreSQL first (ADR 0012)",
     file: "reconcile/passwords-step.ts",
     run: pass => passwordsStep(pass),
+  },
+  {
+    name: "data claims",
+    does: "each instance's data volume claim owned by the Database, before the StatefulSet (which retains its claims) is applied: only deleting the Database deletes data",
+    file: "reconcile/claims-step.ts",
+    run: pass => dataClaimsStep(pass),
   },
   {
     name: "children",

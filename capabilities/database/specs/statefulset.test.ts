@@ -25,7 +25,7 @@ describe("buildStatefulSet", () => {
     ["spec.selector", { matchLabels: selector }],
     ["spec.updateStrategy", { type: "OnDelete" }],
     ["spec.podManagementPolicy", "Parallel"],
-    ["spec.persistentVolumeClaimRetentionPolicy", { whenDeleted: "Delete", whenScaled: "Retain" }],
+    ["spec.persistentVolumeClaimRetentionPolicy", { whenDeleted: "Retain", whenScaled: "Retain" }],
     ["spec.template.metadata.annotations", { "pgkeeper.dev/config-hash": HASH }],
     ["spec.template.spec.enableServiceLinks", false],
     ["spec.template.spec.terminationGracePeriodSeconds", 60],

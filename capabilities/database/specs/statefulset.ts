@@ -271,9 +271,11 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
       // later ones, which the wait is for, from ever being created. Existing StatefulSets are
       // recreated without their pods to change it (the field is immutable).
       podManagementPolicy: "Parallel",
-      // Deleting the Database deletes the data volumes; scaling down keeps them, so scaling
-      // back up rejoins the old volume with a short WAL catch-up instead of a full clone.
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },
+      // The claims outlive the StatefulSet: they are owned by the Database (reconcile/
+      // claims-step.ts), so only deleting the Database deletes data, and a deleted StatefulSet is
+      // recreated over the same volumes. Scaling down keeps them too, so scaling back up rejoins
+      // the old volume with a short WAL catch-up instead of a full clone.
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Retain" },
       template: {
         metadata: {
           labels: { ...commonLabels(db), ...selectorLabels(db) },
