@@ -9,6 +9,9 @@
  * `InstanceSqlError`s naming the operation and host:port; they never carry the password nor the
  * driver's error object (which a log serializer could expand).
  *
+ * Whoever answers, it logs in only with SCRAM (iterations capped) or a certificate: a request for
+ * a cleartext or MD5 password is hung up on before the password is sent.
+ *
  * Who it logs in as is the target's (targets.ts, ADR 0019). A monitor target carries the
  * superuser as its fallback, taken when the server refuses the monitor for want of its role, a
  * pg_hba.conf line or a grant: a database cluster from before the role, until the operator has
@@ -97,6 +100,46 @@ const certificateOnly = (t: InstanceTarget) => (): Promise<string> =>
     ),
   );
 
+/**
+ * SCRAM's iteration count is the server's to choose, and the client pays for it: PBKDF2 on Node's
+ * thread pool, which every probe of every Database shares. A hostile server asking for 2^31
+ * would tie a thread up for minutes. Our verifiers use 4096 (PostgreSQL's default); PostgreSQL
+ * 16+ lets a user raise `scram_iterations`, so some room is left.
+ */
+export const MAX_SCRAM_ITERATIONS = 100_000;
+
+/** A server asked for the password in a form other than SCRAM: refused before anything is sent. */
+export const AUTH_REFUSED = "PGKEEPER_AUTH_REFUSED";
+
+/**
+ * The password requests pgkeeper never answers: cleartext sends the password itself, MD5 a hash
+ * of it anyone who asked can replay or crack offline. SCRAM proves the password without
+ * revealing it, so only SCRAM (or a certificate) is used, whoever is at the other end.
+ */
+const REFUSED_PASSWORD_REQUESTS = {
+  authenticationCleartextPassword: "a cleartext password",
+  authenticationMD5Password: "an MD5-hashed password",
+} as const;
+
+/**
+ * Makes `client` hang up on a cleartext or MD5 password request. Registered before `connect()`,
+ * so before the client's own handler, which then writes to a socket that is already destroyed:
+ * not a byte of the password leaves.
+ */
+function scramOnly(client: pg.Client, t: InstanceTarget): void {
+  for (const [event, what] of Object.entries(REFUSED_PASSWORD_REQUESTS))
+    client.connection.on(event, () =>
+      client.connection.stream.destroy(
+        Object.assign(
+          new Error(
+            `the server asked ${t.user ?? SUPERUSER} for ${what}; pgkeeper logs in only with SCRAM or a certificate`,
+          ),
+          { code: AUTH_REFUSED },
+        ),
+      ),
+    );
+}
+
 /** Whether `t` logs in as the superuser (the monitor asks through SECURITY DEFINER functions). */
 export const privileged = (t: InstanceTarget): boolean => (t.user ?? SUPERUSER) === SUPERUSER;
 
@@ -119,6 +162,8 @@ export function newClient(
     connectionTimeoutMillis: budgetMs,
     statement_timeout: budgetMs,
     keepAlive: true,
+    // pg checks it before deriving the key (not in @types/pg yet).
+    ...{ scramMaxIterations: MAX_SCRAM_ITERATIONS },
     // verify-full: the chain to the Database's (or the user's) CA, and the pod's DNS name, since
     // the host is its IP (pg sets no servername for an IP; Node checks the one given here).
     ...(t.tls
@@ -136,6 +181,7 @@ export function newClient(
   // Without a listener, a server dying between statements would be an uncaught 'error' event
   // that kills the operator; the failure reaches callers through the pending query or a deadline.
   client.on("error", () => undefined);
+  scramOnly(client, t);
   return client;
 }
 

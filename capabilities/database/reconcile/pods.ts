@@ -1,6 +1,7 @@
 /**
  * Instance pods: observe readiness and keep the role label right, since the `-rw` and `-ro`
- * Services select pods by role. Only pods of this Database's StatefulSet are considered.
+ * Services select pods by role. Only pods of this Database's StatefulSet are considered: those
+ * it controls by name, never every pod that carries the labels.
  */
 import { Database } from "../api/database";
 import {
@@ -9,6 +10,7 @@ import {
   ROLE_REPLICA,
   ROLE_REPLICA_NOT_SERVING,
   instanceName,
+  ordinalOf,
   selectorLabels,
 } from "../api/names";
 import { Cluster, KubeObject, isPodReady, isTerminating, refOf } from "../cluster/cluster";
@@ -21,12 +23,38 @@ export function primaryOf(db: Database): string {
   return db.status?.currentPrimary ?? instanceName(name, 0);
 }
 
+/**
+ * Whether a pod carrying this Database's labels is one of its instances: named `<db>-<ordinal>`
+ * and controlled by the StatefulSet `<db>`; or controlled by nothing, below `replicas`, as while
+ * a recreated StatefulSet adopts the pods its predecessor left (the StatefulSet controller adopts
+ * such a pod as that member anyway). Labels alone prove nothing: anyone who may create pods in
+ * the namespace can copy them, and an instance gets the superuser's password, a role label the
+ * Services route by, and a say in pg_hba.conf (a pod without TLS turns on the TLS transition).
+ */
+export function isInstancePod(db: string, replicas: number, pod: KubeObject): boolean {
+  const name = pod.metadata?.name ?? "";
+  const ordinal = name.startsWith(`${db}-`) ? name.slice(db.length + 1) : "";
+  if (!/^(0|[1-9]\d*)$/.test(ordinal)) return false;
+  const controller = (pod.metadata?.ownerReferences ?? []).find(r => r.controller === true);
+  if (!controller) return Number(ordinal) < replicas;
+  return (
+    controller.apiVersion === "apps/v1" &&
+    controller.kind === "StatefulSet" &&
+    controller.name === db
+  );
+}
+
+/** The instance pods of the Database (see isInstancePod), however many pods copy its labels. */
 export async function listInstancePods(cluster: Cluster, db: Database): Promise<KubeObject[]> {
-  return cluster.list(
+  const name = db.metadata?.name ?? "";
+  const labelled = await cluster.list(
     { apiVersion: "v1", kind: "Pod" },
     db.metadata?.namespace ?? "",
-    selectorLabels(db.metadata?.name ?? ""),
+    selectorLabels(name),
   );
+  // While scaling down, the StatefulSet keeps the primary's ordinal until a switchover.
+  const replicas = Math.max(db.spec?.instances ?? 1, ordinalOf(primaryOf(db)) + 1);
+  return labelled.filter(pod => isInstancePod(name, replicas, pod));
 }
 
 /** The role label a pod must carry: `<db>-rw` selects the primary, `<db>-ro` serving replicas. */

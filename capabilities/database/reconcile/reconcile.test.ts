@@ -469,6 +469,53 @@ describe("reconcile: objects we do not own", () => {
   });
 });
 
+describe("reconcile: pods that copy an instance's labels", () => {
+  it("are no instances: no TLS transition in pg_hba.conf, no role label, not counted", async () => {
+    const { cluster, run, stored } = setup({ instances: 2 });
+    await run();
+    const config = () => cluster.find("ConfigMap", NS, "orders-config")?.data;
+    const before = config();
+    const labels = { ...commonLabels(NAME), ...selectorLabels(NAME) };
+    const statefulSet = { apiVersion: "apps/v1", kind: "StatefulSet", name: NAME, uid: "s" };
+    // The instances: the StatefulSet's, with the TLS volume.
+    for (const n of [0, 1])
+      cluster.put({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: {
+          name: `${NAME}-${n}`,
+          namespace: NS,
+          labels,
+          ownerReferences: [{ ...statefulSet, controller: true }],
+        },
+        spec: { volumes: [{ name: "tls" }] },
+        status: { conditions: [{ type: "Ready", status: "True" }] },
+      });
+    // Copies, none with the TLS volume: a bare pod past the instance count, another controller's
+    // pod, and one not named like an instance.
+    const copies: [string, object[]][] = [
+      [`${NAME}-5`, []],
+      [
+        `${NAME}-2`,
+        [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "x", uid: "r", controller: true }],
+      ],
+      [`${NAME}-backdoor`, [{ ...statefulSet, controller: true }]],
+    ];
+    for (const [name, ownerReferences] of copies)
+      cluster.put({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace: NS, labels, ownerReferences } as KubeObject["metadata"],
+        status: { conditions: [{ type: "Ready", status: "True" }] },
+      });
+    await run();
+    expect(config()).toEqual(before);
+    for (const [name] of copies)
+      expect(cluster.find("Pod", NS, name)?.metadata?.labels?.[LABEL_ROLE]).toBeUndefined();
+    expect(stored().status).toMatchObject({ readyInstances: 2 });
+  });
+});
+
 describe("reconcile: status", () => {
   it("labels instance pods by role and reports readiness", async () => {
     const { cluster, run, addPod, stored } = setup({ instances: 2 });

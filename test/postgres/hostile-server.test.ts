@@ -1,0 +1,85 @@
+/**
+ * A hostile server at an instance's address (a tenant's own image) gets neither the password nor
+ * the operator's thread pool: cleartext and MD5 requests are refused before a byte of the
+ * password leaves, and a SCRAM iteration count past the cap is refused before any key is derived,
+ * while probes of another Database's real server keep their deadline.
+ */
+import { probeInstance } from "../../capabilities/database/instance/instance-sql";
+import {
+  AUTH_REFUSED,
+  MAX_SCRAM_ITERATIONS,
+} from "../../capabilities/database/instance/sql-session";
+import { Cluster } from "./harness/cluster";
+import { Attack, HostileServer } from "./harness/hostile-server";
+import { PgServer } from "./harness/server";
+
+jest.setTimeout(120_000);
+
+const SECRET = "superuser-secret-4711";
+const PROBE_MS = 3000;
+const cluster = new Cluster();
+let real: PgServer;
+const hostiles: HostileServer[] = [];
+
+beforeAll(async () => {
+  real = await cluster.primary();
+});
+afterAll(async () => {
+  await Promise.all(hostiles.map(h => h.stop()));
+  await cluster.destroy();
+});
+
+async function hostile(attack: Attack): Promise<HostileServer> {
+  const server = await HostileServer.start(attack);
+  hostiles.push(server);
+  return server;
+}
+
+/** A probe as the superuser would log in, without TLS (a pod from before TLS). */
+const probeAt = (port: number) =>
+  probeInstance({ host: "127.0.0.1", port, password: SECRET }, PROBE_MS);
+
+async function rejection(
+  work: Promise<unknown>,
+): Promise<{ err: Error & { code?: string }; ms: number }> {
+  const started = Date.now();
+  try {
+    await work;
+  } catch (err) {
+    return { err: err as Error, ms: Date.now() - started };
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("a hostile server", () => {
+  it.each<[Attack, string]>([
+    ["cleartext", "a cleartext password"],
+    ["md5", "an MD5-hashed password"],
+  ])("asking for %s gets a refusal and not a byte of the password", async (attack, what) => {
+    const server = await hostile(attack);
+    const { err, ms } = await rejection(probeAt(server.port));
+    expect(err.code).toBe(AUTH_REFUSED);
+    expect(err.message).toContain(`the server asked postgres for ${what}`);
+    expect(ms).toBeLessThan(PROBE_MS);
+    // Nothing at all came after the request: no password message ('p'), hashed or not.
+    expect(server.received.map(b => b.length)).toEqual([0]);
+  });
+
+  it(`asking SCRAM for 2^31 iterations is refused at once (the cap is ${MAX_SCRAM_ITERATIONS}), and another Database's probes keep their deadline`, async () => {
+    const server = await hostile("scram-iterations");
+    // More attempts than Node's thread pool has threads (4): uncapped, each would hold one for
+    // minutes of PBKDF2, and every other login's key derivation would wait behind them.
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, () => rejection(probeAt(server.port))),
+    );
+    for (const { err, ms } of attempts) {
+      expect(err.message).toContain("exceeds scramMaxIterations");
+      expect(ms).toBeLessThan(PROBE_MS);
+    }
+    // The real server's probe logs in with SCRAM too: it needs the thread pool.
+    const started = Date.now();
+    const probe = await probeInstance(real.target, PROBE_MS);
+    expect(probe.inRecovery).toBe(false);
+    expect(Date.now() - started).toBeLessThan(PROBE_MS);
+  });
+});
