@@ -360,7 +360,9 @@ describe("the operator's everyday role, pgkeeper_monitor (ADR 0019)", () => {
     for (const server of [primary, standby]) {
       const asMonitor = await probeInstance(monitor(server), 5000);
       const asSuperuser = await probeInstance(operator({ port: server.port }), 5000);
-      expect(settled(asMonitor)).toEqual(settled(asSuperuser));
+      // The same view, and the monitor's says who took it (ha-step.ts then drops the fallback).
+      expect(settled(asMonitor)).toEqual({ ...settled(asSuperuser), byMonitor: true });
+      expect(asSuperuser.byMonitor).toBeUndefined();
     }
     const onPrimary = await probeInstance(monitor(), 5000);
     expect(onPrimary.rolesOutdated).toBeUndefined();

@@ -621,6 +621,17 @@ describe("a second instance accepting writes", () => {
   });
 });
 
+describe("the monitor's fallback", () => {
+  it("is remembered as unneeded once a probe logged in as the monitor, and not before", async () => {
+    const t = setup();
+    await t.run();
+    expect(t.memory.of(`${NS}/${NAME}`).monitor.loggedIn).toBe(false);
+    t.probe(1, { probe: answer({ byMonitor: true }) });
+    await t.run();
+    expect(t.memory.of(`${NS}/${NAME}`).monitor.loggedIn).toBe(true);
+  });
+});
+
 describe("switchover", () => {
   it("on request: clean shutdown of the old primary, then promotion, then the annotation goes", async () => {
     const t = setup();

@@ -157,6 +157,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   const maxLag = parseQuantity(step.input.spec.readOnly.maxLag);
   step.monitor.track(key, probeTargets(step.pods, step.target), maxLag);
   const records = step.monitor.view(key);
+  if ([...records.values()].some(r => r.ok && r.probe?.byMonitor)) memory.monitor.loggedIn = true;
   const instanceViews = views(step.pods, records, step.primary, memory);
   const ctx = operationContext(step, instanceViews, memory);
   // bootstrap.recovery: the Recovered condition, once per pass (status and Warning share it).

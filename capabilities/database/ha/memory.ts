@@ -34,6 +34,11 @@ export interface DatabaseMemory {
   repairs: StuckMemory;
   /** passfile.ts, per pod UID: the fingerprint of the password its replication passfile got. */
   passfiles: Map<string, string>;
+  /**
+   * ha-step.ts: a probe has logged in as pgkeeper_monitor. From then on the role exists in this
+   * database cluster, and a server refusing it is lying: no target falls back to the superuser.
+   */
+  monitor: { loggedIn: boolean };
 }
 
 const emptyMemory = (): DatabaseMemory => ({
@@ -44,6 +49,7 @@ const emptyMemory = (): DatabaseMemory => ({
   writableSince: new Map(),
   repairs: { notFollowingSince: new Map(), repairedAt: new Map() },
   passfiles: new Map(),
+  monitor: { loggedIn: false },
 });
 
 /** The per-pod maps, keyed by pod UID: their entries go with their pods. */

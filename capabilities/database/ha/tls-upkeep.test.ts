@@ -85,6 +85,19 @@ describe("targetsFor", () => {
     });
   });
 
+  it("has no superuser fallback once the monitor has logged in: a refusal then is not obeyed", () => {
+    const after = targetsFor(pods, { password: "pw", tls }, "db-hl", false);
+    expect(after("10.0.0.1")).toEqual({
+      host: "10.0.0.1",
+      port: 5432,
+      user: "pgkeeper_monitor",
+      password: "",
+      database: "postgres",
+      tls: { ca: "CA", ...monitor, servername: "db-0.db-hl.shop.svc" },
+    });
+    expect(after("10.0.0.1", "superuser")).toEqual(asSuperuser); // asked for, it still is
+  });
+
   it("logs in as the superuser, with its certificate and password, when asked", () => {
     expect(of("10.0.0.1", "superuser")).toEqual(asSuperuser);
   });

@@ -200,6 +200,7 @@ export async function probeQueries(c: pg.Client, t: InstanceTarget): Promise<Ins
   const role = common.in_recovery ? await replicaState(c) : await primaryState(c);
   return {
     inRecovery: common.in_recovery,
+    ...(privileged(t) ? {} : { byMonitor: true }),
     ...role,
     ...(common.files_changed ? { configFilesChanged: true } : {}),
     postmasterStartTime: common.started.toISOString(),

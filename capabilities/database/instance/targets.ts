@@ -57,12 +57,15 @@ export type TargetOf = (ip: string, as?: As) => InstanceTarget;
 /**
  * Targets for the pods of one pass, by IP (what the HA code holds). TLS with the pod's server
  * name when that pod mounts the certificates and the operator has its own; the monitor only
- * then, with the superuser as its fallback (a cluster from before the monitor role).
+ * then, with the superuser as its fallback (a cluster from before the monitor role) until the
+ * monitor has logged in once: a server that refuses it after that gets no superuser login.
  */
 export function targetsFor(
   pods: KubeObject[],
   credentials: OperatorCredentials,
   headlessService: string,
+  /** False once the monitor has logged in (ha/memory.ts): a refusal is then never obeyed. */
+  superuserFallback = true,
 ): TargetOf {
   return (ip, as = "monitor") => {
     const pod = pods.find(p => podIP(p) === ip);
@@ -85,7 +88,7 @@ export function targetsFor(
       password: "",
       database: "postgres",
       ...withPair(tls.monitor),
-      fallback: superuser,
+      ...(superuserFallback ? { fallback: superuser } : {}),
     };
   };
 }

@@ -31,6 +31,8 @@ export interface ArchiverState {
 
 export interface InstanceProbe {
   inRecovery: boolean;
+  /** Taken as pgkeeper_monitor (not its superuser fallback): the role works on this cluster. */
+  byMonitor?: boolean;
   /** Primary: the timeline it writes. Replica: the one it receives (else its last checkpoint's). */
   timeline: number;
   /**

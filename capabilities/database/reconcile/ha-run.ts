@@ -32,6 +32,7 @@ export async function haRunStep(pass: Pass, superuser: string | undefined): Prom
       pods,
       { password: superuser, ...(tls ? { tls } : {}) },
       childNames(db.metadata?.name ?? "").headlessService,
+      !deps.ha.memory.of(pass.key).monitor.loggedIn,
     ),
     now: deps.now,
     updateRevision: await updateRevisionOf(deps, db),
