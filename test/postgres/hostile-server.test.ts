@@ -83,3 +83,22 @@ describe("a hostile server", () => {
     expect(Date.now() - started).toBeLessThan(PROBE_MS);
   });
 });
+
+describe("a tenant's search_path", () => {
+  afterEach(() => {
+    real.sql("ALTER DATABASE postgres RESET search_path");
+    real.sql("DROP SCHEMA IF EXISTS evil CASCADE");
+  });
+
+  it("cannot put its own pg_settings before the catalog's in the probe", async () => {
+    real.sql("CREATE SCHEMA evil");
+    real.sql(
+      "CREATE VIEW evil.pg_settings AS SELECT 'shared_buffers'::text AS name, 'x'::text AS setting, true AS pending_restart",
+    );
+    real.sql("ALTER DATABASE postgres SET search_path = evil, pg_catalog");
+    // psql's own session sees the shadow (the setting works), the probe does not.
+    expect(real.sql("SELECT name FROM pg_settings WHERE pending_restart")).toBe("shared_buffers");
+    const probe = await probeInstance(real.target, PROBE_MS);
+    expect(probe.pendingRestart).toEqual([]);
+  });
+});

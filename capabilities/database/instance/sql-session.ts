@@ -162,6 +162,10 @@ export function newClient(
     connectionTimeoutMillis: budgetMs,
     statement_timeout: budgetMs,
     keepAlive: true,
+    // Every name we use is the catalog's: a search_path set on the database or role (ALTER
+    // DATABASE postgres SET search_path = evil, pg_catalog) must not put a tenant's view of
+    // pg_settings before it. Startup options outrank those settings.
+    options: "-c search_path=pg_catalog,pg_temp",
     // pg checks it before deriving the key (not in @types/pg yet).
     ...{ scramMaxIterations: MAX_SCRAM_ITERATIONS },
     // verify-full: the chain to the Database's (or the user's) CA, and the pod's DNS name, since
