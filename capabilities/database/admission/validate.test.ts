@@ -413,6 +413,24 @@ const CASES: Case[] = [
     ["spec.postgresql.parameters: Port is managed by pgkeeper"],
   ],
   [
+    "blocked parameters, each with why",
+    db(params({ archive_library: "basic_archive", Fsync: "off", ssl_ciphers: "NULL" })),
+    undefined,
+    [
+      "spec.postgresql.parameters[archive_library]: cannot be set: would send WAL somewhere other than the object store while archiving looks healthy",
+      "spec.postgresql.parameters[Fsync]: cannot be set: an acknowledged write could be lost in a crash",
+      "spec.postgresql.parameters[ssl_ciphers]: cannot be set: would lower the TLS floor",
+    ],
+  ],
+  [
+    "shared_preload_libraries naming a library outside the set",
+    db(params({ shared_preload_libraries: "pg_stat_statements, evil" })),
+    undefined,
+    [
+      "spec.postgresql.parameters[shared_preload_libraries]: may name only pg_stat_statements, auto_explain, pg_prewarm; not evil",
+    ],
+  ],
+  [
     "extension parameters",
     db(
       params({

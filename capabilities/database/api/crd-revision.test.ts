@@ -10,6 +10,7 @@ import { CRD_REVISION, CRD_REVISION_ANNOTATION, allCrds } from "./crd";
 const CONTENT_OF_REVISION: Record<number, string> = {
   1: "1d7a8e6440cfbadc",
   2: "db2e4cfc3dec6464", // parameter values: maxLength 4096; allowPlaintext described
+  3: "7f7440be6066fef0", // parameters nobody may set (BLOCKED_PARAMETERS), refused by CEL too
 };
 
 const contentHash = (): string => {

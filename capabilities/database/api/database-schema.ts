@@ -78,6 +78,76 @@ export const OPERATOR_OWNED_PARAMETERS = [
   "ssl_ca_file",
 ] as const;
 
+/**
+ * Parameters nobody may set, each with the reason (issue 28): they divert or drop WAL, run shell
+ * commands or load code as the server, lower the TLS floor, weaken crash safety, or move files
+ * and logs the image and the probes rely on. CloudNativePG's fixed and blocked lists
+ * (pkg/postgres/configuration.go), those of its names pgkeeper does not set itself, plus what
+ * that list leaves open. shared_preload_libraries is not here: it takes a fixed set of values
+ * (SHARED_PRELOAD_LIBRARIES, ADR 0028).
+ */
+export const BLOCKED_PARAMETERS: Record<string, string> = {
+  archive_library:
+    "would send WAL somewhere other than the object store while archiving looks healthy",
+  archive_cleanup_command: "runs a shell command as the server",
+  recovery_end_command: "runs a shell command as the server",
+  ssl_passphrase_command: "runs a shell command as the server",
+  ssl_passphrase_command_supports_reload: "belongs to ssl_passphrase_command, which is blocked",
+  session_preload_libraries: "loads code into every session",
+  local_preload_libraries: "loads code into every session",
+  dynamic_library_path: "lets code be loaded from anywhere on disk",
+  jit_provider: "loads a library of its choosing",
+  allow_system_table_mods: "lets the catalog be damaged",
+  ignore_system_indexes: "makes the server ignore its catalog indexes",
+  ignore_checksum_failure: "serves corrupt pages as good",
+  ignore_invalid_pages: "lets recovery go on past corruption",
+  zero_damaged_pages: "destroys damaged pages instead of reporting them",
+  fsync: "an acknowledged write could be lost in a crash",
+  data_sync_retry: "a failed write to disk would be retried as if it had succeeded",
+  restart_after_crash: "a crashed primary must restart (or fail over), never stay down",
+  recovery_target_action: "recovery is pgkeeper's to drive",
+  recovery_target_inclusive: "recovery is pgkeeper's to drive",
+  recovery_min_apply_delay: "a delayed replica is no failover target",
+  synchronized_standby_slots: "replication slots are pgkeeper's to manage",
+  ssl_min_protocol_version: "would lower the TLS floor",
+  ssl_max_protocol_version: "would cap TLS below what clients may ask for",
+  ssl_ciphers: "would lower the TLS floor",
+  ssl_prefer_server_ciphers: "belongs to the TLS setup pgkeeper manages",
+  ssl_crl_file: "names a file pgkeeper does not mount",
+  ssl_crl_dir: "names a directory pgkeeper does not mount",
+  ssl_dh_params_file: "names a file pgkeeper does not mount",
+  krb_server_keyfile: "names a file pgkeeper does not mount",
+  external_pid_file: "writes a file outside the data directory",
+  unix_socket_group: "the local socket is pgkeeper's (the probes and kubectl exec use it)",
+  unix_socket_permissions: "the local socket is pgkeeper's (the probes and kubectl exec use it)",
+  logging_collector: "logs go to the container's output, where kubectl logs reads them",
+  log_destination: "logs go to the container's output, where kubectl logs reads them",
+  log_directory: "logs go to the container's output, where kubectl logs reads them",
+  log_filename: "logs go to the container's output, where kubectl logs reads them",
+  log_file_mode: "logs go to the container's output, where kubectl logs reads them",
+  log_rotation_age: "logs go to the container's output, where kubectl logs reads them",
+  log_rotation_size: "logs go to the container's output, where kubectl logs reads them",
+  log_truncate_on_rotation: "logs go to the container's output, where kubectl logs reads them",
+  syslog_facility: "logs go to the container's output, where kubectl logs reads them",
+  syslog_ident: "logs go to the container's output, where kubectl logs reads them",
+  syslog_sequence_numbers: "logs go to the container's output, where kubectl logs reads them",
+  syslog_split_messages: "logs go to the container's output, where kubectl logs reads them",
+  event_source: "logs go to the container's output, where kubectl logs reads them",
+  bonjour: "the server is reached through its Services only",
+  bonjour_name: "the server is reached through its Services only",
+  stats_temp_directory: "names a directory pgkeeper does not mount",
+};
+
+/**
+ * The libraries shared_preload_libraries may name: contrib modules every pgkeeper image has, none
+ * of which runs shell or opens the server to the network (ADR 0028).
+ */
+export const SHARED_PRELOAD_LIBRARIES = [
+  "pg_stat_statements",
+  "auto_explain",
+  "pg_prewarm",
+] as const;
+
 const QUANTITY_STRING_PATTERN = "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$";
 
 /** CEL: a quantity field given as int-or-string, greater than zero and at most `max`. */
@@ -545,6 +615,12 @@ export const databaseSpecSchema = object(
               {
                 rule: `!self.exists(k, k in [${OPERATOR_OWNED_PARAMETERS.map(p => `'${p}'`).join(", ")}])`,
                 message: `these parameters are managed by pgkeeper and cannot be set: ${OPERATOR_OWNED_PARAMETERS.join(", ")}`,
+              },
+              {
+                rule: `!self.exists(k, k in [${Object.keys(BLOCKED_PARAMETERS)
+                  .map(p => `'${p}'`)
+                  .join(", ")}])`,
+                message: `these parameters cannot be set (the webhook says why for each): ${Object.keys(BLOCKED_PARAMETERS).join(", ")}`,
               },
             ],
           },

@@ -6,9 +6,10 @@
 import { validateDatabase } from "../admission/validate";
 import { userParameters } from "../specs/postgresql-conf";
 import { input } from "../../../test/unit/builder-fixtures";
+import { BLOCKED_PARAMETERS } from "./database-schema";
 import { parameterNameProblem } from "./parameter-names";
 
-const NAMES: [string, "invalid" | "operator-owned" | "unknown" | undefined][] = [
+const NAMES: [string, "invalid" | "operator-owned" | "blocked" | "unknown" | undefined][] = [
   ["work_mem", undefined],
   ["Work_Mem", undefined],
   ["pg_stat_statements.max", undefined],
@@ -25,6 +26,9 @@ const NAMES: [string, "invalid" | "operator-owned" | "unknown" | undefined][] = 
   ["wal_level", "operator-owned"],
   ["Port", "operator-owned"],
   ["PRIMARY_CONNINFO", "operator-owned"],
+  // Every blocked name, refused by admission and never written (issue 28).
+  ...Object.keys(BLOCKED_PARAMETERS).map((n): [string, "blocked"] => [n, "blocked"]),
+  ["Archive_Library", "blocked"],
 ];
 
 describe("parameter names: one rule for admission and the builder", () => {

@@ -14,10 +14,12 @@ import { imageRule } from "./image";
 import { instancesRule } from "./instances";
 import { nameRule } from "./name";
 import {
+  blockedParametersRule,
   operatorOwnedParametersRule,
   parameterCatalogRule,
   parameterNamesRule,
   parameterValuesRule,
+  preloadLibrariesRule,
 } from "./parameters";
 import {
   requestsWithinLimitsRule,
@@ -54,8 +56,10 @@ export const RULES: readonly Rule[] = [
   resourceMinimumsRule,
   requestsWithinLimitsRule,
   operatorOwnedParametersRule,
+  blockedParametersRule,
   parameterNamesRule,
   parameterValuesRule,
+  preloadLibrariesRule,
   parameterCatalogRule,
   synchronousModeRule,
   synchronousNumberRule,

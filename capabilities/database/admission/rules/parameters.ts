@@ -1,7 +1,7 @@
-import { MAX_PARAMETER_VALUE_LENGTH } from "../../api/database-schema";
+import { MAX_PARAMETER_VALUE_LENGTH, SHARED_PRELOAD_LIBRARIES } from "../../api/database-schema";
 import { hasCatalog, parameterEntry, parameterNames } from "../../api/parameter-catalog";
-import { parameterNameProblem } from "../../api/parameter-names";
-import { parseBool } from "../../lib/guc-value";
+import { blockedBecause, parameterNameProblem } from "../../api/parameter-names";
+import { parseBool, splitList } from "../../lib/guc-value";
 import { parameterValueProblem } from "../parameter-value";
 import { Denial, deny, Rule } from "./types";
 
@@ -21,6 +21,41 @@ export const operatorOwnedParametersRule: Rule = {
     const verb = owned.length === 1 ? "is" : "are";
     return [deny(FIELD, `${owned.join(", ")} ${verb} managed by pgkeeper and cannot be set`)];
   },
+};
+
+/** Parameters nobody may set (api/database-schema.ts BLOCKED_PARAMETERS), each with its reason. */
+export const blockedParametersRule: Rule = {
+  name: "blocked-parameters",
+  check: ({ db }) =>
+    names(db.spec.postgresql?.parameters).flatMap(n => {
+      const why = blockedBecause(n);
+      return why ? [deny(`${FIELD}[${n}]`, `cannot be set: ${why}`)] : [];
+    }),
+};
+
+/** shared_preload_libraries: only the libraries every image has, and none that runs shell. */
+export const preloadLibrariesRule: Rule = {
+  name: "shared-preload-libraries",
+  check: ({ db }) =>
+    Object.entries(db.spec.postgresql?.parameters ?? {}).flatMap(([name, value]): Denial[] => {
+      if (name.toLowerCase() !== "shared_preload_libraries") return [];
+      let libraries: string[];
+      try {
+        libraries = splitList("shared_preload_libraries", value);
+      } catch {
+        return []; // the value rules name the unterminated quote
+      }
+      const others = libraries.filter(
+        l => !(SHARED_PRELOAD_LIBRARIES as readonly string[]).includes(l),
+      );
+      if (others.length === 0) return [];
+      return [
+        deny(
+          `${FIELD}[${name}]`,
+          `may name only ${SHARED_PRELOAD_LIBRARIES.join(", ")}; not ${others.join(", ")}`,
+        ),
+      ];
+    }),
 };
 
 export const parameterNamesRule: Rule = {
