@@ -6,7 +6,7 @@
  */
 import { lookup } from "./catalog";
 import { judgeExtensionParameter, preloaded } from "./extensions";
-import { stringProblem } from "./strings";
+import { listElements, stringProblem } from "./strings";
 import { enumAccepts, parseBoolean, parseInt32, parseReal, Read } from "./guc";
 import { isRecord, Judge } from "./judge";
 import type { ParameterEntry } from "../../../capabilities/database/api/parameter-catalog/types";
@@ -47,6 +47,61 @@ const OWNED = new Set([
   "ssl_key_file",
   "ssl_ca_file",
 ]);
+
+/** From the CRD's rule on postgresql.parameters ("cannot be set", ADR 0028). */
+const BLOCKED = new Set([
+  "archive_library",
+  "archive_cleanup_command",
+  "recovery_end_command",
+  "ssl_passphrase_command",
+  "ssl_passphrase_command_supports_reload",
+  "session_preload_libraries",
+  "local_preload_libraries",
+  "dynamic_library_path",
+  "jit_provider",
+  "allow_system_table_mods",
+  "ignore_system_indexes",
+  "ignore_checksum_failure",
+  "ignore_invalid_pages",
+  "zero_damaged_pages",
+  "fsync",
+  "data_sync_retry",
+  "restart_after_crash",
+  "recovery_target_action",
+  "recovery_target_inclusive",
+  "recovery_min_apply_delay",
+  "synchronized_standby_slots",
+  "ssl_min_protocol_version",
+  "ssl_max_protocol_version",
+  "ssl_ciphers",
+  "ssl_prefer_server_ciphers",
+  "ssl_crl_file",
+  "ssl_crl_dir",
+  "ssl_dh_params_file",
+  "krb_server_keyfile",
+  "external_pid_file",
+  "unix_socket_group",
+  "unix_socket_permissions",
+  "logging_collector",
+  "log_destination",
+  "log_directory",
+  "log_filename",
+  "log_file_mode",
+  "log_rotation_age",
+  "log_rotation_size",
+  "log_truncate_on_rotation",
+  "syslog_facility",
+  "syslog_ident",
+  "syslog_sequence_numbers",
+  "syslog_split_messages",
+  "event_source",
+  "bonjour",
+  "bonjour_name",
+  "stats_temp_directory",
+]);
+
+/** What shared_preload_libraries may name (ADR 0028). */
+const PRELOADABLE = new Set(["pg_stat_statements", "auto_explain", "pg_prewarm"]);
 
 /** PostgreSQL's valid_custom_variable_name: identifiers ($ after the first, bytes ≥ 0x80 too). */
 const CUSTOM_NAME =
@@ -110,7 +165,14 @@ function judgeOne(
   // The CRD's rule compares names as written; PostgreSQL folds them, and so does the webhook.
   if (OWNED.has(name)) return j.bad(field, "operator-owned", "crd");
   if (OWNED.has(name.toLowerCase())) return j.bad(field, "operator-owned (case folded)", "product");
+  if (BLOCKED.has(name)) return j.bad(field, "blocked", "crd");
+  if (BLOCKED.has(name.toLowerCase())) return j.bad(field, "blocked (case folded)", "product");
   if (!judgeValue(j, field, value)) return;
+  if (
+    name.toLowerCase() === "shared_preload_libraries" &&
+    !listElements(value).every(l => PRELOADABLE.has(l))
+  )
+    return j.bad(field, "a library outside pgkeeper's set", "product");
   if (name.includes(".")) {
     if (!CUSTOM_NAME.test(name))
       return j.bad(field, "not a valid custom parameter name", "postgres");
