@@ -35,11 +35,16 @@ need psql postgresql-client
 npx jest --selectProjects e2e --runInBand --verbose --testTimeout=600000 \
   --json --outputFile="${TEST_LOGS:-.work/test-logs}/e2e.json" "$@"
 # RBAC against use (issue 15), on a whole run only: the grants the in-cluster test saved, and
-# every request the operator made in the integration tier and here.
+# every request the operator made in the integration tier and here. `npm test` requires it
+# (PGKEEPER_RBAC_AUDIT=required): there a skipped check is a failure, never a quiet pass.
 audit_dir="${PGKEEPER_WORK:-.work}/audit"
 if [ "$#" -eq 0 ] && [ -s "$audit_dir/integration.log" ] && [ -s "$audit_dir/granted.json" ]; then
   npx ts-node --transpile-only hack/rbac-audit/run.ts --granted "$audit_dir/granted.json" \
     --audit "$audit_dir/integration.log" --audit "$PGKEEPER_AUDIT_LOG"
+elif [ "${PGKEEPER_RBAC_AUDIT:-}" = required ]; then
+  echo "RBAC against use: required, and it cannot run: arguments ($#) given, or" \
+    "$audit_dir/integration.log or $audit_dir/granted.json missing or empty" >&2
+  exit 1
 else
   echo "RBAC against use: skipped (needs a whole integration and e2e run)"
 fi
