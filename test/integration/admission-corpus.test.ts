@@ -53,8 +53,10 @@ async function runAll(ctx: RunContext): Promise<number> {
   const first = await runCases(ctx, INVALID);
   const firstValid = await runCases(ctx, VALID);
   const retriedInvalid = await retryUnsettled(ctx, INVALID, first, {
-    // Admitted: the webhook configuration may have been gone for a moment; a real gap stays one.
-    unsettled: o => o.admitted || UNREACHABLE.test(o.message),
+    // Only a webhook that could not be reached is asked again. An invalid spec admitted while
+    // the webhook judged (ready() saw it do so before the run) is a gap in admission, not bad
+    // luck: it stays admitted, and the test below fails on it (issue 28).
+    unsettled: o => UNREACHABLE.test(o.message),
     ready,
   });
   const retriedValid = await retryUnsettled(ctx, VALID, firstValid, {
