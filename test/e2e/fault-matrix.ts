@@ -18,6 +18,8 @@ export interface FaultRow {
   lost: number;
   /** Rounds of the watcher (every 200 ms) in which two instances accepted writes. */
   twoWritable: number;
+  /** The longest window in which more than one instance was writable or did not answer. */
+  unsureMs?: number;
   /** From the fault until every instance was ready and every replica streaming (2 s polls). */
   allStreamingMs: number;
 }
@@ -27,14 +29,14 @@ const seconds = (ms: number | undefined): string =>
 
 export function faultTable(rows: FaultRow[]): string {
   const header = [
-    "| fault | first write | longest gap | acknowledged rows lost | two writable | all streaming |",
-    "| ----- | ----------- | ----------- | ---------------------- | ------------ | ------------- |",
+    "| fault | first write | longest gap | acknowledged rows lost | two writable | two writable or unknown (longest) | all streaming |",
+    "| ----- | ----------- | ----------- | ---------------------- | ------------ | --------------------------------- | ------------- |",
   ];
   return [
     ...header,
     ...rows.map(
       r =>
-        `| ${r.fault} | ${seconds(r.firstWriteMs)} | ${seconds(r.longestGapMs)} | ${r.lost} of ${r.acknowledged} | ${r.twoWritable} | ${seconds(r.allStreamingMs)} |`,
+        `| ${r.fault} | ${seconds(r.firstWriteMs)} | ${seconds(r.longestGapMs)} | ${r.lost} of ${r.acknowledged} | ${r.twoWritable} | ${seconds(r.unsureMs)} | ${seconds(r.allStreamingMs)} |`,
     ),
   ].join("\n");
 }

@@ -214,6 +214,7 @@ export function quorumDatabaseUnderLoad(
       acknowledged: check.acknowledged,
       lost: check.missing,
       twoWritable: violations.length - violationsSeen,
+      unsureMs: theLoad().longestUnsure(t0),
       allStreamingMs,
     });
     const fresh = violations.slice(violationsSeen);

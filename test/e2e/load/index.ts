@@ -121,6 +121,18 @@ export class Load {
     return this.lines("violations");
   }
 
+  /**
+   * The longest window (ms) that overlaps [from, now] in which more than one instance was
+   * writable or did not answer: how long a second writer could not be ruled out. An
+   * unanswering instance (cut off, frozen) is unknown, never counted as not writable.
+   */
+  longestUnsure(from: number): number {
+    return this.lines("unsure")
+      .map(l => l.split(" ").map(Number))
+      .filter(([, end]) => end >= from)
+      .reduce((max, [start, end]) => Math.max(max, end - Math.max(start, from)), 0);
+  }
+
   primaries(): string[] {
     return this.lines("primaries");
   }

@@ -9,7 +9,8 @@
  *   statement_timeout would cancel a synchronous-replication wait and report the commit as done.
  * - watch: every WATCH_MS asks each instance pod (by IP, as the superuser, on one kept-open
  *   connection per pod) whether it is in recovery, and appends rounds where more than one instance accepted writes to
- *   `<out>/violations`; `<out>/primaries` logs every change of the writable set.
+ *   `<out>/violations`; `<out>/primaries` logs every change of the writable set; `<out>/unsure`
+ *   the windows in which more than one instance was writable or did not answer (unknown).
  *
  * Usage: node -r ts-node/register/transpile-only load.ts <config.json>; stops on SIGTERM.
  */
@@ -162,16 +163,20 @@ async function session(cfg: LoadConfig, pod: PodAddr): Promise<Client> {
   return client;
 }
 
-async function writable(cfg: LoadConfig, pod: PodAddr): Promise<boolean> {
+/**
+ * Whether the instance accepts writes, as it answers; "unknown" when it does not answer (cut
+ * off, frozen, down): an isolated old primary may still be writable, so it never counts as not.
+ */
+async function writable(cfg: LoadConfig, pod: PodAddr): Promise<"yes" | "no" | "unknown"> {
   try {
     const client = await session(cfg, pod);
     const r = await client.query<{ w: boolean }>("select not pg_is_in_recovery() as w");
-    return r.rows[0].w;
+    return r.rows[0].w ? "yes" : "no";
   } catch {
     const broken = sessions.get(pod.name);
     sessions.delete(pod.name);
     void broken?.client.end().catch(() => undefined);
-    return false;
+    return "unknown";
   }
 }
 
@@ -179,30 +184,44 @@ async function watch(cfg: LoadConfig): Promise<void> {
   let addrs: PodAddr[] = [];
   let refreshed = 0;
   let last = "";
+  let unsureSince: number | undefined;
   while (!stopping) {
     if (Date.now() - refreshed > 2000) {
       addrs = await pods(cfg);
       refreshed = Date.now();
     }
     const answers = await Promise.all(
-      addrs.map(async p => ((await writable(cfg, p)) ? p.name : "")),
+      addrs.map(async p => ({ name: p.name, writable: await writable(cfg, p) })),
     );
-    const primaries = answers.filter(Boolean).sort();
+    const now = Date.now();
+    const primaries = answers
+      .filter(a => a.writable === "yes")
+      .map(a => a.name)
+      .sort();
     const line = primaries.join(",");
     if (line !== last) {
-      appendFileSync(join(cfg.out, "primaries"), `${Date.now()} ${line}\n`);
+      appendFileSync(join(cfg.out, "primaries"), `${now} ${line}\n`);
       last = line;
     }
-    if (primaries.length > 1)
-      appendFileSync(join(cfg.out, "violations"), `${Date.now()} ${line}\n`);
+    if (primaries.length > 1) appendFileSync(join(cfg.out, "violations"), `${now} ${line}\n`);
+    // Rounds in which more than one instance is writable or cannot say it is not: the windows in
+    // which a second writer cannot be ruled out, from their first round to the first round after.
+    const unsure = answers.filter(a => a.writable !== "no").length > 1;
+    if (unsure && unsureSince === undefined) unsureSince = now;
+    if (!unsure && unsureSince !== undefined) {
+      appendFileSync(join(cfg.out, "unsure"), `${unsureSince} ${now}\n`);
+      unsureSince = undefined;
+    }
     await sleep(WATCH_MS);
   }
+  if (unsureSince !== undefined)
+    appendFileSync(join(cfg.out, "unsure"), `${unsureSince} ${Date.now()}\n`);
   for (const { client } of sessions.values()) void client.end().catch(() => undefined);
 }
 
 if (require.main === module) {
   const cfg = JSON.parse(readFileSync(process.argv[2], "utf8")) as LoadConfig;
-  for (const f of ["acks", "errors", "violations", "primaries"])
+  for (const f of ["acks", "errors", "violations", "primaries", "unsure"])
     writeFileSync(join(cfg.out, f), "");
   process.on("SIGTERM", () => (stopping = true));
   const writers = Array.from({ length: Math.max(1, cfg.writers) }, (_, k) => writer(cfg, k));
