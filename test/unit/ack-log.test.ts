@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AckLog, WRITER_ID_SPACE } from "../e2e/load/ack-log";
+import { AckLog, WRITER_ID_SPACE, ackAfterOutage } from "../e2e/load/ack-log";
 
 const file = () => join(mkdtempSync(join(tmpdir(), "acks-")), "acks");
 const W1 = WRITER_ID_SPACE;
@@ -73,5 +73,27 @@ describe("AckLog", () => {
     expect(log.count).toBe(999_996);
     expect(log.ranges()).toHaveLength(4);
     expect(log.firstAfter(0, "10.0.0.1")?.id).toBe(500_000 + 1);
+  });
+});
+
+describe("ackAfterOutage", () => {
+  const log = (lines: string) => {
+    const path = file();
+    writeFileSync(path, lines);
+    return new AckLog(path);
+  };
+  it.each<[string, string, number[], number | undefined]>([
+    // The commit in flight acknowledged, the next insert refused in the same millisecond.
+    [
+      "an ack in the millisecond of the first error is from before",
+      "1 1000 a\n",
+      [1000],
+      undefined,
+    ],
+    ["the first ack after the last error", "1 1000 a\n2 1500 b\n", [1000, 1200], 1500],
+    ["no error since t0: the first ack after it", "1 900 a\n2 1100 a\n", [800], 1100],
+    ["still failing: none", "1 900 a\n", [1000, 1100], undefined],
+  ])("%s", (_, lines, errors, at) => {
+    expect(ackAfterOutage(log(lines), errors, 1000)?.at).toBe(at);
   });
 });

@@ -142,3 +142,22 @@ export class AckLog {
     this.serverOf = bigger(this.serverOf, n => new Uint16Array(n));
   }
 }
+
+/**
+ * The write acknowledged once the writes that failed at `errorTimes` after `t0` stopped failing:
+ * the first acknowledgement strictly after the last failure (the first after `t0` when none
+ * failed). Strictly: a writer logs an attempt's acknowledgement before its next attempt's error,
+ * often in the same millisecond (the commit in flight acknowledged, then the next insert refused
+ * by the dying server), and that acknowledgement is from before the outage, not after it. Taking
+ * it was the "first write 0.0 s" of the SIGKILL row (issue 28).
+ */
+export function ackAfterOutage(
+  log: Pick<AckLog, "firstAfter">,
+  errorTimes: number[],
+  t0: number,
+): Ack | undefined {
+  const failed = errorTimes.filter(t => t >= t0);
+  return failed.length === 0
+    ? log.firstAfter(t0)
+    : log.firstAfter(failed.reduce((max, t) => Math.max(max, t), t0) + 1);
+}

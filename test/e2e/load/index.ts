@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { env } from "../../integration/harness/env";
 import { get } from "../../integration/harness/kubectl";
-import { Ack, AckLog } from "./ack-log";
+import { Ack, AckLog, ackAfterOutage } from "./ack-log";
 import type { LoadConfig } from "./load";
 
 export type { Ack };
@@ -107,9 +107,7 @@ export class Load {
    * (undefined while it lasts; the first ack after t0 when no write failed at all).
    */
   recoveredAfter(t0: number): Ack | undefined {
-    const failed = this.errorTimes().filter(t => t >= t0);
-    const lastFailure = failed.reduce((max, t) => Math.max(max, t), t0);
-    return this.firstAckAfter(lastFailure);
+    return ackAfterOutage(this.log, this.errorTimes(), t0);
   }
 
   /** The longest time (ms) without an acknowledged write between `from` and `to`. */
