@@ -25,7 +25,7 @@ const request = ({ operation, object, old, subResource }: FakeInput) =>
     Request: { operation, subResource, namespace: "shop", object, oldObject: old },
     Raw: object,
     OldResource: old,
-    Approve: () => ({ allowed: true }),
+    Approve: (warnings?: string[]) => ({ allowed: true, ...(warnings ? { warnings } : {}) }),
     Deny: (statusMessage?: string) => ({ allowed: false, statusMessage }),
   }) as unknown as PeprValidateRequest<Database>;
 
@@ -192,5 +192,33 @@ describe("validateDatabaseRequest", () => {
       expect(response).toEqual({ allowed: true });
       expect(reads).toEqual([]);
     });
+  });
+});
+
+describe("warnings on admitted updates", () => {
+  const store = { endpoint: "s3.example", bucket: "b", credentials: { secretName: "s3" } };
+  const withBackup = (backup: object) => ({ ...valid, spec: { ...valid.spec, backup } });
+  it("warns when a revert drops backup.retentionDays, and admits it", async () => {
+    const before = withBackup({ objectStore: store, retention: 7, retentionDays: 30 });
+    const after = withBackup({ objectStore: store, retention: 7 });
+    const response = (await validateDatabaseRequest(
+      request({ operation: "UPDATE", object: after, old: before }),
+    )) as { allowed: boolean; warnings?: string[] };
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([
+      expect.stringContaining("spec.backup.retentionDays removed"),
+    ]);
+  });
+
+  it("says nothing on an update that keeps them", async () => {
+    const same = withBackup({ objectStore: store, retention: 7, retentionDays: 30 });
+    const response = (await validateDatabaseRequest(
+      request({
+        operation: "UPDATE",
+        object: { ...same, metadata: { name: "orders" } },
+        old: same,
+      }),
+    )) as { warnings?: string[] };
+    expect(response.warnings).toBeUndefined();
   });
 });

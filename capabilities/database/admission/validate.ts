@@ -11,6 +11,7 @@ import { errorMessage } from "../lib/errors";
 import { AdmissionReader, clusterReader } from "./cluster-reader";
 import { restoreSourceDenials, serverSecretDenials } from "./restore-source";
 import { storageGrowthDenials } from "./storage-growth";
+import { admissionWarnings } from "./warnings";
 import { RULES } from "./rules";
 import { checkShape } from "./rules/shape";
 import { CheckedDatabase, deny, Denial, Rule, RuleContext } from "./rules/types";
@@ -115,6 +116,14 @@ async function requestDenials(
   return [...source, ...server];
 }
 
+/** What an admitted UPDATE destroys later (warnings.ts); the stored object judged as it was sent. */
+function requestWarnings(req: PeprValidateRequest<Database>): string[] {
+  if (req.Request.operation !== "UPDATE") return [];
+  const old = sent(req, "oldObject");
+  if (old === undefined || checkShape(old).length > 0) return [];
+  return admissionWarnings(asChecked(sent(req, "object")), asChecked(old));
+}
+
 /**
  * The Pepr Validate action for Databases, reading the cluster through `reader` (the recovery
  * source's Secrets and Database). Never throws (Pepr would answer "Action failed: {}"), never
@@ -125,7 +134,9 @@ export function validateDatabaseRequestWith(reader: AdmissionReader) {
     try {
       if (!judged(req)) return req.Approve();
       const denials = await requestDenials(req, reader);
-      return denials.length === 0 ? req.Approve() : req.Deny(formatDenials(denials));
+      if (denials.length > 0) return req.Deny(formatDenials(denials));
+      const warnings = requestWarnings(req);
+      return warnings.length > 0 ? req.Approve(warnings) : req.Approve();
     } catch (err) {
       return req.Deny(`pgkeeper could not validate this Database: ${errorMessage(err)}`);
     }

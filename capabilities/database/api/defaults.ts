@@ -8,7 +8,7 @@ import { DatabaseSpec, PostgresVersion } from "./database-schema";
 const DEFAULT_INSTANCES = 1;
 const DEFAULT_ANTI_AFFINITY = "preferred" as const;
 const DEFAULT_FAILOVER_DELAY_SECONDS = 0;
-const DEFAULT_BACKUP_RETENTION = 7;
+export const DEFAULT_BACKUP_RETENTION = 7;
 /** A replica further behind than this leaves `<db>-ro`. */
 const DEFAULT_MAX_READ_LAG = "64Mi";
 /** Who may connect when spec.networkPolicy names no clients: every pod of the namespace. */
