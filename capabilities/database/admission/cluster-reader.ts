@@ -6,6 +6,7 @@
 import { K8s, kind } from "pepr";
 import { Database } from "../api/database";
 import { isNotFound } from "../lib/errors";
+import { METADATA_ONLY, kubeRequest } from "../lib/kube-api";
 import { LABEL_DATABASE } from "../api/names";
 import { SourceReader } from "./restore-source";
 import { ClaimReader } from "./storage-growth";
@@ -32,9 +33,16 @@ async function bounded<T, M>(read: () => Promise<T>, missing: M): Promise<T | M 
 export type AdmissionReader = SourceReader & ClaimReader;
 
 export const clusterReader: AdmissionReader = {
+  // Its metadata only: whether it exists is all admission asks, and the data never travels.
   secretExists: (namespace, name) =>
     bounded(async () => {
-      await K8s(kind.Secret).InNamespace(namespace).Get(name);
+      await kubeRequest(
+        "GET",
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
+        {
+          accept: METADATA_ONLY,
+        },
+      );
       return true;
     }, false),
   database: (namespace, name) =>

@@ -9,13 +9,14 @@ import { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage, isNotFound } from "./errors";
-import { Connection, KubeApiError, connect, requester } from "./kube-api";
+import { Connection, KubeApiError, METADATA_ONLY, connect, requester } from "./kube-api";
 
 interface Seen {
   method: string;
   url: string;
   authorization?: string;
   contentType?: string;
+  accept?: string;
   body: string;
 }
 
@@ -72,6 +73,7 @@ beforeAll(async () => {
           url: req.url ?? "",
           authorization: req.headers.authorization,
           contentType: req.headers["content-type"],
+          accept: req.headers.accept,
           body,
         });
         const { status, body: out } = answer(req.url ?? "");
@@ -160,6 +162,14 @@ describe("kube-api", () => {
       contentType: "application/apply-patch+yaml",
       body: '{"spec":{"a":1}}',
     });
+  });
+
+  it("asks for metadata only when told to (a Secret's data never travels)", async () => {
+    const { api, close } = await client();
+    await api("GET", "/api/v1/namespaces/n/secrets/s", { accept: METADATA_ONLY });
+    await api("GET", "/api/v1/namespaces/n/secrets/s");
+    await close();
+    expect(seen.map(s => s.accept)).toEqual([METADATA_ONLY, "application/json"]);
   });
 
   it("reads a rotated token once the refresh interval has passed", async () => {

@@ -53,7 +53,12 @@ export interface RequestOptions {
   /** Content type of `body`; JSON unless a patch type is given. */
   contentType?: string;
   query?: Record<string, string | number | boolean | undefined>;
+  /** What to ask for instead of the whole object, e.g. its metadata only (METADATA_ONLY). */
+  accept?: string;
 }
+
+/** The object's metadata alone (PartialObjectMetadata): a Secret's data never leaves the apiserver. */
+export const METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
 export type KubeRequest = <T>(method: string, path: string, options?: RequestOptions) => Promise<T>;
 
@@ -153,7 +158,7 @@ export function requester(connection: () => Promise<Connection>): KubeRequest {
   return async <T>(method: string, path: string, options: RequestOptions = {}) => {
     const conn = await connection();
     const authorization = await conn.authorization();
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
     if (authorization) headers.authorization = authorization;
     if (options.body !== undefined)
       headers["content-type"] = options.contentType ?? "application/json";
