@@ -35,13 +35,23 @@ async function paused(deps: ReconcileDeps, db: Database, writer: DatabaseWriter)
   return true;
 }
 
+/**
+ * This generation of the spec was reconciled before (by this operator or an earlier one): a rule
+ * added since cannot stop it. Like admission's ratchet, which admits an update that leaves the
+ * spec as it was; stopping the pass would stop failover with it (issue 28). What the newer rules
+ * refuse for safety, the builders never write (blocked parameters are left out of the
+ * configuration); the next change of the spec meets the rules at admission.
+ */
+const reconciledBefore = (db: Database): boolean =>
+  db.metadata?.generation !== undefined && db.status?.observedGeneration === db.metadata.generation;
+
 async function validSpec(
   deps: ReconcileDeps,
   db: Database,
   writer: DatabaseWriter,
 ): Promise<boolean> {
   const denials = deps.validate(db);
-  if (denials.length === 0) return false;
+  if (denials.length === 0 || reconciledBefore(db)) return false;
   await recordFailureOn(deps, db, writer, {
     reason: "InvalidSpec",
     message: denials.map(d => d.message).join("; "),
@@ -66,7 +76,7 @@ export const GUARDS: readonly Guard[] = [
   },
   {
     name: "valid spec",
-    does: "the admission rules again (a Database admitted while the webhook was down): InvalidSpec, and nothing is touched",
+    does: "the admission rules again (a Database admitted while the webhook was down): InvalidSpec, and nothing is touched; a generation reconciled before is not stopped by a rule added since",
     file: "reconcile/guards.ts",
     run: validSpec,
   },

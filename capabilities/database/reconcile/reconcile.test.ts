@@ -613,6 +613,19 @@ describe("reconcile: guards", () => {
     expect(cluster.events.filter(e => e.reason === "InvalidSpec")).toHaveLength(1);
   });
 
+  it("keeps reconciling a generation reconciled before, which a rule added since refuses (a newer operator)", async () => {
+    const { cluster, run, stored, denials } = setup();
+    await run();
+    expect(stored().status?.observedGeneration).toBe(1);
+    // The operator is upgraded; its rules now refuse the unchanged spec.
+    denials.push({ field: "spec.postgresql.parameters[fsync]", message: "cannot be set" });
+    cluster.delete({ apiVersion: "v1", kind: "Service", namespace: NS, name: "orders-rw" });
+    await run();
+    expect(cluster.find("Service", NS, "orders-rw")).toBeDefined(); // still converging
+    expect(stored().status?.phase).not.toBe("Failed");
+    expect(cluster.events.filter(e => e.reason === "InvalidSpec")).toEqual([]);
+  });
+
   it("removes the finalizer earlier versions added (Pepr's), and only that one", async () => {
     const { cluster, run } = setup(
       {},
