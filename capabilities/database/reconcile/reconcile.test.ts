@@ -619,7 +619,7 @@ describe("reconcile: guards", () => {
     expect(stored().status?.observedGeneration).toBe(1);
     // The operator is upgraded; its rules now refuse the unchanged spec.
     denials.push({ field: "spec.postgresql.parameters[fsync]", message: "cannot be set" });
-    cluster.delete({ apiVersion: "v1", kind: "Service", namespace: NS, name: "orders-rw" });
+    await cluster.delete({ apiVersion: "v1", kind: "Service", namespace: NS, name: "orders-rw" });
     await run();
     expect(cluster.find("Service", NS, "orders-rw")).toBeDefined(); // still converging
     expect(stored().status?.phase).not.toBe("Failed");
