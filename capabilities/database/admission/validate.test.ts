@@ -247,6 +247,29 @@ const CASES: Case[] = [
     DEFAULT_CONFIG,
   ],
   ["a major the operator has an image for", db({ version: "15" }), undefined, [], DEFAULT_CONFIG],
+  [
+    "an image the operator's allowlist names (a registry path)",
+    db({ version: "15", image: "registry.example.com/pg/postgres:15" }),
+    undefined,
+    [],
+    { ...EVERY_IMAGE, allowedImages: ["registry.example.com/pg/"] },
+  ],
+  [
+    "an image outside the operator's allowlist",
+    db({ version: "15", image: "registry.example.com/pg-evil/postgres:15" }),
+    undefined,
+    [
+      'spec.image: "registry.example.com/pg-evil/postgres:15" is not among the images this operator allows (registry.example.com/pg/, localhost/pgkeeper/postgres); omit spec.image for the default',
+    ],
+    { ...EVERY_IMAGE, allowedImages: ["registry.example.com/pg/", "localhost/pgkeeper/postgres"] },
+  ],
+  [
+    "an image outside the allowlist, admitted before it was set, kept",
+    db({ version: "15", image: "docker.io/library/postgres:15", instances: 2 }),
+    db({ version: "15", image: "docker.io/library/postgres:15" }),
+    [],
+    { ...EVERY_IMAGE, allowedImages: ["registry.example.com/pg/"] },
+  ],
 
   // image
   ["image with registry port", db({ image: "localhost:5000/pg:16" }), undefined, []],

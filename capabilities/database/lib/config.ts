@@ -19,6 +19,13 @@ export interface OperatorConfig {
    * (PGKEEPER_IMAGE_PULL_SECRETS, comma-separated): for a registry that needs credentials.
    */
   imagePullSecrets: readonly string[];
+  /**
+   * The images a Database's spec.image may name (PGKEEPER_ALLOWED_IMAGES, comma-separated; empty:
+   * any). An entry ending in `/` allows every image under it (`registry.example.com/pg/`); any
+   * other entry one repository, any tag or digest (`registry.example.com/pg/postgres`). Off by
+   * default: a platform that lets tenants run only its own images turns it on.
+   */
+  allowedImages: readonly string[];
   /** How many Databases reconcile at once (controller-runtime's MaxConcurrentReconciles). */
   maxConcurrentReconciles: number;
   /** Period of the drift check: every Database is re-reconciled this often. */
@@ -59,6 +66,7 @@ export const DEFAULT_CONFIG: OperatorConfig = {
   postgresImage: `${DEFAULT_IMAGE_REPOSITORY}/postgres:{version}`,
   postgresVersions: IMAGE_VERSIONS,
   imagePullSecrets: [],
+  allowedImages: [],
   maxConcurrentReconciles: 4,
   resyncSeconds: 300,
   backoffBaseMs: 1000,
@@ -119,6 +127,10 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     postgresImage: postgresImage(env),
     postgresVersions: versions(env.PGKEEPER_POSTGRES_VERSIONS, DEFAULT_CONFIG.postgresVersions),
     imagePullSecrets: secretNames(env.PGKEEPER_IMAGE_PULL_SECRETS),
+    allowedImages: (env.PGKEEPER_ALLOWED_IMAGES ?? "")
+      .split(",")
+      .map(entry => entry.trim())
+      .filter(entry => entry !== ""),
     maxConcurrentReconciles: positiveInt(
       env.PGKEEPER_MAX_CONCURRENT_RECONCILES,
       DEFAULT_CONFIG.maxConcurrentReconciles,

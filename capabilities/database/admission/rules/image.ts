@@ -73,3 +73,38 @@ export const imageRule: Rule = {
     ];
   },
 };
+
+/** The repository of an image reference: without its tag and digest. */
+const repositoryOf = (ref: string): string => {
+  const nameAndTag = ref.split("@")[0];
+  const colon = nameAndTag.indexOf(":", nameAndTag.lastIndexOf("/") + 1);
+  return colon < 0 ? nameAndTag : nameAndTag.slice(0, colon);
+};
+
+/** Whether `image` is one `allowed` names (see OperatorConfig.allowedImages). */
+export const imageAllowed = (image: string, allowed: readonly string[]): boolean =>
+  allowed.length === 0 ||
+  allowed.some(entry =>
+    entry.endsWith("/") ? image.startsWith(entry) : repositoryOf(image) === entry,
+  );
+
+/**
+ * The operator's image allowlist (PGKEEPER_ALLOWED_IMAGES, off by default): spec.image must be
+ * one it names. An image runs as the Database's instances, with its data, certificates and
+ * passwords. The default image is the operator's own and always allowed; an image admitted
+ * before the list was set is kept while unchanged.
+ */
+export const allowedImageRule: Rule = {
+  name: "allowed-image",
+  check: ({ db, old, config }) => {
+    const { image } = db.spec;
+    if (image === undefined || old?.spec.image === image) return [];
+    if (imageAllowed(image, config.allowedImages)) return [];
+    return [
+      deny(
+        "spec.image",
+        `"${image}" is not among the images this operator allows (${config.allowedImages.join(", ")}); omit spec.image for the default`,
+      ),
+    ];
+  },
+};

@@ -10,7 +10,7 @@ import {
 } from "./backup";
 import { bootstrapImmutableRule, bootstrapRecoveryRule, bootstrapRestoreRule } from "./bootstrap";
 import { failoverDelayRule } from "./failover";
-import { imageRule } from "./image";
+import { allowedImageRule, imageRule } from "./image";
 import { instancesRule } from "./instances";
 import { nameRule } from "./name";
 import {
@@ -47,6 +47,7 @@ export const RULES: readonly Rule[] = [
   versionImmutableRule,
   versionImageRule,
   imageRule,
+  allowedImageRule,
   instancesRule,
   storageSizeRule,
   storageShrinkRule,
