@@ -25,12 +25,41 @@ import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
 import { operatorConfig } from "./lib/config";
+import { WEBHOOK_CERTIFICATE_FILE, expiryWarning, notAfterOf } from "./lib/certificate-expiry";
 import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
 import { kubeRequest } from "./lib/kube-api";
-import { metrics } from "./metrics/metrics";
+import { OperatorMetrics, metrics } from "./metrics/metrics";
 import { serveMetrics } from "./metrics/server";
 import { PasswordMemory } from "./reconcile/password-memory";
+
+/** The webhook certificate is read again this often (it changes only with a deploy). */
+const CERTIFICATE_CHECK_MS = 6 * 3600 * 1000;
+
+/**
+ * The webhook certificate's end as a metric, and a warning a month before it (lib/certificate-
+ * expiry.ts). Outside a pod (`pepr dev`) there is no mounted certificate, and nothing to say.
+ */
+function watchWebhookCertificate(m: OperatorMetrics, log: typeof Log): void {
+  const check = (): void => {
+    let pem: string;
+    try {
+      pem = readFileSync(WEBHOOK_CERTIFICATE_FILE, "utf8");
+    } catch {
+      return;
+    }
+    try {
+      const notAfter = notAfterOf(pem);
+      m.setWebhookCertificateExpiry(notAfter);
+      const warning = expiryWarning(notAfter, new Date());
+      if (warning) log.warn({ notAfter: notAfter.toISOString() }, warning);
+    } catch (err) {
+      log.error({ error: errorMessage(err) }, "Cannot read the webhook certificate");
+    }
+  };
+  check();
+  setInterval(check, CERTIFICATE_CHECK_MS).unref();
+}
 
 /** Pepr runs Watch/Reconcile/Finalize bindings in these processes only. */
 export const isWatcherProcess = (env: Record<string, string | undefined> = process.env): boolean =>
@@ -113,6 +142,8 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
       )
       .catch(err => log.error({ error: errorMessage(err) }, "Metrics endpoint failed to start"));
   }
+
+  watchWebhookCertificate(m, log);
 
   // The leader installs the CRDs (cluster/crds.ts): `pepr deploy` alone is a whole install.
   const installOwnCrds = (): void =>
