@@ -5,8 +5,11 @@
  * while probes of another Database's real server keep their deadline.
  */
 import { probeInstance } from "../../capabilities/database/instance/instance-sql";
+import { ProbeSessions } from "../../capabilities/database/instance/probe-sessions";
 import {
+  ANSWER_TOO_LARGE,
   AUTH_REFUSED,
+  MAX_ANSWER_BYTES,
   MAX_SCRAM_ITERATIONS,
 } from "../../capabilities/database/instance/sql-session";
 import { Cluster } from "./harness/cluster";
@@ -81,6 +84,31 @@ describe("a hostile server", () => {
     const probe = await probeInstance(real.target, PROBE_MS);
     expect(probe.inRecovery).toBe(false);
     expect(Date.now() - started).toBeLessThan(PROBE_MS);
+  });
+});
+
+describe("a hostile server that floods", () => {
+  it(`is hung up on past ${MAX_ANSWER_BYTES} bytes for one call, a probe session's included`, async () => {
+    const server = await hostile("flood");
+    const started = Date.now();
+    const { err } = await rejection(probeAt(server.port));
+    expect((err as { code?: string }).code).toBe(ANSWER_TOO_LARGE);
+    expect(err.message).toContain(`sent more than ${MAX_ANSWER_BYTES} bytes for one call`);
+    expect(Date.now() - started).toBeLessThan(PROBE_MS);
+    const sessions = new ProbeSessions({ acceptCheckMs: 60_000 });
+    try {
+      const probe = await rejection(
+        sessions.probeInstance(
+          { host: "127.0.0.1", port: server.port, password: SECRET },
+          PROBE_MS,
+        ),
+      );
+      expect(probe.err.message).toContain("bytes for one call");
+    } finally {
+      sessions.closeAll();
+    }
+    // What reached the client is bounded by the cap and the socket buffers, not by the flood.
+    expect(server.flooded).toBeLessThan(64 * MAX_ANSWER_BYTES);
   });
 });
 

@@ -24,6 +24,7 @@ import {
   close,
   newClient,
   refusedIdentity,
+  resetAnswerBudget,
   wrap,
 } from "./sql-session";
 
@@ -149,6 +150,7 @@ export class ProbeSessions {
         await acceptsConnections(t, deadline);
         session.acceptedAt = this.now();
       }
+      resetAnswerBudget(session.client);
       return probeQueries(session.client, session.as);
     });
   }

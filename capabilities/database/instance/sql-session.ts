@@ -140,6 +140,44 @@ function scramOnly(client: pg.Client, t: InstanceTarget): void {
     );
 }
 
+/**
+ * What a server may send in answer to one call (a probe, an operation): the operator's answers
+ * are a few kilobytes, pg_settings' whole table under 100 KB. The driver buffers every row, and
+ * its parser a whole message, before anything sees them: without a bound, a tenant's own image
+ * could make the operator hold gigabytes, and the probes of every Database with it.
+ */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** A server sent more than MAX_ANSWER_BYTES for one call: hung up on. */
+export const ANSWER_TOO_LARGE = "PGKEEPER_ANSWER_TOO_LARGE";
+
+/** Per client: how to start counting again (a probe session answers many probes). */
+const answerBudgets = new WeakMap<pg.Client, () => void>();
+
+/**
+ * Counts the bytes the server sends on `client`, on the socket and, once TLS is up, on the TLS
+ * stream that replaces it; past `limit` since the last reset, destroys the socket. Counted as
+ * they arrive, so a single huge message is cut before the parser has buffered it.
+ */
+function meterAnswers(client: pg.Client, t: InstanceTarget, limit: number): void {
+  let received = 0;
+  const count = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > limit)
+      client.connection.stream.destroy(
+        Object.assign(
+          new Error(`the server at ${addressOf(t)} sent more than ${limit} bytes for one call`),
+          { code: ANSWER_TOO_LARGE },
+        ),
+      );
+  };
+  client.connection.stream.on("data", count);
+  client.connection.on("sslconnect", () => client.connection.stream.on("data", count));
+  answerBudgets.set(client, () => (received = 0));
+}
+
+/** A session's next call may receive MAX_ANSWER_BYTES again (probe-sessions.ts, per probe). */
+export const resetAnswerBudget = (client: pg.Client): void => answerBudgets.get(client)?.();
+
 /** Whether `t` logs in as the superuser (the monitor asks through SECURITY DEFINER functions). */
 export const privileged = (t: InstanceTarget): boolean => (t.user ?? SUPERUSER) === SUPERUSER;
 
@@ -151,6 +189,7 @@ export function newClient(
   t: InstanceTarget,
   budgetMs: number,
   applicationName = "pgkeeper",
+  answerLimit = MAX_ANSWER_BYTES,
 ): pg.Client {
   const client = new pg.Client({
     host: t.host,
@@ -186,6 +225,7 @@ export function newClient(
   // that kills the operator; the failure reaches callers through the pending query or a deadline.
   client.on("error", () => undefined);
   scramOnly(client, t);
+  meterAnswers(client, t, answerLimit);
   return client;
 }
 

@@ -11,13 +11,19 @@ export type Attack =
   /** AuthenticationMD5Password: a hash of it would. */
   | "md5"
   /** SCRAM-SHA-256 with an iteration count of 2^31 - 1: minutes of PBKDF2 on the client. */
-  | "scram-iterations";
+  | "scram-iterations"
+  /** Lets the client in (trust), then answers any query with rows without end. */
+  | "flood";
 
 const int32 = (n: number): Buffer => {
   const b = Buffer.alloc(4);
   b.writeInt32BE(n);
   return b;
 };
+
+/** A backend message: its type, its length, its payload. */
+const message = (type: string, payload: Buffer): Buffer =>
+  Buffer.concat([Buffer.from(type), int32(4 + payload.length), payload]);
 
 /** An authentication message ('R'): its code, then the payload. */
 const auth = (code: number, payload: Buffer = Buffer.alloc(0)): Buffer =>
@@ -29,8 +35,10 @@ export class HostileServer {
   private readonly server: Server;
   /** What clients sent after the first password request, per connection. */
   readonly received: Buffer[] = [];
-  /** Connections already sent the SCRAM challenge. */
+  /** Connections already sent the SCRAM challenge (or the flood). */
   private readonly challenged = new Set<number>();
+  /** Bytes of rows the flood got written to its sockets. */
+  flooded = 0;
 
   private constructor(private readonly attack: Attack) {
     this.server = createServer(socket => this.serve(socket));
@@ -81,11 +89,36 @@ export class HostileServer {
         return auth(5, Buffer.from([1, 2, 3, 4]));
       case "scram-iterations":
         return auth(10, Buffer.from("SCRAM-SHA-256\0\0"));
+      case "flood":
+        return Buffer.concat([auth(0), message("Z", Buffer.from("I"))]);
     }
+  }
+
+  /** Flood: a row description, then 64 KiB rows for as long as the client reads them. */
+  private flood(socket: Socket): void {
+    const column = Buffer.concat([
+      Buffer.from("x\0"),
+      Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0]),
+    ]);
+    socket.write(message("T", Buffer.concat([Buffer.from([0, 1]), column])));
+    const value = Buffer.alloc(64 * 1024, "x");
+    const row = message("D", Buffer.concat([Buffer.from([0, 1]), int32(value.length), value]));
+    const more = (): void => {
+      while (!socket.destroyed && socket.write(row)) this.flooded += row.length;
+      if (!socket.destroyed) socket.once("drain", more);
+    };
+    more();
   }
 
   /** SCRAM: the client's first message carries its nonce; answer with a huge iteration count. */
   private onClientMessage(socket: Socket, index: number): void {
+    if (this.attack === "flood") {
+      if (!this.challenged.has(index)) {
+        this.challenged.add(index);
+        this.flood(socket);
+      }
+      return;
+    }
     if (this.attack !== "scram-iterations" || this.challenged.has(index)) return;
     const nonce = /r=([^,\0]+)/.exec(this.received[index].toString("latin1"))?.[1];
     if (!nonce) return; // not all of it yet
