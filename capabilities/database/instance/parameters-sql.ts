@@ -112,14 +112,22 @@ async function restartAndDrift(
   const pending = await c.query<{ name: string }>(
     "SELECT name FROM pg_settings WHERE pending_restart ORDER BY name",
   );
-  const { rows } = await c.query<SettingRow>(
-    "SELECT name, setting, unit, vartype FROM pg_settings WHERE name = ANY($1)",
+  const { rows } = await c.query<SettingRow & { source: string }>(
+    "SELECT name, setting, unit, vartype, source FROM pg_settings WHERE name = ANY($1)",
     [[...wanted.keys()]],
   );
   const inEffect = new Map(rows.map(r => [r.name, r]));
+  // A parameter this session set at its start (search_path: sql-session.ts) shows the session's
+  // value, not the server's: whether the server took the file's is pg_file_settings' to say.
+  const fileApplied = await c.query<{ name: string; applied: boolean }>(
+    `SELECT lower(name) AS name, applied FROM pg_file_settings
+      WHERE sourcefile = current_setting('data_directory') || '/postgresql.auto.conf'`,
+  );
+  const appliedFromFile = new Set(fileApplied.rows.filter(r => r.applied).map(r => r.name));
   const notApplied = [...wanted]
     .filter(([name, value]) => {
       const row = inEffect.get(name);
+      if (row?.source === "client") return !appliedFromFile.has(name);
       return row === undefined || !settingMatches(row, value);
     })
     .map(([name]) => name)
