@@ -7,6 +7,7 @@ import {
 import { Cluster } from "./harness/cluster";
 import { eventually } from "./harness/eventually";
 import { PgServer } from "./harness/server";
+import { rejection } from "./harness/rejection";
 
 jest.setTimeout(120_000);
 
@@ -19,16 +20,6 @@ beforeAll(async () => {
   server = await cluster.primary();
 });
 afterAll(() => cluster.destroy());
-
-async function rejection(work: Promise<unknown>): Promise<{ err: Error; ms: number }> {
-  const started = Date.now();
-  try {
-    await work;
-  } catch (err) {
-    return { err: err as Error, ms: Date.now() - started };
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("failures are bounded and clear", () => {
   it("wrong password: an authentication error that names the address, not the password", async () => {

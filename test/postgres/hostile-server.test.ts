@@ -15,6 +15,7 @@ import {
 import { Cluster } from "./harness/cluster";
 import { Attack, HostileServer } from "./harness/hostile-server";
 import { PgServer } from "./harness/server";
+import { rejection } from "./harness/rejection";
 
 jest.setTimeout(120_000);
 
@@ -41,18 +42,6 @@ async function hostile(attack: Attack): Promise<HostileServer> {
 /** A probe as the superuser would log in, without TLS (a pod from before TLS). */
 const probeAt = (port: number) =>
   probeInstance({ host: "127.0.0.1", port, password: SECRET }, PROBE_MS);
-
-async function rejection(
-  work: Promise<unknown>,
-): Promise<{ err: Error & { code?: string }; ms: number }> {
-  const started = Date.now();
-  try {
-    await work;
-  } catch (err) {
-    return { err: err as Error, ms: Date.now() - started };
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("a hostile server", () => {
   it.each<[Attack, string]>([
