@@ -9,7 +9,7 @@ import { PGDATA } from "../../capabilities/database/specs/layout";
 import { get, kubectl, kubectlOk, list } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
 import { DB, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-load";
-import { postgresPids, postmasterPid } from "./load";
+import { postgresPids, postmasterPid, signalEach } from "./load";
 import { psql, superuserAt } from "./psql";
 
 const ha = quorumDatabaseUnderLoad("ha-replicas");
@@ -65,7 +65,7 @@ describe("replicas and state of a 3-instance Database in quorum mode under write
     );
     const pids = postgresPids(frozenUid);
     const t0 = Date.now();
-    pids.forEach(pid => process.kill(pid, "SIGSTOP"));
+    signalEach(pids, "SIGSTOP");
     try {
       // More WAL than the standby has, then two checkpoints: the segments it needs next go.
       for (let i = 0; i < 4; i++)
@@ -73,13 +73,7 @@ describe("replicas and state of a 3-instance Database in quorum mode under write
       psql(superuser, "checkpoint");
       psql(superuser, "checkpoint");
     } finally {
-      pids.forEach(pid => {
-        try {
-          process.kill(pid, "SIGCONT");
-        } catch {
-          // gone already
-        }
-      });
+      signalEach(pids, "SIGCONT");
     }
     setWalKeep(null);
     // It runs and answers, but cannot stream: the operator clones it again (a new pod).

@@ -1,12 +1,14 @@
 /**
- * The primary's own faults under the write load: its pod deleted, its postgres SIGKILLed, the
- * whole instance frozen, cut off the network. Each ends with the frame's checks (a new or the same
- * primary, writes acknowledged again, no acknowledged row lost, never two writable instances) and
- * a fault-matrix row. Registered by in-cluster.test.ts against the operator as users install it.
+ * The primary's own faults under the write load: its pod deleted, its postgres SIGKILLed, its
+ * postmaster stopped, its whole pod frozen, cut off the network. Each ends with the frame's checks
+ * (a new or the same primary, writes acknowledged again, no acknowledged row lost, never two
+ * writable instances) and a fault-matrix row. Registered by in-cluster.test.ts against the operator as users install it.
  */
-import { kubectlOk } from "../../integration/harness/kubectl";
+import { kubectlOk, list } from "../../integration/harness/kubectl";
 import { waitFor } from "../../integration/harness/wait";
-import { postmasterPid } from "../load";
+import { diagnosed } from "../diagnosis";
+import { postmasterPid, signalEach } from "../load";
+import { freezePod } from "../load/pod-freezer";
 import { cutOff } from "../network-fault";
 import { psql, superuserAt } from "../psql";
 import { DB, type HaSuite, restartCount } from "./quorum-under-load";
@@ -17,6 +19,17 @@ import { DB, type HaSuite, restartCount } from "./quorum-under-load";
  * and repointed standbys actively); a reload-driven repoint takes well under a second.
  */
 const FOLLOW_WITHIN_MS = 30_000;
+
+/** The message of a FenceTimeout Warning recorded in `namespace` at or after `since`, if any. */
+function fenceTimeoutSince(namespace: string, since: number): string | undefined {
+  type Event = { reason?: string; message?: string; lastTimestamp?: string; eventTime?: string };
+  const at = (e: Event): number => Date.parse(e.lastTimestamp ?? e.eventTime ?? "");
+  // Event times have a resolution of one second.
+  const found = (list("event", namespace) as Event[]).find(
+    e => e.reason === "FenceTimeout" && at(e) >= since - 1000,
+  );
+  return found?.message;
+}
 
 export function primaryFaults(ha: HaSuite): void {
   const { status, pod, podIp, newPrimaryInsteadOf, expectRecovery, settle } = ha;
@@ -53,21 +66,55 @@ export function primaryFaults(ha: HaSuite): void {
     await settle("primary's postgres SIGKILLed", t0, { firstWriteAt: ack.at });
   }, 600_000);
 
-  it("fails over when the primary is frozen (SIGSTOP), fencing it", async () => {
+  it("fails over when the primary's postmaster alone is stopped (SIGSTOP), fencing it", async () => {
+    // Sessions already open keep running: only new connections and the postmaster's own work
+    // stop. The whole-pod freeze below stops them too.
     const primary = status().currentPrimary!;
     const ip = podIp(primary);
     const pid = postmasterPid(pod(primary)!.metadata.uid!);
     const t0 = Date.now();
     process.kill(pid, "SIGSTOP");
     try {
-      await expectRecovery("primary frozen (SIGSTOP)", primary, ip, t0);
+      await expectRecovery("primary's postmaster stopped (SIGSTOP)", primary, ip, t0);
     } finally {
-      try {
-        process.kill(pid, "SIGCONT");
-      } catch {
-        // fenced: the process is gone, as it should be
-      }
+      signalEach([pid], "SIGCONT"); // fenced: usually gone, as it should be
     }
+  }, 600_000);
+
+  it("waits at the fence while the primary's whole pod is frozen (a hung node), promoting nobody; fails over once it thaws", async () => {
+    const primary = status().currentPrimary!;
+    const ip = podIp(primary);
+    const frozen = freezePod(pod(primary)!.metadata.uid!);
+    const t0 = Date.now();
+    try {
+      // Nothing can confirm that a frozen postgres stopped: the kubelet's kill stays pending. The
+      // failover must wait at the fence (ADR 0011) and say so, rather than promote beside it.
+      const warning = await diagnosed(
+        waitFor(
+          "the failover waiting at the fence (a FenceTimeout Warning)",
+          () => fenceTimeoutSince(ha.ns, t0),
+          { timeoutMs: 180_000, intervalMs: 1000 },
+        ),
+        ha.ns,
+        DB,
+        ha.operatorLog,
+      );
+      console.log(`frozen ${primary}: ${warning}`);
+      expect(status().currentPrimary).toBe(primary);
+      // Asked of PostgreSQL: every other instance is still a standby.
+      for (const other of ha.podsOf().filter(p => p.metadata.name !== primary))
+        expect(psql(superuserAt(ha.ns, DB, other), "select pg_is_in_recovery()")).toBe("t");
+    } finally {
+      frozen.thaw();
+    }
+    // The node answers again: the pending kill ends postgres, the fence is confirmed, a standby
+    // is promoted and the old primary rejoins as a standby.
+    await expectRecovery(
+      "primary's whole pod frozen (cgroup freezer) past the fence timeout",
+      primary,
+      ip,
+      t0,
+    );
   }, 600_000);
 
   it("fails over when the primary is cut off the network; its standby follows the new one at once", async () => {

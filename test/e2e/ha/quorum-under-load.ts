@@ -59,6 +59,8 @@ export const onTheHost = (operator: Operator): OperatorPlacement => ({
 export interface HaSuite {
   readonly ns: string;
   readonly load: Load;
+  /** The operator's log, for a diagnosis. */
+  readonly operatorLog: OperatorLog;
   status(name?: string): Status;
   pod(name: string): Obj | undefined;
   podIp(name: string): string;
@@ -290,6 +292,7 @@ export function quorumDatabaseUnderLoad(
     get load() {
       return theLoad();
     },
+    operatorLog: placement.log,
     status,
     pod,
     podIp,

@@ -4,7 +4,7 @@
  * (rows.ts): nothing here grows with the machine's speed but two small typed arrays.
  */
 import { ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { env } from "../../integration/harness/env";
@@ -13,6 +13,7 @@ import { Ack, AckLog, ackAfterOutage } from "./ack-log";
 import type { LoadConfig } from "./load";
 
 export type { Ack };
+export { podProcesses, postgresPids, postmasterPid, signalEach } from "./processes";
 
 const decode = (b64: string | undefined): string => Buffer.from(b64 ?? "", "base64").toString();
 
@@ -143,44 +144,4 @@ export class Load {
   errorTimes(): number[] {
     return this.errors().map(l => Number(l.split(" ")[0]));
   }
-}
-
-/**
- * Host PIDs of a pod's processes running `exe` (a path's last part), with their arguments: the
- * node runs containers as host processes, so /proc shows them; the pod's cgroup path carries its
- * UID (with dashes or, under systemd, underscores).
- */
-export function podProcesses(podUid: string, exe: string): { pid: number; args: string[] }[] {
-  const marks = [podUid, podUid.replace(/-/g, "_")];
-  const found: { pid: number; args: string[] }[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cgroup = readFileSync(`/proc/${entry}/cgroup`, "utf8");
-      if (!marks.some(m => cgroup.includes(m))) continue;
-      if (!readlinkSync(`/proc/${entry}/exe`).endsWith(`/${exe}`)) continue;
-      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      found.push({ pid: Number(entry), args });
-    } catch {
-      // the process went away while we looked
-    }
-  }
-  return found;
-}
-
-/** Host PIDs of a pod's PostgreSQL processes; the postmaster is the one started with -D. */
-const postgresProcesses = (podUid: string): { pid: number; postmaster: boolean }[] =>
-  // Its children are forks without -D.
-  podProcesses(podUid, "postgres").map(p => ({ pid: p.pid, postmaster: p.args.includes("-D") }));
-
-/** Host PID of the postmaster in a pod. */
-export function postmasterPid(podUid: string): number {
-  const postmaster = postgresProcesses(podUid).find(p => p.postmaster);
-  if (!postmaster) throw new Error(`no postmaster found for pod ${podUid}`);
-  return postmaster.pid;
-}
-
-/** Host PIDs of every PostgreSQL process in a pod (to freeze a whole instance). */
-export function postgresPids(podUid: string): number[] {
-  return postgresProcesses(podUid).map(p => p.pid);
 }
