@@ -3,8 +3,9 @@
  * the CRD's own schema and CEL rules, which must hold even when the webhooks are gone.
  */
 import { Operator, removeWebhooks } from "./harness/operator";
-import { create, tryCreate, get, kubectl } from "./harness/kubectl";
+import { create, tryCreate, get, kubectl, kubectlOk } from "./harness/kubectl";
 import { database, operatorSuite } from "./harness/fixtures";
+import { waitFor } from "./harness/wait";
 
 const operator = new Operator("admission");
 let ns: string;
@@ -139,6 +140,120 @@ describe("with the webhooks", () => {
     const r = updateAfterCreate("grown", change);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(field);
+  });
+});
+
+describe("Secrets a Database names: only those its author may get (SubjectAccessReview)", () => {
+  const TENANT = "tenant-a";
+  const backedUp = (name: string, secretName: string) =>
+    JSON.stringify(
+      database(ns, name, {
+        backup: {
+          objectStore: {
+            endpoint: "s3.example.internal",
+            bucket: "pgbackups",
+            credentials: { secretName },
+          },
+        },
+      }),
+    );
+  const asTenant = (args: string[], input?: string) => kubectl([...args, `--as=${TENANT}`], input);
+
+  beforeAll(() => {
+    // The tenant manages Databases in the namespace and reads none of its Secrets.
+    kubectlOk([
+      "create",
+      "role",
+      "databases",
+      "-n",
+      ns,
+      "--verb=get,list,create,update,patch",
+      "--resource=databases.pgkeeper.dev",
+    ]);
+    kubectlOk([
+      "create",
+      "rolebinding",
+      "tenant-databases",
+      "-n",
+      ns,
+      "--role=databases",
+      `--user=${TENANT}`,
+    ]);
+    for (const secret of ["s3-platform", "s3-tenant"])
+      kubectlOk([
+        "create",
+        "secret",
+        "generic",
+        secret,
+        "-n",
+        ns,
+        "--from-literal=accessKeyId=k",
+        "--from-literal=secretAccessKey=s",
+      ]);
+  });
+
+  it("refuses a Database naming a Secret its author may not get, as that author, naming the field", () => {
+    const r = asTenant(["create", "-f", "-"], backedUp("borrowed", "s3-platform"));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      `spec.backup.objectStore.credentials.secretName: ${TENANT} may not get Secret "s3-platform" in namespace "${ns}"`,
+    );
+    expect(get("database", ns, "borrowed")).toBeUndefined();
+  });
+
+  it("admits it once RBAC lets the author get that Secret, and only that one", async () => {
+    kubectlOk([
+      "create",
+      "role",
+      "s3-tenant",
+      "-n",
+      ns,
+      "--verb=get",
+      "--resource=secrets",
+      "--resource-name=s3-tenant",
+    ]);
+    kubectlOk([
+      "create",
+      "rolebinding",
+      "tenant-s3",
+      "-n",
+      ns,
+      "--role=s3-tenant",
+      `--user=${TENANT}`,
+    ]);
+    // The authorizer sees a new binding within moments.
+    await waitFor(
+      "the tenant's create admitted",
+      () => asTenant(["create", "-f", "-"], backedUp("own", "s3-tenant")).code === 0 || undefined,
+      { timeoutMs: 30_000 },
+    );
+    expect(get("database", ns, "own")?.spec).toMatchObject({
+      backup: { objectStore: { credentials: { secretName: "s3-tenant" } } },
+    });
+    // Switching the existing Database to the platform's Secret is refused the same way.
+    const patch = JSON.stringify({
+      spec: { backup: { objectStore: { credentials: { secretName: "s3-platform" } } } },
+    });
+    const r = asTenant(["patch", "database", "own", "-n", ns, "--type", "merge", "-p", patch]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`may not get Secret "s3-platform"`);
+  });
+
+  it("lets anyone edit other fields of a Database whose Secrets someone else named", () => {
+    create(JSON.parse(backedUp("platforms", "s3-platform")) as object);
+    const r = asTenant([
+      "patch",
+      "database",
+      "platforms",
+      "-n",
+      ns,
+      "--type",
+      "merge",
+      "-p",
+      '{"spec":{"instances":2}}',
+    ]);
+    expect(r.stderr).toBe("");
+    expect(get("database", ns, "platforms")?.spec).toMatchObject({ instances: 2 });
   });
 });
 

@@ -1,7 +1,7 @@
 /**
- * The webhook's reads of the cluster (restore-source.ts, storage-growth.ts): one request each, given up after a short
- * timeout so the webhook answers well within its own (10 s). Any failure but "not found" is
- * "could not tell" (undefined): admission must never fail because a read did.
+ * The webhook's reads of the cluster (restore-source.ts, storage-growth.ts, secret-access.ts): one
+ * request each, given up after a short timeout so the webhook answers well within its own (10 s).
+ * Any failure but "not found" is "could not tell" (undefined); each check decides what that means.
  */
 import { K8s, kind } from "pepr";
 import { Database } from "../api/database";
@@ -9,6 +9,7 @@ import { isNotFound } from "../lib/errors";
 import { METADATA_ONLY, kubeRequest } from "../lib/kube-api";
 import { LABEL_DATABASE } from "../api/names";
 import { SourceReader } from "./restore-source";
+import { AccessReviewer } from "./secret-access";
 import { ClaimReader } from "./storage-growth";
 
 /** Long enough for a healthy apiserver, short enough to leave the webhook time to answer. */
@@ -30,7 +31,11 @@ async function bounded<T, M>(read: () => Promise<T>, missing: M): Promise<T | M 
   }
 }
 
-export type AdmissionReader = SourceReader & ClaimReader;
+export type AdmissionReader = SourceReader & ClaimReader & AccessReviewer;
+
+interface SubjectAccessReview {
+  status?: { allowed?: boolean };
+}
 
 export const clusterReader: AdmissionReader = {
   // Its metadata only: whether it exists is all admission asks, and the data never travels.
@@ -60,6 +65,28 @@ export const clusterReader: AdmissionReader = {
         name: c.metadata?.name ?? "",
         class: c.spec?.storageClassName ?? "",
       }));
+    }, undefined),
+  // As the requesting user, exactly as the authorizer would judge their own `get`.
+  mayGetSecret: (user, namespace, name) =>
+    bounded(async () => {
+      const review = await kubeRequest<SubjectAccessReview>(
+        "POST",
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        {
+          body: {
+            apiVersion: "authorization.k8s.io/v1",
+            kind: "SubjectAccessReview",
+            spec: {
+              user: user.username,
+              uid: user.uid,
+              groups: user.groups,
+              extra: user.extra,
+              resourceAttributes: { namespace, verb: "get", resource: "secrets", name },
+            },
+          },
+        },
+      );
+      return review.status?.allowed === true;
     }, undefined),
   allowsExpansion: name =>
     bounded(async () => {

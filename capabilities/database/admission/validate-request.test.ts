@@ -3,9 +3,13 @@ import type { Database } from "../api/database";
 import type { AdmissionReader } from "./cluster-reader";
 import { validateDatabaseRequestWith } from "./validate";
 
-/** A cluster where every Secret exists and no Database or claim does: the reads pass. */
+/**
+ * A cluster where every Secret exists, every user may read it, and no Database or claim exists:
+ * the reads pass.
+ */
 const emptyCluster: AdmissionReader = {
   secretExists: async () => true,
+  mayGetSecret: async () => true,
   database: async () => null,
   claimsOf: async () => [],
   allowsExpansion: async () => null,
@@ -20,9 +24,18 @@ interface FakeInput {
 }
 
 /** Just enough of PeprValidateRequest for the adapter (no pepr runtime in unit tests). */
+const TENANT = { username: "tenant-a", groups: ["tenants", "system:authenticated"] };
+
 const request = ({ operation, object, old, subResource }: FakeInput) =>
   ({
-    Request: { operation, subResource, namespace: "shop", object, oldObject: old },
+    Request: {
+      operation,
+      subResource,
+      namespace: "shop",
+      object,
+      oldObject: old,
+      userInfo: TENANT,
+    },
     Raw: object,
     OldResource: old,
     Approve: (warnings?: string[]) => ({ allowed: true, ...(warnings ? { warnings } : {}) }),
@@ -160,6 +173,55 @@ describe("validateDatabaseRequest", () => {
       expect(response).toEqual({ allowed: true });
     });
   });
+  describe("Secrets the author may read (secret-access.ts)", () => {
+    const backedUp = {
+      ...valid,
+      spec: {
+        ...valid.spec,
+        backup: {
+          objectStore: { endpoint: "s3.example", bucket: "b", credentials: { secretName: "s3" } },
+        },
+      },
+    };
+
+    it("asks as the requesting user, and refuses a Secret they may not get", async () => {
+      const asked: unknown[] = [];
+      const forbidden: AdmissionReader = {
+        ...emptyCluster,
+        mayGetSecret: async (user, namespace, name) => (asked.push([user, namespace, name]), false),
+      };
+      const response = await validateDatabaseRequestWith(forbidden)(
+        request({ operation: "CREATE", object: backedUp }),
+      );
+      expect(asked).toEqual([[TENANT, "shop", "s3"]]);
+      expect(response).toEqual({
+        allowed: false,
+        statusMessage:
+          'spec.backup.objectStore.credentials.secretName: tenant-a may not get Secret "s3" in namespace "shop", and a Database may only name Secrets its author may read',
+      });
+    });
+
+    it("asks on an update that names a new Secret, not for one named before", async () => {
+      const asked: string[] = [];
+      const recording: AdmissionReader = {
+        ...emptyCluster,
+        mayGetSecret: async (_, __, name) => (asked.push(name), false),
+      };
+      const again = { ...backedUp, spec: { ...backedUp.spec, instances: 2 } };
+      expect(
+        await validateDatabaseRequestWith(recording)(
+          request({ operation: "UPDATE", object: again, old: backedUp }),
+        ),
+      ).toEqual({ allowed: true });
+      expect(asked).toEqual([]);
+      const response = await validateDatabaseRequestWith(recording)(
+        request({ operation: "UPDATE", object: backedUp, old: valid }),
+      );
+      expect(response.allowed).toBe(false);
+      expect(asked).toEqual(["s3"]);
+    });
+  });
+
   describe("storage growth (storage-growth.ts)", () => {
     const grown = { ...valid, spec: { ...valid.spec, storage: { size: "20Gi" } } };
     const fixedClass: AdmissionReader = {

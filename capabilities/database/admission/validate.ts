@@ -10,6 +10,7 @@ import { DEFAULT_CONFIG, OperatorConfig, operatorConfig } from "../lib/config";
 import { errorMessage } from "../lib/errors";
 import { AdmissionReader, clusterReader } from "./cluster-reader";
 import { restoreSourceDenials, serverSecretDenials } from "./restore-source";
+import { secretAccessDenials } from "./secret-access";
 import { storageGrowthDenials } from "./storage-growth";
 import { admissionWarnings } from "./warnings";
 import { RULES } from "./rules";
@@ -89,9 +90,20 @@ function judged(req: PeprValidateRequest<Database>): boolean {
   return !subResource && !req.Raw.metadata?.deletionTimestamp;
 }
 
+/** The namespace and name the request is for. */
+const requestedNames = (req: PeprValidateRequest<Database>) => ({
+  namespace: req.Request.namespace ?? req.Raw.metadata?.namespace ?? "default",
+  name: req.Request.name ?? req.Raw.metadata?.name ?? "",
+});
+
+/** The stored object when it matches the schema (what transition checks compare with). */
+const storedChecked = (old: unknown): CheckedDatabase | undefined =>
+  old === undefined || checkShape(old).length > 0 ? undefined : asChecked(old);
+
 /**
- * The rules, then the reads: on CREATE the recovery source's and the server Secret's (bootstrap
- * is immutable afterwards), on UPDATE whether the claims can take a storage growth.
+ * The rules, then the reads: whether the author may read each Secret the spec newly names; on
+ * CREATE the recovery source's and the server Secret's existence (bootstrap is immutable
+ * afterwards), on UPDATE whether the claims can take a storage growth.
  */
 async function requestDenials(
   req: PeprValidateRequest<Database>,
@@ -100,28 +112,34 @@ async function requestDenials(
   const create = req.Request.operation === "CREATE";
   const obj = sent(req, "object");
   const old = create ? undefined : sent(req, "oldObject");
-  const denials = validateDatabase(obj, old, operatorConfig());
+  const config = operatorConfig();
+  const denials = validateDatabase(obj, old, config);
   if (denials.length > 0) return denials;
-  const namespace = req.Request.namespace ?? req.Raw.metadata?.namespace ?? "default";
+  const { namespace, name } = requestedNames(req);
   const checked = asChecked(obj);
-  if (!create) {
-    const name = req.Request.name ?? req.Raw.metadata?.name ?? "";
-    const before = old === undefined ? undefined : asChecked(old);
-    return storageGrowthDenials(checked, before, namespace, name, reader);
-  }
-  const [source, server] = await Promise.all([
-    restoreSourceDenials(checked, namespace, reader),
-    serverSecretDenials(checked, namespace, reader),
-  ]);
-  return [...source, ...server];
+  const before = storedChecked(old);
+  const user = req.Request.userInfo ?? {};
+  const reads = [
+    secretAccessDenials(
+      { db: checked, old: before, namespace, user },
+      reader,
+      config.imagePullSecrets,
+    ),
+    ...(create
+      ? [
+          restoreSourceDenials(checked, namespace, reader),
+          serverSecretDenials(checked, namespace, reader),
+        ]
+      : [storageGrowthDenials(checked, before, namespace, name, reader)]),
+  ];
+  return (await Promise.all(reads)).flat();
 }
 
 /** What an admitted UPDATE destroys later (warnings.ts); the stored object judged as it was sent. */
 function requestWarnings(req: PeprValidateRequest<Database>): string[] {
   if (req.Request.operation !== "UPDATE") return [];
-  const old = sent(req, "oldObject");
-  if (old === undefined || checkShape(old).length > 0) return [];
-  return admissionWarnings(asChecked(sent(req, "object")), asChecked(old));
+  const old = storedChecked(sent(req, "oldObject"));
+  return old === undefined ? [] : admissionWarnings(asChecked(sent(req, "object")), old);
 }
 
 /**
