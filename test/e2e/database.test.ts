@@ -19,6 +19,24 @@ const phase = (name: string): string | undefined =>
   (get("database", ns, name)?.status as Status | undefined)?.phase;
 
 describe("a single-instance Database", () => {
+  it("lives in a namespace that enforces the restricted Pod Security Standard: a pod breaking it is refused there", () => {
+    // Every test namespace is labelled so (freshNamespace): this shows the label is enforced, so
+    // each Database the e2e tier runs proves its pods meet the standard.
+    const privileged = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "privileged", namespace: ns },
+      spec: {
+        containers: [
+          { name: "c", image: "localhost/none:1", securityContext: { privileged: true } },
+        ],
+      },
+    };
+    const r = kubectl(["create", "-f", "-"], JSON.stringify(privileged));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('violates PodSecurity "restricted:latest"');
+  });
+
   it("becomes Ready and serves SQL through the -rw Service with the app Secret", async () => {
     create(database(ns, "shop"));
     await waitFor("the Database to be Ready", () => phase("shop") === "Ready", {

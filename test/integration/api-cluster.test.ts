@@ -29,7 +29,15 @@ function boundPod(name: string): Obj {
     spec: {
       nodeName: "no-such-node",
       terminationGracePeriodSeconds: 60,
-      containers: [{ name: "c", image: "localhost/none:1" }],
+      // What the namespace's `restricted` Pod Security Standard asks of every pod.
+      securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+      containers: [
+        {
+          name: "c",
+          image: "localhost/none:1",
+          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+        },
+      ],
     },
   });
   return get("pod", ns, name)!;

@@ -17,11 +17,25 @@ export async function installCrd(): Promise<void> {
   );
 }
 
+/**
+ * Labels of every test namespace: the `restricted` Pod Security Standard enforced, as a careful
+ * platform sets it for tenants; a pod pgkeeper makes that breaks it is refused, and the test fails.
+ */
+export const RESTRICTED_NAMESPACE_LABELS = {
+  "pod-security.kubernetes.io/enforce": "restricted",
+  "pod-security.kubernetes.io/enforce-version": "latest",
+};
+
 let counter = 0;
 /** A fresh namespace per test file, so tests never see each other's objects. */
 export function freshNamespace(prefix: string): string {
   const name = `${prefix}-${process.pid}-${++counter}`;
-  kubectlOk(["create", "namespace", name]);
+  const namespace = {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name, labels: RESTRICTED_NAMESPACE_LABELS },
+  };
+  kubectlOk(["create", "-f", "-"], JSON.stringify(namespace));
   return name;
 }
 
