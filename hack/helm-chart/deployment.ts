@@ -31,6 +31,14 @@ export const POSTGRES_PULL_SECRETS_ENV = [
   "{{- end }}",
 ];
 
+/** PGKEEPER_ALLOWED_IMAGES (comma-separated), only when the list has entries: empty allows any. */
+export const POSTGRES_ALLOWED_IMAGES_ENV = [
+  "{{- with .Values.postgres.allowedImages }}",
+  "- name: PGKEEPER_ALLOWED_IMAGES",
+  '  value: {{ join "," . | quote }}',
+  "{{- end }}",
+];
+
 /** The list with `item` in place of the variable `name`, or after the others. */
 export function withEnv(env: readonly V1EnvVar[], name: string, item: V1EnvVar): V1EnvVar[] {
   const at = env.findIndex(e => e.name === name);
@@ -39,7 +47,8 @@ export function withEnv(env: readonly V1EnvVar[], name: string, item: V1EnvVar):
 
 /**
  * The operator's environment with the values in, each where the module YAML has its variable
- * (`pepr build` copies PGKEEPER_IMAGE_REPOSITORY and PGKEEPER_IMAGE_PULL_SECRETS from its own
+ * (`pepr build` copies PGKEEPER_IMAGE_REPOSITORY, PGKEEPER_IMAGE_PULL_SECRETS and
+ * PGKEEPER_ALLOWED_IMAGES from its own
  * environment, deploy/operator/manifests.ts), else after the others: never a variable twice.
  */
 function templatedEnv(env: readonly V1EnvVar[], p: Placeholders): V1EnvVar[] {
@@ -53,6 +62,7 @@ function templatedEnv(env: readonly V1EnvVar[], p: Placeholders): V1EnvVar[] {
       },
     ],
     ["PGKEEPER_IMAGE_PULL_SECRETS", hole<V1EnvVar>(p.lines(POSTGRES_PULL_SECRETS_ENV))],
+    ["PGKEEPER_ALLOWED_IMAGES", hole<V1EnvVar>(p.lines(POSTGRES_ALLOWED_IMAGES_ENV))],
   ];
   return entries.reduce((list, [name, item]) => withEnv(list, name, item), [...env]);
 }

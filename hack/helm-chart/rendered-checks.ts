@@ -156,6 +156,7 @@ const expectedEnv = (values: CheckValues): [string, string][] => [
   ["LOG_LEVEL", values.logLevel],
   ["PGKEEPER_IMAGE_REPOSITORY", values.postgres.imageRepository],
   ["PGKEEPER_IMAGE_PULL_SECRETS", values.postgres.imagePullSecrets.join(",")],
+  ["PGKEEPER_ALLOWED_IMAGES", values.postgres.allowedImages.join(",")],
 ];
 
 function roleOverrideProblems(objects: Objects, role: Role, values: CheckValues): string[] {

@@ -40,6 +40,7 @@ describe("defaultValues", () => {
     ["logLevel", "info"],
     ["postgres.imageRepository", "localhost/pgkeeper"],
     ["postgres.imagePullSecrets", []],
+    ["postgres.allowedImages", []],
     ["metrics.serviceMonitor.enabled", false],
     ["metrics.dashboard.enabled", false],
   ])("%s is %j: what the module YAML holds (manifests.ts, Pepr) or the chart's own", (path, v) => {
@@ -56,10 +57,12 @@ describe("defaultValues", () => {
     const values = defaults([
       { name: "PGKEEPER_IMAGE_REPOSITORY", value: "registry.example.com/pg" },
       { name: "PGKEEPER_IMAGE_PULL_SECRETS", value: "a, b,," },
+      { name: "PGKEEPER_ALLOWED_IMAGES", value: "registry.example.com/pg/,other/repo" },
     ]);
     expect(values.postgres).toEqual({
       imageRepository: "registry.example.com/pg",
       imagePullSecrets: ["a", "b"],
+      allowedImages: ["registry.example.com/pg/", "other/repo"],
     });
   });
 });

@@ -15,7 +15,7 @@ export interface ChartValues {
   logLevel: string;
   watcher: { replicas: number; resources: V1ResourceRequirements };
   admission: { replicas: number; resources: V1ResourceRequirements };
-  postgres: { imageRepository: string; imagePullSecrets: string[] };
+  postgres: { imageRepository: string; imagePullSecrets: string[]; allowedImages: string[] };
   metrics: { serviceMonitor: { enabled: boolean }; dashboard: { enabled: boolean } };
 }
 
@@ -64,6 +64,7 @@ export function defaultValues(m: ModuleObjects): ChartValues {
       // pepr.env set them: the chart keeps them as its defaults.
       imageRepository: envOf(m, "watcher", "PGKEEPER_IMAGE_REPOSITORY") ?? DEFAULT_IMAGE_REPOSITORY,
       imagePullSecrets: names(envOf(m, "watcher", "PGKEEPER_IMAGE_PULL_SECRETS")),
+      allowedImages: names(envOf(m, "watcher", "PGKEEPER_ALLOWED_IMAGES")),
     },
     metrics: { serviceMonitor: { enabled: false }, dashboard: { enabled: false } },
   };
@@ -83,6 +84,8 @@ export const VALUE_DOCS: Readonly<Record<string, string>> = {
     "`PGKEEPER_IMAGE_REPOSITORY`: where pgkeeper's PostgreSQL images are (`<repository>/postgres:<major>`)",
   "postgres.imagePullSecrets":
     "`PGKEEPER_IMAGE_PULL_SECRETS`: pull Secrets (names) every Database gets when its spec names none",
+  "postgres.allowedImages":
+    "`PGKEEPER_ALLOWED_IMAGES`: the images `spec.image` may name (`registry/path/` everything under it, `registry/path/repo` one repository); empty allows any",
   "metrics.serviceMonitor.enabled":
     "a metrics Service and a Prometheus Operator ServiceMonitor for the watchers",
   "metrics.dashboard.enabled":
@@ -153,6 +156,11 @@ export function valuesSchema(): Record<string, unknown> {
       postgres: strictObject({
         imageRepository: { type: "string", minLength: 1 },
         imagePullSecrets: secretNames,
+        allowedImages: {
+          type: "array",
+          items: { type: "string", minLength: 1, pattern: "^[^,\\s]+$" },
+          uniqueItems: true,
+        },
       }),
       metrics: strictObject({
         serviceMonitor: strictObject({ enabled: { type: "boolean" } }),
