@@ -349,21 +349,57 @@ bootstrap_from_backup() {
 
 # A complete clone of the primary in $work (with standby.signal), or a failure; a partial copy
 # never survives the next attempt.
+# --no-clean keeps a failed attempt's copy until clone_until_done has measured it.
 clone_once() {
   rm -rf "$work"
   "$PG_BIN/pg_basebackup" -D "$work" -d "$(primary_dsn replication)" -w \\
-    -X stream -c fast || return 1
+    -X stream -c fast --no-clean || return 1
   touch "$work/standby.signal"
 }
 
-# Clones until a complete copy is in $work. Waits for a primary as long as it takes.
+# A failed attempt that copied less than this (a refused or lost connection before any data
+# file, which leaves a few KiB at most) cost the primary nothing.
+CLONE_COSTLY_KIB=16384
+CLONE_RETRY_SECONDS=5
+CLONE_BACKOFF_MAX_SECONDS=300
+
+# Seconds to wait after the n-th failed attempt in a row that copied data: 5, 10, 20 ... 300.
+clone_backoff_seconds() {
+  delay=$CLONE_RETRY_SECONDS
+  i=1
+  while [ "$i" -lt "$1" ] && [ "$delay" -lt "$CLONE_BACKOFF_MAX_SECONDS" ]; do
+    delay=$((delay * 2))
+    i=$((i + 1))
+  done
+  [ "$delay" -le "$CLONE_BACKOFF_MAX_SECONDS" ] || delay=$CLONE_BACKOFF_MAX_SECONDS
+  echo "$delay"
+}
+
+# Clones until a complete copy is in $work. Waits for a primary as long as it takes. An attempt
+# that failed before copying data is retried in 5 s: it cost nothing, and a standby should follow
+# a new primary at once. One that copied data read it from the primary's disks and sent it over
+# the network, and the next attempt copies everything again: those back off, doubling up to five
+# minutes, so a clone that keeps failing late (a volume too small, a primary restarting mid-copy)
+# does not load the primary with a full copy every few seconds. The count of such attempts is kept
+# beside PGDATA, so a restarted container goes on backing off.
 clone_until_done() {
   work="$PGDATA.clone"
   log "Cloning the primary through $primary_host"
   until clone_once; do
-    log "Clone failed; retrying in 5 seconds"
-    sleep 5
+    copied=$(du -sk "$work" 2>/dev/null | cut -f1)
+    rm -rf "$work"
+    if [ "\${copied:-0}" -ge "$CLONE_COSTLY_KIB" ]; then
+      n=$(($(cat "$PGDATA.clone-failures" 2>/dev/null || echo 0) + 1))
+      echo "$n" >"$PGDATA.clone-failures"
+      delay=$(clone_backoff_seconds "$n")
+      log "Clone failed after copying \${copied} KiB (attempt $n in a row to fail after copying data); retrying in $delay seconds, since each attempt copies the whole primary again"
+    else
+      delay=$CLONE_RETRY_SECONDS
+      log "Clone failed before copying data; retrying in $delay seconds"
+    fi
+    sleep "$delay"
   done
+  rm -f "$PGDATA.clone-failures"
   log "Cloned the primary"
 }
 

@@ -109,7 +109,9 @@ mkdir -p "$dir"
 n=$(cat "$LOG/fail" 2>/dev/null || echo 0)
 if [ "$n" -gt 0 ]; then
   echo $((n - 1)) >"$LOG/fail"
-  echo partial >"$dir/junk"
+  # A failure after copying STUB_CLONE_COPIES_KIB of data, else before any data file.
+  head -c $((\${STUB_CLONE_COPIES_KIB:-0} * 1024)) /dev/zero >"$dir/junk"
+  echo partial >>"$dir/junk"
   exit 1
 fi
 echo 16 >"$dir/PG_VERSION"
@@ -402,7 +404,7 @@ describe("entrypoint.sh decides how the data directory is made", () => {
   it("clone: pg_basebackup through <db>-rw as streaming_replica by certificate, then standby.signal", () => {
     expect(run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-2" }).status).toBe(0);
     expect(calls(world)[0]).toBe(
-      `pg_basebackup -D ${world.pgdata}.clone -d host=orders-rw port=5432 dbname=replication user=streaming_replica sslmode=verify-full sslrootcert=/tls/server-ca.crt sslcert=/tls/replication.crt sslkey=/tls/replication.key connect_timeout=5 -w -X stream -c fast`,
+      `pg_basebackup -D ${world.pgdata}.clone -d host=orders-rw port=5432 dbname=replication user=streaming_replica sslmode=verify-full sslrootcert=/tls/server-ca.crt sslcert=/tls/replication.crt sslkey=/tls/replication.key connect_timeout=5 -w -X stream -c fast --no-clean`,
     );
     expect(existsSync(join(world.pgdata, "standby.signal"))).toBe(true);
     expect(existsSync(`${world.pgdata}.clone`)).toBe(false);
@@ -420,6 +422,47 @@ describe("entrypoint.sh decides how the data directory is made", () => {
       "postgres",
     ]);
     expect(existsSync(join(world.pgdata, "junk"))).toBe(false);
+  });
+
+  it("clone: backs off only attempts that copied data, doubling to 5 minutes, across restarts", () => {
+    writeFileSync(join(world.log, "fail"), "3");
+    const copying = { POD_NAME: "orders-1", STUB_CLONE_COPIES_KIB: "20000" };
+    const r = run(world, ENTRYPOINT_SH, [], copying);
+    expect(r.status).toBe(0);
+    expect(calls(world).filter(c => c.startsWith("sleep"))).toEqual([
+      "sleep 5",
+      "sleep 10",
+      "sleep 20",
+    ]);
+    expect(r.stderr).toMatch(
+      /Clone failed after copying 200\d\d KiB \(attempt 3 in a row to fail after copying data\); retrying in 20 seconds, since each attempt copies the whole primary again/,
+    );
+    // Done: the count is gone, and so is every failed attempt's copy.
+    expect(existsSync(`${world.pgdata}.clone-failures`)).toBe(false);
+    expect(existsSync(join(world.pgdata, "junk"))).toBe(false);
+  });
+
+  it.each([
+    ["a restarted container goes on from the count beside PGDATA", "5", "sleep 160"],
+    ["at most 5 minutes", "12", "sleep 300"],
+  ])("clone backoff: %s", (_, before, sleep) => {
+    writeFileSync(`${world.pgdata}.clone-failures`, before);
+    writeFileSync(join(world.log, "fail"), "1");
+    const r = run(world, ENTRYPOINT_SH, [], {
+      POD_NAME: "orders-1",
+      STUB_CLONE_COPIES_KIB: "20000",
+    });
+    expect(r.status).toBe(0);
+    expect(calls(world).filter(c => c.startsWith("sleep"))).toEqual([sleep]);
+  });
+
+  it("clone: an attempt that failed before copying data is retried in 5 s and resets nothing", () => {
+    writeFileSync(`${world.pgdata}.clone-failures`, "4");
+    writeFileSync(join(world.log, "fail"), "2");
+    const r = run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1" });
+    expect(r.status).toBe(0);
+    expect(calls(world).filter(c => c.startsWith("sleep"))).toEqual(["sleep 5", "sleep 5"]);
+    expect(r.stderr).toContain("Clone failed before copying data; retrying in 5 seconds");
   });
 
   it("refuses a non-empty PGDATA without PG_VERSION", () => {
