@@ -1,6 +1,7 @@
 /**
  * The guards of a reconcile pass: states in which nothing else may happen, checked before any
- * step (steps.ts). Each says whether the pass stops there.
+ * step (steps.ts). Each says whether the pass goes on, stops there, or only keeps the running
+ * instances safe.
  */
 import { Database } from "../api/database";
 import { DatabaseWriter } from "../cluster/database-writer";
@@ -11,28 +12,37 @@ import { pausedStatus } from "./status";
 /** The finalizer Pepr's Finalize binding added to Databases created by pgkeeper 0.1 and before. */
 export const LEGACY_FINALIZER = "pepr.dev/finalizer";
 
+/**
+ * What a guard decides: the pass goes on, stops, or runs only the steps that keep the running
+ * instances safe (`keepsInstancesSafe` in steps.ts): failover must never depend on the spec.
+ */
+export type GuardVerdict = "go on" | "stop" | "instances only";
+
 export interface Guard {
   name: string;
   /** One line on what it does (docs/architecture.md is generated from these). */
   does: string;
   file: string;
-  /** True: the pass stops here. */
-  run(deps: ReconcileDeps, db: Database, writer: DatabaseWriter): Promise<boolean>;
+  run(deps: ReconcileDeps, db: Database, writer: DatabaseWriter): Promise<GuardVerdict>;
 }
 
 const generation = (db: Database): number => db.metadata?.generation ?? 0;
 
-async function deletion(deps: ReconcileDeps, db: Database): Promise<boolean> {
-  if (!db.metadata?.deletionTimestamp) return false;
+async function deletion(deps: ReconcileDeps, db: Database): Promise<GuardVerdict> {
+  if (!db.metadata?.deletionTimestamp) return "go on";
   if (db.metadata.finalizers?.includes(LEGACY_FINALIZER))
     await deps.cluster.removeFinalizer(db, LEGACY_FINALIZER);
-  return true;
+  return "stop";
 }
 
-async function paused(deps: ReconcileDeps, db: Database, writer: DatabaseWriter): Promise<boolean> {
-  if (db.spec?.paused !== true) return false;
+async function paused(
+  deps: ReconcileDeps,
+  db: Database,
+  writer: DatabaseWriter,
+): Promise<GuardVerdict> {
+  if (db.spec?.paused !== true) return "go on";
   await writer.write(pausedStatus(db.status, generation(db), deps.now()));
-  return true;
+  return "stop";
 }
 
 /**
@@ -45,20 +55,25 @@ async function paused(deps: ReconcileDeps, db: Database, writer: DatabaseWriter)
 const reconciledBefore = (db: Database): boolean =>
   db.metadata?.generation !== undefined && db.status?.observedGeneration === db.metadata.generation;
 
+/**
+ * A spec the rules refuse (admitted while the webhook was down): InvalidSpec, and nothing of it is
+ * applied. The instances already running stay in care: failover, fencing and role labels go on
+ * (never the spec's parameters), since an invalid edit must not leave a dead primary unreplaced.
+ */
 async function validSpec(
   deps: ReconcileDeps,
   db: Database,
   writer: DatabaseWriter,
-): Promise<boolean> {
+): Promise<GuardVerdict> {
   const denials = deps.validate(db);
-  if (denials.length === 0 || reconciledBefore(db)) return false;
+  if (denials.length === 0 || reconciledBefore(db)) return "go on";
   await recordFailureOn(deps, db, writer, {
     reason: "InvalidSpec",
     message: denials.map(d => d.message).join("; "),
     attempts: 0,
     permanent: true,
   });
-  return true;
+  return "instances only";
 }
 
 export const GUARDS: readonly Guard[] = [
@@ -76,7 +91,7 @@ export const GUARDS: readonly Guard[] = [
   },
   {
     name: "valid spec",
-    does: "the admission rules again (a Database admitted while the webhook was down): InvalidSpec, and nothing is touched; a generation reconciled before is not stopped by a rule added since",
+    does: "the admission rules again (a Database admitted while the webhook was down): InvalidSpec, and only the steps that keep the running instances safe run (failover, role labels; never the spec's children or parameters); a generation reconciled before is not stopped by a rule added since",
     file: "reconcile/guards.ts",
     run: validSpec,
   },

@@ -22,6 +22,11 @@ export interface Pass {
   /** The pods of its StatefulSet, as listed at the start of the pass. */
   pods: KubeObject[];
   input: BuildInput;
+  /**
+   * The spec is refused (InvalidSpec): only the steps that keep the running instances safe run,
+   * and high availability leaves the spec's parameters alone.
+   */
+  specRefused: boolean;
 }
 
 /** What steps found, for the steps after them. */
@@ -61,5 +66,7 @@ export interface Step {
   file: string;
   /** Whether it runs once an earlier step failed (default: yes). */
   afterFailure?: false;
+  /** Whether it runs when the spec is refused: it keeps the running instances safe. */
+  keepsInstancesSafe?: true;
   run(pass: Pass, found: Found): Promise<StepResult>;
 }

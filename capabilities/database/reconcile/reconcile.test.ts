@@ -613,6 +613,21 @@ describe("reconcile: guards", () => {
     expect(cluster.events.filter(e => e.reason === "InvalidSpec")).toHaveLength(1);
   });
 
+  it("keeps the running instances in care under a refused new generation: the steps that keep them safe still run", async () => {
+    const { cluster, run, stored, denials, addPod, updateSpec } = setup();
+    await run();
+    addPod(0, true);
+    // An edit admitted while the webhook was down, which the rules refuse.
+    updateSpec({ postgresql: { parameters: { fsync: "off" } } } as never);
+    denials.push({ field: "spec.postgresql.parameters[fsync]", message: "cannot be set" });
+    const applied = cluster.calls.apply;
+    await run();
+    expect(stored().status).toMatchObject({ phase: "Failed" });
+    expect(cluster.calls.apply).toBe(applied); // nothing of the refused spec is applied
+    // Role labels (the -rw Service's selector) are kept, as high availability is.
+    expect(cluster.find("Pod", NS, "orders-0")?.metadata?.labels?.[LABEL_ROLE]).toBe("primary");
+  });
+
   it("keeps reconciling a generation reconciled before, which a rule added since refuses (a newer operator)", async () => {
     const { cluster, run, stored, denials } = setup();
     await run();

@@ -21,6 +21,7 @@ import type { ReconcileDeps } from "./deps";
 import { GUARDS } from "./guards";
 import type { Found, Pass } from "./pass";
 import { listInstancePods } from "./pods";
+import { withoutRefusedParameters } from "./refused-spec";
 import { STEPS } from "./steps";
 
 export type { Denial, ReconcileDeps } from "./deps";
@@ -59,16 +60,28 @@ async function reconcileOnce(
     return { gone: true };
   }
   const writer = new DatabaseWriter(deps.cluster, db);
-  for (const guard of GUARDS) if (await guard.run(deps, db, writer)) return {};
-  return runSteps(await passOf(deps, db, writer));
+  let specRefused = false;
+  for (const guard of GUARDS) {
+    const verdict = await guard.run(deps, db, writer);
+    if (verdict === "stop") return {};
+    specRefused ||= verdict === "instances only";
+  }
+  return runSteps(await passOf(deps, db, writer, specRefused));
 }
 
-async function passOf(deps: ReconcileDeps, db: Database, writer: DatabaseWriter): Promise<Pass> {
-  const spec = withDefaults(db.spec!, version => defaultImageFor(version, deps.config));
+async function passOf(
+  deps: ReconcileDeps,
+  db: Database,
+  writer: DatabaseWriter,
+  specRefused: boolean,
+): Promise<Pass> {
+  // A refused spec: high availability only, and never with a parameter the rules refused.
+  const admitted = specRefused ? withoutRefusedParameters(db.spec!, deps.validate(db)) : db.spec!;
+  const spec = withDefaults(admitted, version => defaultImageFor(version, deps.config));
   const pods = await listInstancePods(deps.cluster, db);
   const key = databaseKey(db.metadata?.namespace ?? "", db.metadata?.name ?? "");
   const input = withTlsTransition(buildInput(db, spec), pods);
-  return { deps, db, key, writer, spec, pods, input };
+  return { deps, db, key, writer, spec, pods, input, specRefused };
 }
 
 /**
@@ -82,6 +95,7 @@ async function runSteps(pass: Pass): Promise<Outcome> {
   let requeueAfterMs = Infinity;
   for (const step of STEPS) {
     if (failure && step.afterFailure === false) continue;
+    if (pass.specRefused && !step.keepsInstancesSafe) continue;
     const result = await step.run(pass, found);
     found = { ...found, ...result.found };
     if (result.failure !== undefined) failure ??= { error: result.failure };

@@ -22,6 +22,7 @@ export const STEPS: readonly Step[] = [
     name: "passwords",
     does: "the credentials Secrets against the passwords PostgreSQL has; a password edited in its Secret is set in PostgreSQL first (ADR 0012)",
     file: "reconcile/passwords-step.ts",
+    keepsInstancesSafe: true,
     run: pass => passwordsStep(pass),
   },
   {
@@ -40,12 +41,14 @@ export const STEPS: readonly Step[] = [
     name: "high availability",
     does: "probes, failover, switchover, rolling restarts, live parameters, passfiles, TLS reloads (ha/); never waits for a failed child",
     file: "reconcile/ha-run.ts",
+    keepsInstancesSafe: true,
     run: (pass, found) => haRunStep(pass, found.superuser),
   },
   {
     name: "role labels",
     does: "each pod's role label, which the -rw and -ro Services select by; left alone while an operation runs",
     file: "reconcile/pods.ts",
+    keepsInstancesSafe: true,
     run: roleLabelsStep,
   },
   {
