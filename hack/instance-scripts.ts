@@ -96,6 +96,16 @@ function layoutSections(): Section[] {
       ],
     },
     {
+      comment:
+        "Credentials: files of the credentials volume (specs/layout.ts says why not variables).",
+      variables: [
+        ["CREDENTIALS_DIR", fromEnv("PGKEEPER_CREDENTIALS_DIR", layout.CREDENTIALS_DIR)],
+        ...Object.entries(layout.CREDENTIAL_FILES).map(
+          ([key, file]) => [`FILE_${snake(key).toUpperCase()}`, file] as [string, string],
+        ),
+      ],
+    },
+    {
       comment: "Names.",
       variables: [
         ["SUPERUSER", layout.SUPERUSER],
@@ -128,7 +138,8 @@ function layoutSections(): Section[] {
     {
       comment:
         'The environment the StatefulSet sets: each variable\'s name (ENV_*) and its value ("" when\n' +
-        "unset), which the scripts read under the lower-case name.",
+        "unset), which the scripts read under the lower-case name. The credentials among them are\n" +
+        "those of a pod from before the credentials volume, read only when its file is absent.",
       variables: SCRIPT_ENV.flatMap(key => {
         const name = layout.ENV[key];
         return [

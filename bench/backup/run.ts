@@ -15,6 +15,7 @@ import {
   storeSettings,
 } from "../../test/postgres/harness/archiving";
 import { Cluster } from "../../test/postgres/harness/cluster";
+import { credentialsEnv } from "../../test/postgres/harness/credentials";
 import { recoveryEntrypointFor, waitForLog } from "../../test/postgres/harness/entrypoint";
 import { ObjectStore } from "../../test/postgres/harness/object-store";
 import { bin } from "../../test/postgres/harness/os";
@@ -129,13 +130,21 @@ async function main(): Promise<void> {
         repositoryPath: source.repository,
       },
     };
+    const ownEnv = pgbackrestEnv(cluster, store, restored, config, run);
     const launch = recoveryEntrypointFor(cluster, restored, recoveryFiles(recovery), {
       archiveScript: own.script,
       configDir: config,
       env: {
-        ...pgbackrestEnv(cluster, store, restored, config, run),
-        PGKEEPER_SOURCE_S3_KEY: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY,
-        PGKEEPER_SOURCE_S3_KEY_SECRET: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY_SECRET,
+        ...ownEnv,
+        ...credentialsEnv(
+          cluster,
+          restored.name,
+          {
+            sourceS3Key: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY,
+            sourceS3KeySecret: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY_SECRET,
+          },
+          ownEnv.PGKEEPER_CREDENTIALS_DIR,
+        ),
         PGBACKREST_REPO1_STORAGE_CA_FILE: store.caFile,
       },
     });

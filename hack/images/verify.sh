@@ -24,6 +24,9 @@ CONTAINERD_PID=""
 PASSED=0
 FAILED=0
 
+# The instance image checked (its env says PG_MAJOR=15); the other majors share its build.
+REF_POSTGRES="$(postgres_ref 15)"
+
 ctr_() { ctr --address "${SOCK}" --namespace k8s.io "$@"; }
 
 pass() {
@@ -144,10 +147,10 @@ start_postgres() {
     --mount "type=bind,src=${d}/data,dst=/var/lib/postgresql/data,options=rbind:rw" \
     --mount "type=bind,src=${d}/run,dst=/controller/run,options=rbind:rw" \
     --mount "type=bind,src=${d}/tmp,dst=/tmp,options=rbind:rw" \
+    --mount "type=bind,src=${d}/credentials,dst=/credentials,options=rbind:ro" \
     --env PGDATA=/var/lib/postgresql/data/pgdata --env PG_MAJOR=15 --env DB_NAME=orders \
     --env POD_NAME=orders-0 --env POD_IP=127.0.0.1 --env PRIMARY_HOST=orders-rw \
-    --env HEADLESS_SERVICE=orders-pods --env "PGKEEPER_SUPERUSER_PASSWORD=su:pw'1" \
-    --env "PGKEEPER_APP_PASSWORD=app'pw" --env PGHOST=/controller/run --env PGPORT=5432 \
+    --env HEADLESS_SERVICE=orders-pods --env PGHOST=/controller/run --env PGPORT=5432 \
     --env PGUSER=postgres "${REF_POSTGRES}" pg0 /bin/sh /config/entrypoint.sh \
     >>"${d}/postgres.log" 2>&1 &
   POSTGRES_CTR=$!
@@ -191,13 +194,18 @@ pgbackrest_() {
 
 check_postgres() {
   local d="${WORK}/pg" out
-  mkdir -p "${d}/config" "${d}/data" "${d}/run" "${d}/tmp"
+  mkdir -p "${d}/config" "${d}/data" "${d}/run" "${d}/tmp" "${d}/credentials"
   chown 999:999 "${d}/data" "${d}/run"
   chmod 1777 "${d}/tmp"
+  # The credentials volume: the passwords as files, as the StatefulSet mounts them.
+  printf '%s' "su:pw'1" >"${d}/credentials/superuser-password"
+  printf '%s' "app'pw" >"${d}/credentials/app-password"
+  chmod 0444 "${d}/credentials/"*
   render_scripts "${d}/config"
   start_postgres
   if wait_ready 1; then pass "postgres bootstrapped and ready"; else
     fail "postgres not ready after bootstrap"
+    log "postgres log:" && cat "${d}/postgres.log" >&2
     return
   fi
   out="$(pg_exec psql -Atc "select version(); select current_user; select datname from pg_database where datname = 'app'")"

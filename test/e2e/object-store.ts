@@ -61,9 +61,19 @@ export const localObjectStore = () => ({
   ca: { secretName: "s3-ca" },
 });
 
-/** pgbackrest in an instance's container, with the configuration and keys the operator gave it. */
+/**
+ * pgbackrest in an instance's container, with the configuration and keys the operator gave it:
+ * the keys are files of the credentials volume, given to this one process (as an SRE would run
+ * it; docs/operations.md).
+ */
 export const pgbackrestIn = (namespace: string, pod: string, ...args: string[]): string =>
   kubectlOk([
     ...["exec", "-n", namespace, pod, "-c", "postgres", "--"],
-    ...["pgbackrest", "--config=/config/pgbackrest.conf", "--stanza=db", ...args],
+    ...["sh", "-c", PGBACKREST_WITH_KEYS, "pgbackrest"],
+    ...["--config=/config/pgbackrest.conf", "--stanza=db", ...args],
   ]);
+
+/** `sh -c` running pgbackrest "$@" with repository 1's keys from the credential files. */
+export const PGBACKREST_WITH_KEYS =
+  "PGBACKREST_REPO1_S3_KEY=$(cat /credentials/repo1-s3-key) " +
+  'PGBACKREST_REPO1_S3_KEY_SECRET=$(cat /credentials/repo1-s3-key-secret) exec pgbackrest "$@"';

@@ -20,7 +20,8 @@ import {
   storeSettings,
 } from "./harness/archiving";
 import { Cluster } from "./harness/cluster";
-import { recoveryEntrypointFor, waitForLog } from "./harness/entrypoint";
+import { credentialsEnv } from "./harness/credentials";
+import { RESTORED_APP_PASSWORD, recoveryEntrypointFor, waitForLog } from "./harness/entrypoint";
 import { ObjectStore } from "./harness/object-store";
 import { bin } from "./harness/os";
 import { PgServer } from "./harness/server";
@@ -96,10 +97,19 @@ async function restoredPod(spec: ResolvedRecovery, name = "restored-0") {
   const config = cluster.ownedDir(`${name}-config`);
   const run = cluster.ownedDir(`${name}-run`);
   const own = archiveConfig(cluster, store, config, RESTORED);
+  const ownEnv = pgbackrestEnv(cluster, store, server, config, run);
   const env = {
-    ...pgbackrestEnv(cluster, store, server, config, run),
-    PGKEEPER_SOURCE_S3_KEY: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY,
-    PGKEEPER_SOURCE_S3_KEY_SECRET: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY_SECRET,
+    ...ownEnv,
+    // The source's keys beside this Database's own, as the pod's credentials volume has them.
+    ...credentialsEnv(
+      cluster,
+      name,
+      {
+        sourceS3Key: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY,
+        sourceS3KeySecret: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY_SECRET,
+      },
+      ownEnv.PGKEEPER_CREDENTIALS_DIR,
+    ),
     // The pod mounts the source's CA at SOURCE_CA_FILE; here it is the store's file.
     PGBACKREST_REPO1_STORAGE_CA_FILE: store.caFile,
   };
@@ -172,7 +182,7 @@ describe("entrypoint.sh: a Database created from a backup (bootstrap.recovery)",
     const login = spawnSync(
       bin("psql"),
       ["-h", "127.0.0.1", "-p", String(server.port), "-U", "app", "-d", "app", "-XAtc", "SELECT 1"],
-      { env: { PATH: process.env.PATH, PGPASSWORD: launch.env.PGKEEPER_APP_PASSWORD } },
+      { env: { PATH: process.env.PATH, PGPASSWORD: RESTORED_APP_PASSWORD } },
     );
     expect(login.status).toBe(0);
     // Archives into its own repository; the source's archive is untouched.

@@ -52,25 +52,34 @@ describe("continuous archiving in the children", () => {
     expect(buildConfigMap(input()).data).not.toHaveProperty("pgbackrest.conf");
   });
 
-  it("passes the keys from the user's Secret as environment, and mounts its CA", () => {
-    const c = container({
-      backup: {
-        ...STORE,
-        objectStore: {
-          ...STORE.objectStore,
-          credentials: { secretName: "s3", accessKeyIdKey: "id" },
-        },
+  it("passes the keys from the user's Secret as files of the credentials volume (never environment), and mounts its CA", () => {
+    const backup = {
+      ...STORE,
+      objectStore: {
+        ...STORE.objectStore,
+        credentials: { secretName: "s3", accessKeyIdKey: "id" },
+      },
+    };
+    const c = container({ backup });
+    expect(JSON.stringify(c.env)).not.toMatch(/S3_KEY|secretKeyRef/);
+    expect(c.volumeMounts).toContainEqual({
+      name: "credentials",
+      mountPath: "/credentials",
+      readOnly: true,
+    });
+    const credentials = buildStatefulSet(
+      input({ backup }),
+      "hash",
+    ).spec!.template.spec!.volumes!.find(v => v.name === "credentials");
+    expect(credentials?.projected?.sources).toContainEqual({
+      secret: {
+        name: "s3",
+        items: [
+          { key: "id", path: "repo1-s3-key" },
+          { key: "secretAccessKey", path: "repo1-s3-key-secret" },
+        ],
       },
     });
-    expect(c.env).toEqual(
-      expect.arrayContaining([
-        { name: "PGBACKREST_REPO1_S3_KEY", valueFrom: { secretKeyRef: { name: "s3", key: "id" } } },
-        {
-          name: "PGBACKREST_REPO1_S3_KEY_SECRET",
-          valueFrom: { secretKeyRef: { name: "s3", key: "secretAccessKey" } },
-        },
-      ]),
-    );
     expect(c.volumeMounts).toContainEqual({
       name: "pgbackrest-ca",
       mountPath: "/pgbackrest-ca",

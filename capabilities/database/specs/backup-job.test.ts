@@ -44,7 +44,7 @@ describe("buildBackupJob", () => {
     expect(conf).toContain("pg1-host-cert-file=/pgbackrest-tls/client.crt");
     expect(conf).toContain("repo1-retention-full=3");
     expect(conf).toContain("repo1-storage-ca-file=/pgbackrest-ca/ca.crt");
-    expect(conf).not.toMatch(/s3-key/i); // keys come from the Secret, as environment variables
+    expect(conf).not.toMatch(/s3-key/i); // keys come from the Secret, as files
   });
 
   it("copies from the primary alone when given only the primary", () => {
@@ -53,12 +53,32 @@ describe("buildBackupJob", () => {
     expect(conf).not.toContain("backup-standby");
   });
 
-  it("passes type, verify and the store's keys from the user's Secret", () => {
-    expect(env(job({ type: "incr", verify: true }))).toMatchObject({
-      PGKEEPER_BACKUP_TYPE: "incr",
-      PGKEEPER_BACKUP_VERIFY: "y",
-      PGBACKREST_REPO1_S3_KEY: { secretKeyRef: { name: "s3", key: "accessKeyId" } },
-      PGBACKREST_REPO1_S3_KEY_SECRET: { secretKeyRef: { name: "s3", key: "secretAccessKey" } },
+  it("passes type and verify, and the store's keys from the user's Secret as files (never environment)", () => {
+    const built = job({ type: "incr", verify: true });
+    expect(env(built)).toMatchObject({ PGKEEPER_BACKUP_TYPE: "incr", PGKEEPER_BACKUP_VERIFY: "y" });
+    expect(Object.keys(env(built)).filter(name => /S3_KEY/.test(name))).toEqual([]);
+    const pod = built.spec!.template.spec!;
+    expect(pod.containers[0].volumeMounts).toContainEqual({
+      name: "credentials",
+      mountPath: "/credentials",
+      readOnly: true,
+    });
+    expect(pod.volumes).toContainEqual({
+      name: "credentials",
+      projected: {
+        defaultMode: 0o440,
+        sources: [
+          {
+            secret: {
+              name: "s3",
+              items: [
+                { key: "accessKeyId", path: "repo1-s3-key" },
+                { key: "secretAccessKey", path: "repo1-s3-key-secret" },
+              ],
+            },
+          },
+        ],
+      },
     });
   });
 

@@ -14,6 +14,8 @@ import { CLIENT_TLS_FILES } from "./backup-tls";
 import {
   BACKUP_TLS_DIR,
   BACKUP_TLS_VOLUME,
+  CREDENTIALS_DIR,
+  CREDENTIALS_VOLUME,
   PGBACKREST_CA_DIR,
   PGBACKREST_CA_FILE,
   PGBACKREST_CA_VOLUME,
@@ -22,7 +24,13 @@ import {
 import { BuildInput, identity, namesOf } from "./meta";
 import { backupHostConf, repositoryPath } from "./pgbackrest";
 import { podScheduling } from "./scheduling";
-import { backupTlsVolume, caBundleVolume, REPO1_KEYS, storeKeysEnv } from "./store-access";
+import {
+  backupTlsVolume,
+  caBundleVolume,
+  credentialsVolume,
+  REPO1_KEY_FILES,
+  storeKeysProjection,
+} from "./store-access";
 import { BACKUP_JOB_SH } from "./scripts/backup-job";
 import { imagePullSecrets } from "./image-pull";
 import { containerSecurityContext, podSecurityContext } from "./security";
@@ -110,13 +118,13 @@ export function buildBackupJob(
                       { name: "PGKEEPER_RETENTION_FULL", value: String(retention ?? 1) },
                       { name: "PGKEEPER_RETENTION_DAYS", value: String(retentionDays) },
                     ]),
-                ...storeKeysEnv(store.credentials, REPO1_KEYS),
               ],
               terminationMessagePolicy: "File",
               securityContext: containerSecurityContext(),
               volumeMounts: [
                 { name: TMP_VOLUME, mountPath: "/tmp" },
                 { name: BACKUP_TLS_VOLUME, mountPath: BACKUP_TLS_DIR, readOnly: true },
+                { name: CREDENTIALS_VOLUME, mountPath: CREDENTIALS_DIR, readOnly: true },
                 ...(store.ca
                   ? [{ name: PGBACKREST_CA_VOLUME, mountPath: PGBACKREST_CA_DIR, readOnly: true }]
                   : []),
@@ -126,6 +134,7 @@ export function buildBackupJob(
           volumes: [
             { name: TMP_VOLUME, emptyDir: {} },
             backupTlsVolume(input),
+            credentialsVolume(storeKeysProjection(store.credentials, REPO1_KEY_FILES)),
             ...caBundleVolume(PGBACKREST_CA_VOLUME, PGBACKREST_CA_FILE, store.ca),
           ],
           // The instances' nodes (nodeSelector, tolerations, user affinity), not their

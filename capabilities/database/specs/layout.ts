@@ -132,7 +132,29 @@ export const RUN_VOLUME = "run";
 export const TMP_VOLUME = "tmp";
 export const TOPOLOGY_VOLUME = "topology";
 
-/** Environment variables the scripts read (set by the StatefulSet). */
+/**
+ * Credentials as files of one projected Secret volume, read by the scripts that need them, each
+ * for the one process that uses it (initdb and the bootstrap, archive_command and restore_command
+ * for pgBackRest, the backup Job). Never environment variables: every process of the container
+ * inherits those, each PostgreSQL backend and archive_command included, and keeps them in
+ * /proc/<pid>/environ for its whole life. 0440 with the pod's fsGroup: nobody else reads them.
+ */
+export const CREDENTIALS_DIR = "/credentials";
+export const CREDENTIALS_VOLUME = "credentials";
+export const CREDENTIAL_FILES = {
+  superuserPassword: "superuser-password",
+  appPassword: "app-password",
+  repo1S3Key: "repo1-s3-key",
+  repo1S3KeySecret: "repo1-s3-key-secret",
+  sourceS3Key: "source-s3-key",
+  sourceS3KeySecret: "source-s3-key-secret",
+} as const;
+
+/**
+ * Environment variables the scripts read (set by the StatefulSet). The four credentials among
+ * them are set no more: a pod of an earlier pgkeeper still has them until it is rolled, and the
+ * scripts, which the ConfigMap updates under it, read them when the credential files are absent.
+ */
 export const ENV = {
   superuserPassword: "PGKEEPER_SUPERUSER_PASSWORD",
   appPassword: "PGKEEPER_APP_PASSWORD",

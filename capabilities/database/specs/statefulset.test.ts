@@ -87,16 +87,35 @@ describe("postgres container", () => {
     ["PGUSER", { value: "postgres" }],
     ["POD_NAME", { valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
     ["POD_IP", { valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }],
-    [
-      "PGKEEPER_SUPERUSER_PASSWORD",
-      { valueFrom: { secretKeyRef: { name: `${DB_NAME}-superuser`, key: "password" } } },
-    ],
-    [
-      "PGKEEPER_APP_PASSWORD",
-      { valueFrom: { secretKeyRef: { name: `${DB_NAME}-app`, key: "password" } } },
-    ],
   ])("sets env %s", (name, expected) => {
     expect(envOf(c)[name]).toEqual({ name, ...expected });
+  });
+
+  it("puts no credential in the environment: the passwords are files of the credentials volume", () => {
+    expect(JSON.stringify(c.env)).not.toMatch(/PASSWORD|secretKeyRef/);
+    expect(c.volumeMounts).toContainEqual({
+      name: "credentials",
+      mountPath: "/credentials",
+      readOnly: true,
+    });
+    const volume = sts().spec!.template.spec!.volumes!.find(v => v.name === "credentials");
+    expect(volume).toEqual({
+      name: "credentials",
+      projected: {
+        defaultMode: 0o440,
+        sources: [
+          {
+            secret: {
+              name: `${DB_NAME}-superuser`,
+              items: [{ key: "password", path: "superuser-password" }],
+            },
+          },
+          {
+            secret: { name: `${DB_NAME}-app`, items: [{ key: "password", path: "app-password" }] },
+          },
+        ],
+      },
+    });
   });
 
   it("has no env var twice", () => {

@@ -12,6 +12,7 @@
 import type {
   V1Container,
   V1EnvVar,
+  V1VolumeProjection,
   V1PersistentVolumeClaim,
   V1Probe,
   V1ResourceRequirements,
@@ -23,6 +24,9 @@ import { ANNOTATION_CONFIG_HASH, commonLabels, selectorLabels } from "../api/nam
 import {
   CONFIG_DIR,
   CONFIG_VOLUME,
+  CREDENTIAL_FILES,
+  CREDENTIALS_DIR,
+  CREDENTIALS_VOLUME,
   DATA_MOUNT,
   DATA_VOLUME,
   ENV,
@@ -54,7 +58,13 @@ import {
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { PGBACKREST_TLS_PORT } from "./pgbackrest";
 import { podScheduling } from "./scheduling";
-import { backupTlsVolume, caBundleVolume, REPO1_KEYS, storeKeysEnv } from "./store-access";
+import {
+  backupTlsVolume,
+  caBundleVolume,
+  credentialsVolume,
+  REPO1_KEY_FILES,
+  storeKeysProjection,
+} from "./store-access";
 import { imagePullSecrets } from "./image-pull";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
@@ -104,11 +114,6 @@ const LIVENESS_PROBE: V1Probe = {
   failureThreshold: 6,
 };
 
-const secretEnv = (name: string, secret: string): V1EnvVar => ({
-  name,
-  valueFrom: { secretKeyRef: { name: secret, key: "password" } },
-});
-
 const fieldEnv = (name: string, fieldPath: string): V1EnvVar => ({
   name,
   valueFrom: { fieldRef: { fieldPath } },
@@ -124,18 +129,30 @@ function env(input: BuildInput): V1EnvVar[] {
     fieldEnv(ENV.podIP, "status.podIP"),
     { name: ENV.primaryHost, value: names.rwService },
     { name: ENV.headlessService, value: names.headlessService },
-    secretEnv(ENV.superuserPassword, names.superuserSecret),
-    secretEnv(ENV.appPassword, names.appSecret),
     // So psql and pg_isready in `kubectl exec` sessions reach the local server by default.
     { name: "PGHOST", value: RUN_DIR },
     { name: "PGPORT", value: String(POSTGRES_PORT) },
     { name: "PGUSER", value: SUPERUSER },
-    ...storeKeysEnv(input.spec.backup?.objectStore?.credentials, REPO1_KEYS),
-    ...storeKeysEnv(input.spec.bootstrap?.recovery?.source.objectStore.credentials, {
-      id: ENV.sourceS3Key,
-      secret: ENV.sourceS3KeySecret,
-    }),
   ];
+}
+
+/** A Secret's `password` key as the file `path` of the credentials volume. */
+const passwordFile = (secret: string, path: string): V1VolumeProjection => ({
+  secret: { name: secret, items: [{ key: "password", path }] },
+});
+
+/** The passwords, and the keys of this Database's store and of its recovery source's. */
+function instanceCredentials(input: BuildInput): V1Volume {
+  const names = namesOf(input);
+  return credentialsVolume([
+    passwordFile(names.superuserSecret, CREDENTIAL_FILES.superuserPassword),
+    passwordFile(names.appSecret, CREDENTIAL_FILES.appPassword),
+    ...storeKeysProjection(input.spec.backup?.objectStore?.credentials, REPO1_KEY_FILES),
+    ...storeKeysProjection(input.spec.bootstrap?.recovery?.source.objectStore.credentials, {
+      id: CREDENTIAL_FILES.sourceS3Key,
+      secret: CREDENTIAL_FILES.sourceS3KeySecret,
+    }),
+  ]);
 }
 
 /** requests/limits from the spec; empty maps are left out. */
@@ -177,6 +194,7 @@ function postgresContainer(input: BuildInput): V1Container {
       ...INSTANCE_MOUNTS,
       { name: TOPOLOGY_VOLUME, mountPath: TOPOLOGY_DIR, readOnly: true },
       { name: TLS_VOLUME, mountPath: TLS_DIR, readOnly: true },
+      { name: CREDENTIALS_VOLUME, mountPath: CREDENTIALS_DIR, readOnly: true },
       ...(input.spec.backup?.objectStore?.ca
         ? [{ name: PGBACKREST_CA_VOLUME, mountPath: PGBACKREST_CA_DIR, readOnly: true }]
         : []),
@@ -224,6 +242,7 @@ function volumes(input: BuildInput): V1Volume[] {
     // 0440 with the pod's fsGroup: root-owned and group-readable, which PostgreSQL and libpq
     // both accept for a key file; nobody else can read it.
     { name: TLS_VOLUME, secret: { secretName: namesOf(input).tlsSecret, defaultMode: 0o440 } },
+    instanceCredentials(input),
     ...caVolume(input),
     ...(input.spec.backup?.objectStore ? [backupTlsVolume(input)] : []),
   ];

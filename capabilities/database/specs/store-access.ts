@@ -1,35 +1,44 @@
 /**
- * How a pod reaches an object store: its keys from the user's Secret as environment variables
- * (never in a file), its CA bundle from the user's Secret as a file, and the Database's backup
- * TLS Secret. Shared by the instances (archiving, restore, the pgbackrest sidecar) and the backup
- * Jobs.
+ * How a pod reaches an object store: its keys from the user's Secret as files of the credentials
+ * volume (layout.ts says why not variables), its CA bundle from the user's Secret as a file, and
+ * the Database's backup TLS Secret. Shared by the instances (archiving, restore, the pgbackrest
+ * sidecar) and the backup Jobs.
  */
-import type { V1EnvVar, V1Volume } from "@kubernetes/client-node";
+import type { V1Volume, V1VolumeProjection } from "@kubernetes/client-node";
 import type { ResolvedStoreAccess } from "../api/defaults";
-import { BACKUP_TLS_VOLUME } from "./layout";
+import { BACKUP_TLS_VOLUME, CREDENTIAL_FILES, CREDENTIALS_VOLUME } from "./layout";
 import { BuildInput, namesOf } from "./meta";
 
-/** The store's keys under the variable names `names` (pgBackRest's own, or a source's). */
-export function storeKeysEnv(
+/** The store's keys from the user's Secret, as the files `files` of the credentials volume. */
+export function storeKeysProjection(
   credentials: ResolvedStoreAccess["credentials"] | undefined,
-  names: { id: string; secret: string },
-): V1EnvVar[] {
+  files: { id: string; secret: string },
+): V1VolumeProjection[] {
   if (!credentials) return [];
-  const fromSecret = (name: string, key: string): V1EnvVar => ({
-    name,
-    valueFrom: { secretKeyRef: { name: credentials.secretName, key } },
-  });
   return [
-    fromSecret(names.id, credentials.accessKeyIdKey),
-    fromSecret(names.secret, credentials.secretAccessKeyKey),
+    {
+      secret: {
+        name: credentials.secretName,
+        items: [
+          { key: credentials.accessKeyIdKey, path: files.id },
+          { key: credentials.secretAccessKeyKey, path: files.secret },
+        ],
+      },
+    },
   ];
 }
 
-/** pgBackRest's own variable names for repository 1's keys. */
-export const REPO1_KEYS = {
-  id: "PGBACKREST_REPO1_S3_KEY",
-  secret: "PGBACKREST_REPO1_S3_KEY_SECRET",
+/** The files of repository 1's keys (this Database's own store). */
+export const REPO1_KEY_FILES = {
+  id: CREDENTIAL_FILES.repo1S3Key,
+  secret: CREDENTIAL_FILES.repo1S3KeySecret,
 };
+
+/** The credentials volume of `sources`: 0440 with the pod's fsGroup, like the TLS keys. */
+export const credentialsVolume = (sources: V1VolumeProjection[]): V1Volume => ({
+  name: CREDENTIALS_VOLUME,
+  projected: { sources, defaultMode: 0o440 },
+});
 
 /** A CA bundle from the user's Secret, as `file` in the volume `name`. */
 export function caBundleVolume(

@@ -17,6 +17,7 @@ import {
 import { ARCHIVE_SH } from "../../../capabilities/database/specs/scripts/archive";
 import { bin } from "./os";
 import { Cluster } from "./cluster";
+import { credentialsEnv, repo1KeysIn } from "./credentials";
 import { ObjectStore } from "./object-store";
 import { PgServer } from "./server";
 
@@ -62,7 +63,11 @@ export function archiveConfig(
   return { conf, script, repository };
 }
 
-/** pgBackRest's environment for `server` (paths of the pod overridden for the host). */
+/**
+ * pgBackRest's environment for `server` (paths of the pod overridden for the host). The store's
+ * keys are files of its credentials directory, as the pod has them: never variables here, so
+ * archive_command proves it reads the files.
+ */
 export function pgbackrestEnv(
   cluster: Cluster,
   store: ObjectStore,
@@ -71,7 +76,10 @@ export function pgbackrestEnv(
   run: string,
 ): Record<string, string> {
   return {
-    ...store.credentialsEnv,
+    ...credentialsEnv(cluster, server.name, {
+      repo1S3Key: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY,
+      repo1S3KeySecret: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY_SECRET,
+    }),
     PGKEEPER_CONFIG_DIR: config,
     PGKEEPER_RUN_DIR: run,
     PGBACKREST_PG1_PATH: server.dataDir,
@@ -101,7 +109,10 @@ export async function archivingPrimary(
   return { server, env, conf, repository };
 }
 
-/** pgbackrest against a repository (check, backup, info), as the servers' account. */
+/**
+ * pgbackrest against a repository (check, backup, info), as the servers' account, with the keys
+ * of `env`'s credentials directory as the scripts give them.
+ */
 export function pgbackrest(
   cluster: Cluster,
   env: Record<string, string>,
@@ -111,6 +122,6 @@ export function pgbackrest(
   return execFileSync("pgbackrest", [`--config=${config}`, `--stanza=${STANZA}`, ...args], {
     ...cluster.account,
     encoding: "utf8",
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, ...env, ...repo1KeysIn(env.PGKEEPER_CREDENTIALS_DIR) },
   });
 }

@@ -11,6 +11,7 @@ import { ENTRYPOINT_SH } from "../../../capabilities/database/specs/scripts/entr
 import { BASE_CONF, Cluster, confLines } from "./cluster";
 import { PG_BIN } from "./os";
 import { PgServer } from "./server";
+import { credentialsEnv } from "./credentials";
 
 /**
  * The ConfigMap's postgresql.conf (including the per-instance file the entrypoint writes into
@@ -36,6 +37,9 @@ function writeInstanceConfig(
   writeFileSync(script, ENTRYPOINT_SH, { mode: 0o755 });
   return script;
 }
+
+/** The app password of a Database created from a backup (recovery.sql sets it). */
+export const RESTORED_APP_PASSWORD = "app-password-of-the-new-database";
 
 /** How `server`'s pod `podName` would start, following `primary`. */
 export function entrypointFor(
@@ -64,7 +68,7 @@ export function entrypointFor(
       [ENV.podName]: podName,
       // The name the primary's certificate carries (verify-full).
       [ENV.primaryHost]: "localhost",
-      [ENV.superuserPassword]: cluster.password,
+      ...credentialsEnv(cluster, podName, { superuserPassword: cluster.password }),
     },
   };
 }
@@ -124,8 +128,13 @@ export function recoveryEntrypointFor(
     PGKEEPER_TLS_DIR: cluster.tlsDir,
     [ENV.podName]: `${server.name}`,
     [ENV.primaryHost]: "127.0.0.1",
-    [ENV.superuserPassword]: cluster.password,
-    [ENV.appPassword]: "app-password-of-the-new-database",
+    // Into the credentials directory the store's keys are in, as one volume holds them all.
+    ...credentialsEnv(
+      cluster,
+      server.name,
+      { superuserPassword: cluster.password, appPassword: RESTORED_APP_PASSWORD },
+      extra.env.PGKEEPER_CREDENTIALS_DIR,
+    ),
   };
   return { terminationLog, command: "/bin/sh", args: [script], env };
 }

@@ -17,8 +17,16 @@
 CONF="$CONFIG_DIR/$FILE_PGBACKREST_CONF"
 ERRORS="$RUN_DIR/archive-push.errors"
 
+# This Database's repository, its keys from the credential files (a pod of an earlier pgkeeper:
+# from its environment).
+repo1() {
+  with_store_keys "$FILE_REPO1_S3_KEY" "$FILE_REPO1_S3_KEY_SECRET" \
+    "${PGBACKREST_REPO1_S3_KEY:-}" "${PGBACKREST_REPO1_S3_KEY_SECRET:-}" \
+    pgbackrest --config="$CONF" --stanza="$STANZA" "$@"
+}
+
 push() {
-  pgbackrest --config="$CONF" --stanza="$STANZA" archive-push "$1" 2>"$ERRORS"
+  repo1 archive-push "$1" 2>"$ERRORS"
 }
 
 if push "$1"; then
@@ -28,7 +36,7 @@ fi
 # error 103 around a FileMissingError): no stanza in this repository yet.
 if grep -q 'has a stanza-create been performed' "$ERRORS"; then
   log "No pgBackRest stanza in the repository yet: creating it"
-  pgbackrest --config="$CONF" --stanza="$STANZA" stanza-create >&2
+  repo1 stanza-create >&2
   push "$1" && exit 0
 fi
 cat "$ERRORS" >&2

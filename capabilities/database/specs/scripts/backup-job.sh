@@ -10,7 +10,8 @@
 # - failure: `{"error": "<pgBackRest's ERROR lines>"}`.
 #
 # The configuration comes in PGKEEPER_PGBACKREST_CONF (no secrets in it: the store's keys are
-# PGBACKREST_REPO1_S3_KEY* from the user's Secret) and is written to /tmp, the writable volume.
+# files of the credentials volume, from the user's Secret, given to each pgbackrest command
+# alone) and is written to /tmp, the writable volume.
 #
 # Retention: the configuration's repo1-retention-full (spec.backup.retention) expires older full
 # backups after each backup. With PGKEEPER_RETENTION_DAYS (spec.backup.retentionDays) that count
@@ -62,8 +63,19 @@ fail() {
 # deleted) would leave pgBackRest copying for the whole grace period. It is passed on.
 CHILD=""
 trap '[ -z "$CHILD" ] || kill -TERM "$CHILD" 2>/dev/null; exit 143' TERM
+
+for file in "$FILE_REPO1_S3_KEY" "$FILE_REPO1_S3_KEY_SECRET"; do
+  if [ ! -f "$CREDENTIALS_DIR/$file" ]; then
+    echo "ERROR: the object store's key file $CREDENTIALS_DIR/$file is missing" >"$OUT"
+    fail "reading the object store's keys"
+  fi
+done
+S3_KEY=$(cat "$CREDENTIALS_DIR/$FILE_REPO1_S3_KEY")
+S3_KEY_SECRET=$(cat "$CREDENTIALS_DIR/$FILE_REPO1_S3_KEY_SECRET")
+
 run() {
-  pgbackrest --config="$CONF" --stanza="$STANZA" "$@" >"$OUT" 2>&1 &
+  PGBACKREST_REPO1_S3_KEY=$S3_KEY PGBACKREST_REPO1_S3_KEY_SECRET=$S3_KEY_SECRET \
+    pgbackrest --config="$CONF" --stanza="$STANZA" "$@" >"$OUT" 2>&1 &
   CHILD=$!
   wait "$CHILD" || { CHILD=""; cat "$OUT"; fail "pgbackrest $1"; }
   CHILD=""

@@ -12,7 +12,8 @@ export const BACKUP_JOB_SH = `#!/bin/sh
 # - failure: \`{"error": "<pgBackRest's ERROR lines>"}\`.
 #
 # The configuration comes in PGKEEPER_PGBACKREST_CONF (no secrets in it: the store's keys are
-# PGBACKREST_REPO1_S3_KEY* from the user's Secret) and is written to /tmp, the writable volume.
+# files of the credentials volume, from the user's Secret, given to each pgbackrest command
+# alone) and is written to /tmp, the writable volume.
 #
 # Retention: the configuration's repo1-retention-full (spec.backup.retention) expires older full
 # backups after each backup. With PGKEEPER_RETENTION_DAYS (spec.backup.retentionDays) that count
@@ -51,6 +52,15 @@ FILE_INITIALIZED=initialized
 FILE_INSTANCE_CONF=instance.conf
 FILE_REPAIR_MARKER=pgkeeper.repair
 
+# Credentials: files of the credentials volume (specs/layout.ts says why not variables).
+CREDENTIALS_DIR="\${PGKEEPER_CREDENTIALS_DIR:-/credentials}"
+FILE_SUPERUSER_PASSWORD=superuser-password
+FILE_APP_PASSWORD=app-password
+FILE_REPO1_S3_KEY=repo1-s3-key
+FILE_REPO1_S3_KEY_SECRET=repo1-s3-key-secret
+FILE_SOURCE_S3_KEY=source-s3-key
+FILE_SOURCE_S3_KEY_SECRET=source-s3-key-secret
+
 # Names.
 SUPERUSER=postgres
 STANZA=db
@@ -63,7 +73,8 @@ PRIMARY_TLS_KEYWORDS="user=streaming_replica sslmode=verify-full sslrootcert=$TL
 REPLICATION_CONNINFO_FORMAT="host=%s port=%s user=streaming_replica sslmode=verify-full sslrootcert=$TLS_DIR/server-ca.crt sslcert=$TLS_DIR/replication.crt sslkey=$TLS_DIR/replication.key application_name=%s connect_timeout=5"
 
 # The environment the StatefulSet sets: each variable's name (ENV_*) and its value ("" when
-# unset), which the scripts read under the lower-case name.
+# unset), which the scripts read under the lower-case name. The credentials among them are
+# those of a pod from before the credentials volume, read only when its file is absent.
 ENV_POD_NAME=POD_NAME
 pod_name="\${POD_NAME:-}"
 ENV_POD_IP=POD_IP
@@ -122,8 +133,19 @@ fail() {
 # deleted) would leave pgBackRest copying for the whole grace period. It is passed on.
 CHILD=""
 trap '[ -z "$CHILD" ] || kill -TERM "$CHILD" 2>/dev/null; exit 143' TERM
+
+for file in "$FILE_REPO1_S3_KEY" "$FILE_REPO1_S3_KEY_SECRET"; do
+  if [ ! -f "$CREDENTIALS_DIR/$file" ]; then
+    echo "ERROR: the object store's key file $CREDENTIALS_DIR/$file is missing" >"$OUT"
+    fail "reading the object store's keys"
+  fi
+done
+S3_KEY=$(cat "$CREDENTIALS_DIR/$FILE_REPO1_S3_KEY")
+S3_KEY_SECRET=$(cat "$CREDENTIALS_DIR/$FILE_REPO1_S3_KEY_SECRET")
+
 run() {
-  pgbackrest --config="$CONF" --stanza="$STANZA" "$@" >"$OUT" 2>&1 &
+  PGBACKREST_REPO1_S3_KEY=$S3_KEY PGBACKREST_REPO1_S3_KEY_SECRET=$S3_KEY_SECRET \\
+    pgbackrest --config="$CONF" --stanza="$STANZA" "$@" >"$OUT" 2>&1 &
   CHILD=$!
   wait "$CHILD" || { CHILD=""; cat "$OUT"; fail "pgbackrest $1"; }
   CHILD=""

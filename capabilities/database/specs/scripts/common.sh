@@ -18,6 +18,28 @@ log() {
   printf '%s pgkeeper: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2
 }
 
+# Prints a credential: its file $1 in CREDENTIALS_DIR (the credentials volume), or, in a pod of
+# an earlier pgkeeper not rolled yet (the ConfigMap gives it these scripts first), the value $2
+# its environment still carries. `$(credential ...)` drops trailing newlines, as keys want.
+# shellcheck disable=SC2317
+credential() {
+  if [ -f "$CREDENTIALS_DIR/$1" ]; then
+    cat "$CREDENTIALS_DIR/$1"
+  else
+    printf '%s' "${2:-}"
+  fi
+}
+
+# Runs "$@" (a pgbackrest command) with the object store's keys from the credential files $1 and
+# $2 (earlier pods: the values $3 and $4) as repository 1's, in that process's environment alone.
+# shellcheck disable=SC2317
+with_store_keys() {
+  _wsk_id=$(credential "$1" "$3")
+  _wsk_secret=$(credential "$2" "$4")
+  shift 4
+  PGBACKREST_REPO1_S3_KEY=$_wsk_id PGBACKREST_REPO1_S3_KEY_SECRET=$_wsk_secret "$@"
+}
+
 # Sets PG_BIN to the directory holding the PostgreSQL program $1: $PG_BIN if it has it, else the
 # Debian layout /usr/lib/postgresql/$PG_MAJOR/bin (official postgres:<v> images and Debian
 # packages), else wherever PATH finds it (Debian puts only wrappers in /usr/bin, hence the order).

@@ -41,7 +41,10 @@
 : "${PGDATA:?PGDATA must be set}"
 : "${pod_name:?$ENV_POD_NAME must be set}"
 : "${primary_host:?$ENV_PRIMARY_HOST must be set}"
-: "${superuser_password:?$ENV_SUPERUSER_PASSWORD must be set}"
+# Shell variables, never exported: postgres and what it runs do not inherit them.
+superuser_password=$(credential "$FILE_SUPERUSER_PASSWORD" "$superuser_password")
+app_password=$(credential "$FILE_APP_PASSWORD" "$app_password")
+: "${superuser_password:?$CREDENTIALS_DIR/$FILE_SUPERUSER_PASSWORD must be set}"
 umask 077
 find_pg_bin postgres
 # The instance the operator wants as primary; empty before the operator wrote it.
@@ -138,7 +141,7 @@ prepare_empty_pgdata() {
 }
 
 bootstrap_primary() {
-  : "${app_password:?$ENV_APP_PASSWORD must be set}"
+  : "${app_password:?$CREDENTIALS_DIR/$FILE_APP_PASSWORD must be set}"
   work="$PGDATA.init"
   rm -rf "$work"
   log "Initialising a new database cluster"
@@ -168,11 +171,10 @@ fail_recovery() {
   exit 1
 }
 
-# The source repository's pgBackRest, with the source's keys (PGBACKREST_REPO1_* hold this
-# Database's own).
+# The source repository's pgBackRest, with the source's keys as repository 1's.
 source_pgbackrest() {
-  PGBACKREST_REPO1_S3_KEY="$source_s3_key" \
-    PGBACKREST_REPO1_S3_KEY_SECRET="$source_s3_key_secret" \
+  with_store_keys "$FILE_SOURCE_S3_KEY" "$FILE_SOURCE_S3_KEY_SECRET" \
+    "$source_s3_key" "$source_s3_key_secret" \
     pgbackrest --config="$CONFIG_DIR/$FILE_RECOVERY_CONF" --stanza="$STANZA" "$@"
 }
 
@@ -186,7 +188,7 @@ local_sql() {
 # primary yet), promoted there on a new timeline, shut down cleanly, and only then moved into
 # place. A failure at any point leaves no PGDATA: the next start begins again, never with initdb.
 bootstrap_from_backup() {
-  : "${app_password:?$ENV_APP_PASSWORD must be set}"
+  : "${app_password:?$CREDENTIALS_DIR/$FILE_APP_PASSWORD must be set}"
   work="$PGDATA.restore"
   rm -rf "$work"
   log "Restoring a base backup from the source repository"

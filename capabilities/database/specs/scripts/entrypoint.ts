@@ -79,6 +79,15 @@ FILE_INITIALIZED=initialized
 FILE_INSTANCE_CONF=instance.conf
 FILE_REPAIR_MARKER=pgkeeper.repair
 
+# Credentials: files of the credentials volume (specs/layout.ts says why not variables).
+CREDENTIALS_DIR="\${PGKEEPER_CREDENTIALS_DIR:-/credentials}"
+FILE_SUPERUSER_PASSWORD=superuser-password
+FILE_APP_PASSWORD=app-password
+FILE_REPO1_S3_KEY=repo1-s3-key
+FILE_REPO1_S3_KEY_SECRET=repo1-s3-key-secret
+FILE_SOURCE_S3_KEY=source-s3-key
+FILE_SOURCE_S3_KEY_SECRET=source-s3-key-secret
+
 # Names.
 SUPERUSER=postgres
 STANZA=db
@@ -91,7 +100,8 @@ PRIMARY_TLS_KEYWORDS="user=streaming_replica sslmode=verify-full sslrootcert=$TL
 REPLICATION_CONNINFO_FORMAT="host=%s port=%s user=streaming_replica sslmode=verify-full sslrootcert=$TLS_DIR/server-ca.crt sslcert=$TLS_DIR/replication.crt sslkey=$TLS_DIR/replication.key application_name=%s connect_timeout=5"
 
 # The environment the StatefulSet sets: each variable's name (ENV_*) and its value ("" when
-# unset), which the scripts read under the lower-case name.
+# unset), which the scripts read under the lower-case name. The credentials among them are
+# those of a pod from before the credentials volume, read only when its file is absent.
 ENV_POD_NAME=POD_NAME
 pod_name="\${POD_NAME:-}"
 ENV_POD_IP=POD_IP
@@ -113,6 +123,28 @@ source_s3_key_secret="\${PGKEEPER_SOURCE_S3_KEY_SECRET:-}"
 
 log() {
   printf '%s pgkeeper: %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2
+}
+
+# Prints a credential: its file $1 in CREDENTIALS_DIR (the credentials volume), or, in a pod of
+# an earlier pgkeeper not rolled yet (the ConfigMap gives it these scripts first), the value $2
+# its environment still carries. \`$(credential ...)\` drops trailing newlines, as keys want.
+# shellcheck disable=SC2317
+credential() {
+  if [ -f "$CREDENTIALS_DIR/$1" ]; then
+    cat "$CREDENTIALS_DIR/$1"
+  else
+    printf '%s' "\${2:-}"
+  fi
+}
+
+# Runs "$@" (a pgbackrest command) with the object store's keys from the credential files $1 and
+# $2 (earlier pods: the values $3 and $4) as repository 1's, in that process's environment alone.
+# shellcheck disable=SC2317
+with_store_keys() {
+  _wsk_id=$(credential "$1" "$3")
+  _wsk_secret=$(credential "$2" "$4")
+  shift 4
+  PGBACKREST_REPO1_S3_KEY=$_wsk_id PGBACKREST_REPO1_S3_KEY_SECRET=$_wsk_secret "$@"
 }
 
 # Sets PG_BIN to the directory holding the PostgreSQL program $1: $PG_BIN if it has it, else the
@@ -138,7 +170,10 @@ find_pg_bin() {
 : "\${PGDATA:?PGDATA must be set}"
 : "\${pod_name:?$ENV_POD_NAME must be set}"
 : "\${primary_host:?$ENV_PRIMARY_HOST must be set}"
-: "\${superuser_password:?$ENV_SUPERUSER_PASSWORD must be set}"
+# Shell variables, never exported: postgres and what it runs do not inherit them.
+superuser_password=$(credential "$FILE_SUPERUSER_PASSWORD" "$superuser_password")
+app_password=$(credential "$FILE_APP_PASSWORD" "$app_password")
+: "\${superuser_password:?$CREDENTIALS_DIR/$FILE_SUPERUSER_PASSWORD must be set}"
 umask 077
 find_pg_bin postgres
 # The instance the operator wants as primary; empty before the operator wrote it.
@@ -235,7 +270,7 @@ prepare_empty_pgdata() {
 }
 
 bootstrap_primary() {
-  : "\${app_password:?$ENV_APP_PASSWORD must be set}"
+  : "\${app_password:?$CREDENTIALS_DIR/$FILE_APP_PASSWORD must be set}"
   work="$PGDATA.init"
   rm -rf "$work"
   log "Initialising a new database cluster"
@@ -265,11 +300,10 @@ fail_recovery() {
   exit 1
 }
 
-# The source repository's pgBackRest, with the source's keys (PGBACKREST_REPO1_* hold this
-# Database's own).
+# The source repository's pgBackRest, with the source's keys as repository 1's.
 source_pgbackrest() {
-  PGBACKREST_REPO1_S3_KEY="$source_s3_key" \\
-    PGBACKREST_REPO1_S3_KEY_SECRET="$source_s3_key_secret" \\
+  with_store_keys "$FILE_SOURCE_S3_KEY" "$FILE_SOURCE_S3_KEY_SECRET" \\
+    "$source_s3_key" "$source_s3_key_secret" \\
     pgbackrest --config="$CONFIG_DIR/$FILE_RECOVERY_CONF" --stanza="$STANZA" "$@"
 }
 
@@ -283,7 +317,7 @@ local_sql() {
 # primary yet), promoted there on a new timeline, shut down cleanly, and only then moved into
 # place. A failure at any point leaves no PGDATA: the next start begins again, never with initdb.
 bootstrap_from_backup() {
-  : "\${app_password:?$ENV_APP_PASSWORD must be set}"
+  : "\${app_password:?$CREDENTIALS_DIR/$FILE_APP_PASSWORD must be set}"
   work="$PGDATA.restore"
   rm -rf "$work"
   log "Restoring a base backup from the source repository"

@@ -28,6 +28,15 @@ FILE_INITIALIZED=initialized
 FILE_INSTANCE_CONF=instance.conf
 FILE_REPAIR_MARKER=pgkeeper.repair
 
+# Credentials: files of the credentials volume (specs/layout.ts says why not variables).
+CREDENTIALS_DIR="${PGKEEPER_CREDENTIALS_DIR:-/credentials}"
+FILE_SUPERUSER_PASSWORD=superuser-password
+FILE_APP_PASSWORD=app-password
+FILE_REPO1_S3_KEY=repo1-s3-key
+FILE_REPO1_S3_KEY_SECRET=repo1-s3-key-secret
+FILE_SOURCE_S3_KEY=source-s3-key
+FILE_SOURCE_S3_KEY_SECRET=source-s3-key-secret
+
 # Names.
 SUPERUSER=postgres
 STANZA=db
@@ -40,7 +49,8 @@ PRIMARY_TLS_KEYWORDS="user=streaming_replica sslmode=verify-full sslrootcert=$TL
 REPLICATION_CONNINFO_FORMAT="host=%s port=%s user=streaming_replica sslmode=verify-full sslrootcert=$TLS_DIR/server-ca.crt sslcert=$TLS_DIR/replication.crt sslkey=$TLS_DIR/replication.key application_name=%s connect_timeout=5"
 
 # The environment the StatefulSet sets: each variable's name (ENV_*) and its value ("" when
-# unset), which the scripts read under the lower-case name.
+# unset), which the scripts read under the lower-case name. The credentials among them are
+# those of a pod from before the credentials volume, read only when its file is absent.
 ENV_POD_NAME=POD_NAME
 pod_name="${POD_NAME:-}"
 ENV_POD_IP=POD_IP

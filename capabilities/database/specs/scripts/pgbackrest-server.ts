@@ -56,6 +56,15 @@ FILE_INITIALIZED=initialized
 FILE_INSTANCE_CONF=instance.conf
 FILE_REPAIR_MARKER=pgkeeper.repair
 
+# Credentials: files of the credentials volume (specs/layout.ts says why not variables).
+CREDENTIALS_DIR="\${PGKEEPER_CREDENTIALS_DIR:-/credentials}"
+FILE_SUPERUSER_PASSWORD=superuser-password
+FILE_APP_PASSWORD=app-password
+FILE_REPO1_S3_KEY=repo1-s3-key
+FILE_REPO1_S3_KEY_SECRET=repo1-s3-key-secret
+FILE_SOURCE_S3_KEY=source-s3-key
+FILE_SOURCE_S3_KEY_SECRET=source-s3-key-secret
+
 # Names.
 SUPERUSER=postgres
 STANZA=db
@@ -68,7 +77,8 @@ PRIMARY_TLS_KEYWORDS="user=streaming_replica sslmode=verify-full sslrootcert=$TL
 REPLICATION_CONNINFO_FORMAT="host=%s port=%s user=streaming_replica sslmode=verify-full sslrootcert=$TLS_DIR/server-ca.crt sslcert=$TLS_DIR/replication.crt sslkey=$TLS_DIR/replication.key application_name=%s connect_timeout=5"
 
 # The environment the StatefulSet sets: each variable's name (ENV_*) and its value ("" when
-# unset), which the scripts read under the lower-case name.
+# unset), which the scripts read under the lower-case name. The credentials among them are
+# those of a pod from before the credentials volume, read only when its file is absent.
 ENV_POD_NAME=POD_NAME
 pod_name="\${POD_NAME:-}"
 ENV_POD_IP=POD_IP
@@ -90,6 +100,28 @@ source_s3_key_secret="\${PGKEEPER_SOURCE_S3_KEY_SECRET:-}"
 
 log() {
   printf '%s pgkeeper: %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2
+}
+
+# Prints a credential: its file $1 in CREDENTIALS_DIR (the credentials volume), or, in a pod of
+# an earlier pgkeeper not rolled yet (the ConfigMap gives it these scripts first), the value $2
+# its environment still carries. \`$(credential ...)\` drops trailing newlines, as keys want.
+# shellcheck disable=SC2317
+credential() {
+  if [ -f "$CREDENTIALS_DIR/$1" ]; then
+    cat "$CREDENTIALS_DIR/$1"
+  else
+    printf '%s' "\${2:-}"
+  fi
+}
+
+# Runs "$@" (a pgbackrest command) with the object store's keys from the credential files $1 and
+# $2 (earlier pods: the values $3 and $4) as repository 1's, in that process's environment alone.
+# shellcheck disable=SC2317
+with_store_keys() {
+  _wsk_id=$(credential "$1" "$3")
+  _wsk_secret=$(credential "$2" "$4")
+  shift 4
+  PGBACKREST_REPO1_S3_KEY=$_wsk_id PGBACKREST_REPO1_S3_KEY_SECRET=$_wsk_secret "$@"
 }
 
 # Sets PG_BIN to the directory holding the PostgreSQL program $1: $PG_BIN if it has it, else the

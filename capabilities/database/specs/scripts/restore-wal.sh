@@ -13,8 +13,8 @@
 . ./common.sh
 : "${2:?usage: pgbackrest-restore-wal.sh <WAL file> <destination>}"
 status=0
-PGBACKREST_REPO1_S3_KEY="$source_s3_key" \
-  PGBACKREST_REPO1_S3_KEY_SECRET="$source_s3_key_secret" \
+with_store_keys "$FILE_SOURCE_S3_KEY" "$FILE_SOURCE_S3_KEY_SECRET" \
+  "$source_s3_key" "$source_s3_key_secret" \
   pgbackrest --config="$CONFIG_DIR/$FILE_RECOVERY_CONF" --stanza="$STANZA" archive-get "$1" "$2" ||
   status=$?
 case $status in

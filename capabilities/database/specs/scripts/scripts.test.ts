@@ -76,6 +76,7 @@ if [ "$1" = "--single" ]; then
   exit 0
 fi
 echo "postgres $*" >>"$LOG/calls"
+env >"$LOG/postgres.env"
 # The restore's server (listening nowhere) runs until the entrypoint's SIGINT, which a shell in
 # the background cannot catch; server-ready says it can be stopped.
 case "$*" in *listen_addresses=*)
@@ -180,7 +181,9 @@ interface World {
 
 function makeWorld(): World {
   const root = mkdtempSync(join(tmpdir(), "pgkeeper-world-"));
-  const dirs = ["bin", "path", "run", "log", "data", "config", "topology"].map(d => join(root, d));
+  const dirs = ["bin", "path", "run", "log", "data", "config", "topology", "credentials"].map(d =>
+    join(root, d),
+  );
   dirs.forEach(d => mkdirSync(d));
   const write = (dir: string, stubs: Record<string, string>) =>
     Object.entries(stubs).forEach(([name, body]) => {
@@ -191,6 +194,9 @@ function makeWorld(): World {
   write("path", PATH_STUBS);
   writeFileSync(join(root, "config", "managed.conf"), "work_mem = '8MB'\n");
   writeFileSync(join(root, "config", "bootstrap.sql"), BOOTSTRAP_SQL);
+  // The credentials volume, as the StatefulSet mounts it.
+  writeFileSync(join(root, "credentials", "superuser-password"), "su:pw\\x");
+  writeFileSync(join(root, "credentials", "app-password"), `it's "app" $HOME \`id\``);
   const world = {
     root,
     pgdata: join(root, "data", "pgdata"),
@@ -208,12 +214,11 @@ function makeWorld(): World {
     PGKEEPER_RUN_DIR: world.run,
     PGKEEPER_CONFIG_DIR: join(root, "config"),
     PGKEEPER_TOPOLOGY_DIR: join(root, "topology"),
+    PGKEEPER_CREDENTIALS_DIR: join(root, "credentials"),
     POD_NAME: "orders-0",
     POD_IP: "10.0.0.5",
     PRIMARY_HOST: "orders-rw",
     HEADLESS_SERVICE: "orders-hl",
-    PGKEEPER_SUPERUSER_PASSWORD: "su:pw\\x",
-    PGKEEPER_APP_PASSWORD: `it's "app" $HOME \`id\``,
   };
   return world;
 }
@@ -474,14 +479,35 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     expect(programs(world)).not.toContain("postgres");
   });
 
-  it.each(["PGDATA", "POD_NAME", "PRIMARY_HOST", "PGKEEPER_SUPERUSER_PASSWORD"])(
-    "fails without %s",
-    name => {
-      const r = run(world, ENTRYPOINT_SH, [], { [name]: "" });
-      expect(r.status).not.toBe(0);
-      expect(r.stderr).toContain(name);
-    },
-  );
+  it.each(["PGDATA", "POD_NAME", "PRIMARY_HOST"])("fails without %s", name => {
+    const r = run(world, ENTRYPOINT_SH, [], { [name]: "" });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(name);
+  });
+
+  it("fails without the superuser password's file, naming it", () => {
+    rmSync(join(world.root, "credentials", "superuser-password"));
+    const r = run(world, ENTRYPOINT_SH);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`${world.root}/credentials/superuser-password must be set`);
+    expect(programs(world)).not.toContain("initdb");
+  });
+
+  it("in a pod of an earlier pgkeeper (passwords in its environment, no credentials volume) bootstraps as before", () => {
+    const r = run(world, ENTRYPOINT_SH, [], {
+      PGKEEPER_CREDENTIALS_DIR: join(world.root, "none"),
+      PGKEEPER_SUPERUSER_PASSWORD: "old:su",
+      PGKEEPER_APP_PASSWORD: "old-app",
+    });
+    expect(r.status).toBe(0);
+    expect(read(join(world.log, "app.pw"))).toBe("old-app");
+  });
+
+  it("gives postgres no credential in its environment", () => {
+    expect(run(world, ENTRYPOINT_SH).status).toBe(0);
+    const env = read(join(world.log, "postgres.env"));
+    expect(env).not.toMatch(/su:pw|PASSWORD|S3_KEY/);
+  });
 
   it("writes primary_conninfo with the pod name, by certificate, and no password anywhere", () => {
     expect(run(world, ENTRYPOINT_SH, [], { POD_NAME: "orders-1" }).status).toBe(0);
@@ -570,9 +596,10 @@ describe("entrypoint.sh restores a Database created from a backup (bootstrap.rec
   });
 
   it("fails without the app password, before restoring anything", () => {
-    const r = restore({ PGKEEPER_APP_PASSWORD: "" });
+    rmSync(join(world.root, "credentials", "app-password"));
+    const r = restore();
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toContain("PGKEEPER_APP_PASSWORD must be set");
+    expect(r.stderr).toContain(`${world.root}/credentials/app-password must be set`);
     expect(programs(world)).not.toContain("pgbackrest");
   });
 });
@@ -940,4 +967,96 @@ describe("pgbackrest-server.sh", () => {
       }),
     30_000,
   );
+});
+
+describe("the object store's keys reach pgBackRest from the credential files, in its own environment only", () => {
+  let dir: string;
+  const KEYS_STUB = [
+    "#!/bin/sh",
+    // The command: the first argument that is no option.
+    'for a in "$@"; do case "$a" in --*) ;; *) cmd=$a; break ;; esac; done',
+    'echo "$cmd key=${PGBACKREST_REPO1_S3_KEY:-} secret=${PGBACKREST_REPO1_S3_KEY_SECRET:-}" >>"$LOG/calls"',
+    "",
+  ].join("\n");
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "pgkeeper-keys-"));
+    for (const d of ["bin", "credentials", "log", "work", "config"]) mkdirSync(join(dir, d));
+    writeFileSync(join(dir, "bin", "pgbackrest"), KEYS_STUB, { mode: 0o755 });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const runScript = (script: string, args: string[], env: Record<string, string>) =>
+    spawnSync("/bin/sh", ["-c", script, "script", ...args], {
+      encoding: "utf8",
+      timeout: 20_000,
+      env: {
+        PATH: `${join(dir, "bin")}:/usr/bin:/bin`,
+        LOG: join(dir, "log"),
+        PGKEEPER_CONFIG_DIR: join(dir, "config"),
+        PGKEEPER_RUN_DIR: join(dir, "work"),
+        PGKEEPER_CREDENTIALS_DIR: join(dir, "credentials"),
+        ...env,
+      },
+    });
+  const calls = (): string[] =>
+    existsSync(join(dir, "log", "calls"))
+      ? readFileSync(join(dir, "log", "calls"), "utf8")
+          .trim()
+          .split("\n")
+      : [];
+  const keyFiles = (prefix: string) => {
+    writeFileSync(join(dir, "credentials", `${prefix}-s3-key`), "id-from-file\n");
+    writeFileSync(join(dir, "credentials", `${prefix}-s3-key-secret`), "secret-from-file");
+  };
+
+  it("archive.sh: repository 1's keys from their files (a trailing newline dropped)", () => {
+    keyFiles("repo1");
+    expect(runScript(ARCHIVE_SH, ["pg_wal/000000010000000000000001"], {}).status).toBe(0);
+    expect(calls()).toEqual(["archive-push key=id-from-file secret=secret-from-file"]);
+  });
+
+  it("archive.sh in a pod of an earlier pgkeeper (no files): the keys its environment has", () => {
+    const legacy = { PGBACKREST_REPO1_S3_KEY: "old-id", PGBACKREST_REPO1_S3_KEY_SECRET: "old-s" };
+    expect(runScript(ARCHIVE_SH, ["pg_wal/000000010000000000000001"], legacy).status).toBe(0);
+    expect(calls()).toEqual(["archive-push key=old-id secret=old-s"]);
+  });
+
+  it("restore-wal.sh: the source's keys, from their own files, as repository 1's", () => {
+    keyFiles("repo1");
+    writeFileSync(join(dir, "credentials", "source-s3-key"), "source-id");
+    writeFileSync(join(dir, "credentials", "source-s3-key-secret"), "source-secret");
+    expect(
+      runScript(RESTORE_WAL_SH, ["000000010000000000000001", "pg_wal/RECOVERYXLOG"], {}).status,
+    ).toBe(0);
+    expect(calls()).toEqual(["archive-get key=source-id secret=source-secret"]);
+  });
+
+  it("backup-job.sh: each pgbackrest command gets the keys from the files", () => {
+    keyFiles("repo1");
+    const result = join(dir, "log", "result");
+    runScript(BACKUP_JOB_SH, [], {
+      PGKEEPER_PGBACKREST_CONF: "[global]",
+      PGKEEPER_WORK_DIR: join(dir, "work"),
+      PGKEEPER_RESULT_FILE: result,
+    });
+    // The stub prints no backup label: the job stops after `backup`, having given both the keys.
+    expect(calls()).toEqual([
+      "stanza-create key=id-from-file secret=secret-from-file",
+      "backup key=id-from-file secret=secret-from-file",
+    ]);
+  });
+
+  it("backup-job.sh without the key files: fails before pgBackRest, saying which file is missing", () => {
+    const result = join(dir, "log", "result");
+    const r = runScript(BACKUP_JOB_SH, [], {
+      PGKEEPER_PGBACKREST_CONF: "[global]",
+      PGKEEPER_WORK_DIR: join(dir, "work"),
+      PGKEEPER_RESULT_FILE: result,
+    });
+    expect(r.status).toBe(1);
+    expect(calls()).toEqual([]);
+    expect(JSON.parse(readFileSync(result, "utf8"))).toEqual({
+      error: `ERROR: the object store's key file ${dir}/credentials/repo1-s3-key is missing`,
+    });
+  });
 });
