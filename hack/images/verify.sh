@@ -4,7 +4,8 @@
 #   pause       starts as its non-root user and exits on SIGINT
 #   busybox     sh, mkdir, rm (what local-path-provisioner's helper pods run)
 #   postgres    the real entrypoint.sh/probe.sh from the ConfigMap builders, with the
-#               StatefulSet's env, read-only root, uid 999 and the pod's mounts: bootstrap,
+#               StatefulSet's env, read-only root, uid 999 and the pod's mounts (the
+#               credentials volume's files, <db>-tls's as the operator issues them): bootstrap,
 #               readiness, SQL over the socket and over TCP (scram), pgbackrest found by the
 #               entrypoint, pgBackRest (version, stanza-create and a full backup with its lock in
 #               /tmp and no log file), fast stop, restart on the existing data directory
@@ -138,6 +139,22 @@ render_scripts() {
   ' "${dir}")
 }
 
+# The Secret <db>-tls's files as the operator issues them (its CA, the server and replication
+# certificates), for the instance's `ssl = on`.
+render_tls() {
+  local dir="$1"
+  # shellcheck disable=SC2016 # a JavaScript program, not a shell expansion
+  (cd "${REPO_ROOT}" && npx ts-node -T -e '
+    import { writeFileSync } from "node:fs";
+    import { tlsMaterial } from "./capabilities/database/pki/database-tls";
+    import { DatabaseTls, TLS_SECRET_KEYS } from "./capabilities/database/specs/tls";
+    const dir = process.argv[1];
+    const tls = tlsMaterial("orders", {}, ["localhost"], new Date()).tls;
+    for (const [part, file] of Object.entries(TLS_SECRET_KEYS))
+      writeFileSync(`${dir}/${file}`, tls[part as keyof DatabaseTls]);
+  ' "${dir}")
+}
+
 # Runs the instance container in the background (like the kubelet, attached: its log goes to a
 # file and its exit status to POSTGRES_CTR's `wait`).
 start_postgres() {
@@ -148,6 +165,7 @@ start_postgres() {
     --mount "type=bind,src=${d}/run,dst=/controller/run,options=rbind:rw" \
     --mount "type=bind,src=${d}/tmp,dst=/tmp,options=rbind:rw" \
     --mount "type=bind,src=${d}/credentials,dst=/credentials,options=rbind:ro" \
+    --mount "type=bind,src=${d}/tls,dst=/tls,options=rbind:ro" \
     --env PGDATA=/var/lib/postgresql/data/pgdata --env PG_MAJOR=15 --env DB_NAME=orders \
     --env POD_NAME=orders-0 --env POD_IP=127.0.0.1 --env PRIMARY_HOST=orders-rw \
     --env HEADLESS_SERVICE=orders-pods --env PGHOST=/controller/run --env PGPORT=5432 \
@@ -194,7 +212,7 @@ pgbackrest_() {
 
 check_postgres() {
   local d="${WORK}/pg" out
-  mkdir -p "${d}/config" "${d}/data" "${d}/run" "${d}/tmp" "${d}/credentials"
+  mkdir -p "${d}/config" "${d}/data" "${d}/run" "${d}/tmp" "${d}/credentials" "${d}/tls"
   chown 999:999 "${d}/data" "${d}/run"
   chmod 1777 "${d}/tmp"
   # The credentials volume: the passwords as files, as the StatefulSet mounts them.
@@ -202,6 +220,10 @@ check_postgres() {
   printf '%s' "app'pw" >"${d}/credentials/app-password"
   chmod 0444 "${d}/credentials/"*
   render_scripts "${d}/config"
+  # As the Secret volume gives them: readable by the instance's user only.
+  render_tls "${d}/tls"
+  chown 999:999 "${d}/tls/"*
+  chmod 0600 "${d}/tls/"*
   start_postgres
   if wait_ready 1; then pass "postgres bootstrapped and ready"; else
     fail "postgres not ready after bootstrap"
