@@ -15,7 +15,7 @@ import {
   storeSettings,
 } from "../../test/postgres/harness/archiving";
 import { Cluster } from "../../test/postgres/harness/cluster";
-import { credentialsEnv } from "../../test/postgres/harness/credentials";
+import { credentialFiles } from "../../test/postgres/harness/credentials";
 import { recoveryEntrypointFor, waitForLog } from "../../test/postgres/harness/entrypoint";
 import { ObjectStore } from "../../test/postgres/harness/object-store";
 import { bin } from "../../test/postgres/harness/os";
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
       configDir: config,
       env: {
         ...ownEnv,
-        ...credentialsEnv(
+        ...credentialFiles(
           cluster,
           restored.name,
           {

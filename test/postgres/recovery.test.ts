@@ -20,7 +20,7 @@ import {
   storeSettings,
 } from "./harness/archiving";
 import { Cluster } from "./harness/cluster";
-import { credentialsEnv } from "./harness/credentials";
+import { credentialFiles } from "./harness/credentials";
 import { RESTORED_APP_PASSWORD, recoveryEntrypointFor, waitForLog } from "./harness/entrypoint";
 import { ObjectStore } from "./harness/object-store";
 import { bin } from "./harness/os";
@@ -101,7 +101,7 @@ async function restoredPod(spec: ResolvedRecovery, name = "restored-0") {
   const env = {
     ...ownEnv,
     // The source's keys beside this Database's own, as the pod's credentials volume has them.
-    ...credentialsEnv(
+    ...credentialFiles(
       cluster,
       name,
       {

@@ -17,7 +17,7 @@ import {
 import { ARCHIVE_SH } from "../../../capabilities/database/specs/scripts/archive";
 import { bin } from "./os";
 import { Cluster } from "./cluster";
-import { credentialsEnv, repo1KeysIn } from "./credentials";
+import { credentialFiles, repo1KeysIn } from "./credentials";
 import { ObjectStore } from "./object-store";
 import { PgServer } from "./server";
 
@@ -76,7 +76,7 @@ export function pgbackrestEnv(
   run: string,
 ): Record<string, string> {
   return {
-    ...credentialsEnv(cluster, server.name, {
+    ...credentialFiles(cluster, server.name, {
       repo1S3Key: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY,
       repo1S3KeySecret: store.credentialsEnv.PGBACKREST_REPO1_S3_KEY_SECRET,
     }),

@@ -9,8 +9,8 @@ import type { Cluster } from "./cluster";
 
 export type Credentials = Partial<Record<keyof typeof CREDENTIAL_FILES, string>>;
 
-/** Writes `credentials` into `dir` (made, for `name`, when absent); returns its environment. */
-export function credentialsEnv(
+/** Writes `credentials` as files into `dir` (made, for `name`, when absent); returns the scripts' variable naming it. */
+export function credentialFiles(
   cluster: Cluster,
   name: string,
   credentials: Credentials,

@@ -11,7 +11,7 @@ import { ENTRYPOINT_SH } from "../../../capabilities/database/specs/scripts/entr
 import { BASE_CONF, Cluster, confLines } from "./cluster";
 import { PG_BIN } from "./os";
 import { PgServer } from "./server";
-import { credentialsEnv } from "./credentials";
+import { credentialFiles } from "./credentials";
 
 /**
  * The ConfigMap's postgresql.conf (including the per-instance file the entrypoint writes into
@@ -68,7 +68,7 @@ export function entrypointFor(
       [ENV.podName]: podName,
       // The name the primary's certificate carries (verify-full).
       [ENV.primaryHost]: "localhost",
-      ...credentialsEnv(cluster, podName, { superuserPassword: cluster.password }),
+      ...credentialFiles(cluster, podName, { superuserPassword: cluster.password }),
     },
   };
 }
@@ -129,7 +129,7 @@ export function recoveryEntrypointFor(
     [ENV.podName]: `${server.name}`,
     [ENV.primaryHost]: "127.0.0.1",
     // Into the credentials directory the store's keys are in, as one volume holds them all.
-    ...credentialsEnv(
+    ...credentialFiles(
       cluster,
       server.name,
       { superuserPassword: cluster.password, appPassword: RESTORED_APP_PASSWORD },

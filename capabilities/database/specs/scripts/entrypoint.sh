@@ -273,11 +273,9 @@ clone_backoff_seconds() {
   delay=$CLONE_RETRY_SECONDS
   i=1
   while [ "$i" -lt "$1" ] && [ "$delay" -lt "$CLONE_BACKOFF_MAX_SECONDS" ]; do
-    delay=$((delay * 2))
-    i=$((i + 1))
+    delay=$((delay * 2)) i=$((i + 1))
   done
-  [ "$delay" -le "$CLONE_BACKOFF_MAX_SECONDS" ] || delay=$CLONE_BACKOFF_MAX_SECONDS
-  echo "$delay"
+  echo $((delay < CLONE_BACKOFF_MAX_SECONDS ? delay : CLONE_BACKOFF_MAX_SECONDS))
 }
 
 # Clones until a complete copy is in $work. Waits for a primary as long as it takes. An attempt
