@@ -189,8 +189,10 @@ describe("customizeManifest: RBAC", () => {
           verbs: ["patch", "create"],
         },
         { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
+        { apiGroups: ["pepr.dev"], resources: ["peprstores"], verbs: ["list", "watch"] },
       ],
     };
+    // The PeprStore's rules go too: the store Role in the operator's namespace holds them.
     expect(customizeManifest(role).rules).toEqual([
       { apiGroups: ["pgkeeper.dev"], resources: ["databases"], verbs: ["get"] },
       { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
@@ -213,15 +215,26 @@ describe("customizeManifest: RBAC", () => {
     expect(OWN_CRDS).toEqual(allCrds().map(crd => (crd.metadata as { name: string }).name));
   });
 
-  it("grants the leader-election Lease in the operator's namespace, get and update by name only", () => {
+  it("grants the PeprStore (in place of Pepr's rule for the name \"\") and the leader-election Lease, get and update by name only, in the operator's namespace", () => {
     const store: V1Role = {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "Role",
       metadata: { name: "pepr-pgkeeper-store", namespace: "pepr-system" },
-      rules: [{ apiGroups: ["pepr.dev"], resources: ["peprstores"], verbs: ["get"] }],
+      rules: [
+        {
+          apiGroups: ["pepr.dev"],
+          resources: ["peprstores"],
+          resourceNames: [""],
+          verbs: ["create", "get", "patch", "watch"],
+        },
+      ],
     };
     expect(customizeManifest(store).rules).toEqual([
-      { apiGroups: ["pepr.dev"], resources: ["peprstores"], verbs: ["get"] },
+      {
+        apiGroups: ["pepr.dev"],
+        resources: ["peprstores"],
+        verbs: ["create", "get", "list", "patch", "watch"],
+      },
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
       {
         apiGroups: ["coordination.k8s.io"],

@@ -63,7 +63,7 @@ export function customizeManifest<T extends KubernetesObject>(
     case "Deployment":
       return operatorDeployment(object as V1Deployment, buildEnv) as T;
     case "ClusterRole":
-      return withoutCrdWrites(object as V1ClusterRole) as T;
+      return withoutStoreRules(withoutCrdWrites(object as V1ClusterRole)) as T;
     case "Role":
       return withLeaseRules(object as V1Role) as T;
     case "RoleBinding":
@@ -230,16 +230,37 @@ function withoutCrdWrites(role: V1ClusterRole): V1ClusterRole {
   };
 }
 
+const isStoreRule = (rule: V1PolicyRule): boolean => (rule.apiGroups ?? []).includes("pepr.dev");
+
 /**
- * The Lease in the Role Pepr binds to the operator in its own namespace (its PeprStore Role):
- * `create` cannot be limited to a name, `get` and `update` are.
+ * What Pepr's controllers do with their PeprStore, which lives in the operator's namespace only
+ * (Pepr's scoped ClusterRole grants it everywhere; its store Role names the object `""`, which
+ * matches nothing, so the ClusterRole was the grant that worked).
+ */
+export const STORE_RULE: V1PolicyRule = {
+  apiGroups: ["pepr.dev"],
+  resources: ["peprstores"],
+  verbs: ["create", "get", "list", "patch", "watch"],
+};
+
+/** The PeprStore's rules leave the ClusterRole: the store Role holds them (withStoreRules). */
+function withoutStoreRules(role: V1ClusterRole): V1ClusterRole {
+  if (!(role.rules ?? []).some(isStoreRule)) return role;
+  return { ...role, rules: (role.rules ?? []).filter(rule => !isStoreRule(rule)) };
+}
+
+/**
+ * The Role Pepr binds to the operator in its own namespace (its PeprStore Role): the store's
+ * rules that work (STORE_RULE, in place of Pepr's), and the leader-election Lease: `create`
+ * cannot be limited to a name, `get` and `update` are.
  */
 function withLeaseRules(role: V1Role): V1Role {
   if (!role.metadata?.name?.endsWith("-store")) return role;
   return {
     ...role,
     rules: [
-      ...(role.rules ?? []),
+      ...(role.rules ?? []).filter(rule => !isStoreRule(rule)),
+      STORE_RULE,
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
       {
         apiGroups: ["coordination.k8s.io"],

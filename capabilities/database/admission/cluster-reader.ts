@@ -66,16 +66,19 @@ export const clusterReader: AdmissionReader = {
         class: c.spec?.storageClassName ?? "",
       }));
     }, undefined),
-  // As the requesting user, exactly as the authorizer would judge their own `get`.
+  // As the requesting user, exactly as the authorizer would judge their own `get`. A local
+  // review (in the Secret's namespace) needs only a namespaced grant: a namespaced install holds
+  // no cluster-wide `create`.
   mayGetSecret: (user, namespace, name) =>
     bounded(async () => {
       const review = await kubeRequest<SubjectAccessReview>(
         "POST",
-        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        `/apis/authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/localsubjectaccessreviews`,
         {
           body: {
             apiVersion: "authorization.k8s.io/v1",
-            kind: "SubjectAccessReview",
+            kind: "LocalSubjectAccessReview",
+            metadata: { namespace },
             spec: {
               user: user.username,
               uid: user.uid,
