@@ -7,7 +7,8 @@ import { Capability } from "pepr";
 import { Database } from "./api/database";
 import { mutateDatabase } from "./admission/mutate";
 import { validateDatabaseRequest } from "./admission/validate";
-import { isWatcherProcess, startWatcherRuntime } from "./runtime";
+import { operatorConfig } from "./lib/config";
+import { isWatcherProcess, peprWatchesDatabases, startWatcherRuntime } from "./runtime";
 
 export const DatabaseCapability = new Capability({
   name: "database",
@@ -19,19 +20,24 @@ const { When } = DatabaseCapability;
 // The watcher's machinery; admission pods and `pepr build` have none (Watch runs only there).
 const controller = isWatcherProcess() ? startWatcherRuntime() : undefined;
 
+// Pepr's watch bindings watch the whole cluster; a namespaced install's runtime watches its
+// namespaces itself (runtime.ts peprWatchesDatabases).
+const peprWatches = peprWatchesDatabases(controller !== undefined, operatorConfig());
+
 // Admission: fill defaults, then reject invalid specs with the field named. Reconcile follows
 // every create/update through our work queue (not our own status writes: see cache/changes.ts).
 // No Finalize: deletion needs nothing from the operator (docs/adr/0005).
-When(Database)
+const admitted = When(Database)
   .IsCreatedOrUpdated()
   .Mutate(mutateDatabase)
-  .Validate(validateDatabaseRequest)
-  .Watch(db => controller?.enqueue(db));
+  .Validate(validateDatabaseRequest);
+if (peprWatches) admitted.Watch(db => controller?.enqueue(db));
 
 // A deleted Database: drop its queue entry, retry state, cache entry and HA memory.
-When(Database)
-  .IsDeleted()
-  .Watch(db => controller?.forget(db));
+if (peprWatches)
+  When(Database)
+    .IsDeleted()
+    .Watch(db => controller?.forget(db));
 
 // Children we manage and the objects around them (api/kinds.ts CHILD_KINDS, and Backups): not
 // Pepr bindings but one label-selected informer per kind (cache/informers.ts), feeding the read

@@ -24,7 +24,7 @@ import { SERVICE_ACCOUNT_NAMESPACE_FILE, deletionCostPatch, ownPod } from "./lea
 import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
-import { operatorConfig } from "./lib/config";
+import { OperatorConfig, operatorConfig } from "./lib/config";
 import { WEBHOOK_CERTIFICATE_FILE, expiryWarning, notAfterOf } from "./lib/certificate-expiry";
 import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
@@ -64,6 +64,15 @@ function watchWebhookCertificate(m: OperatorMetrics, log: typeof Log): void {
 /** Pepr runs Watch/Reconcile/Finalize bindings in these processes only. */
 export const isWatcherProcess = (env: Record<string, string | undefined> = process.env): boolean =>
   env.PEPR_WATCH_MODE === "true" || env.PEPR_MODE === "dev";
+
+/**
+ * Whether Pepr's own Database bindings watch (they list and watch the whole cluster): not in the
+ * watcher of a namespaced install, whose Roles allow only its namespaces and whose runtime
+ * watches those (cache/informers.ts). Elsewhere (admission pods, `pepr build`) they must exist:
+ * `pepr build` generates the watcher Deployment from them.
+ */
+export const peprWatchesDatabases = (watcher: boolean, config: OperatorConfig): boolean =>
+  !watcher || config.watchNamespaces.length === 0;
 
 let started: Controller | undefined;
 
@@ -127,7 +136,15 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     { isLeader, metrics: m, cache },
   );
   started = ctl;
-  startInformers(cache, ctl.onChildEvent);
+  // A namespaced install watches its namespaces only, Databases included (index.ts leaves them
+  // to these informers then, as Pepr's own bindings would watch the whole cluster).
+  const namespaced = config.watchNamespaces.length > 0;
+  startInformers(cache, ctl.onChildEvent, {
+    namespaces: config.watchNamespaces,
+    onDatabase: (phase, db) => (phase === "DELETED" ? ctl.forget(db) : ctl.enqueue(db)),
+  });
+  if (namespaced)
+    log.info({ namespaces: config.watchNamespaces }, "Serving listed namespaces only");
 
   if (runtime.metricsConfigError) {
     log.error({ error: runtime.metricsConfigError }, "Metrics endpoint not started");
@@ -145,8 +162,11 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
 
   watchWebhookCertificate(m, log);
 
-  // The leader installs the CRDs (cluster/crds.ts): `pepr deploy` alone is a whole install.
-  const installOwnCrds = (): void =>
+  // The leader installs the CRDs (cluster/crds.ts): `pepr deploy` alone is a whole install. A
+  // namespaced install may not write cluster-wide objects: its installer brings the CRDs (Helm's
+  // crds/).
+  const installOwnCrds = (): void => {
+    if (namespaced) return;
     void installCrdsWhileWanted(kubeRequest, {
       wanted: isLeader,
       retryMs: 10_000,
@@ -155,6 +175,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
       onError: (err, attempt) =>
         log.error({ error: errorMessage(err), attempt }, "Could not install the CRDs; retrying"),
     });
+  };
 
   // The leader's pod goes last in a rollout (leader/deletion-cost.ts); only in a pod.
   const pod = ownPod(process.env, () => {

@@ -1,6 +1,7 @@
 import type { PeprValidateRequest } from "pepr";
 import type { Database } from "../api/database";
 import type { AdmissionReader } from "./cluster-reader";
+import { DEFAULT_CONFIG } from "../lib/config";
 import { validateDatabaseRequestWith } from "./validate";
 
 /**
@@ -282,5 +283,50 @@ describe("warnings on admitted updates", () => {
       }),
     )) as { warnings?: string[] };
     expect(response.warnings).toBeUndefined();
+  });
+});
+
+describe("a namespaced install (PGKEEPER_WATCH_NAMESPACES)", () => {
+  const servingOnly = (...watchNamespaces: string[]) =>
+    validateDatabaseRequestWith(emptyCluster, () => ({ ...DEFAULT_CONFIG, watchNamespaces }));
+  const relabelled = { ...valid, metadata: { ...valid.metadata, labels: { team: "a" } } };
+  const grown = { ...valid, spec: { ...valid.spec, storage: { size: "20Gi" } } };
+
+  it.each<[string, string[], FakeInput, boolean]>([
+    [
+      "a create in a served namespace",
+      ["billing", "shop"],
+      { operation: "CREATE", object: valid },
+      true,
+    ],
+    ["a create elsewhere", ["billing"], { operation: "CREATE", object: valid }, false],
+    [
+      "an invalid create elsewhere (the namespace is what it hears first)",
+      ["billing"],
+      { operation: "CREATE", object: invalid },
+      false,
+    ],
+    [
+      "a spec change elsewhere",
+      ["billing"],
+      { operation: "UPDATE", object: grown, old: valid },
+      false,
+    ],
+    // A Database stored before the install became namespaced stays editable and deletable.
+    [
+      "a label change elsewhere",
+      ["billing"],
+      { operation: "UPDATE", object: relabelled, old: valid },
+      true,
+    ],
+  ])("%s", async (_, namespaces, input, allowed) => {
+    const response = await servingOnly(...namespaces)(request(input));
+    expect(response.allowed).toBe(allowed);
+    if (!allowed) {
+      expect(response).toMatchObject({
+        statusMessage:
+          'metadata.namespace: "shop" is not served by this pgkeeper install, which runs Databases only in namespaces billing (PGKEEPER_WATCH_NAMESPACES; Helm value watchNamespaces)',
+      });
+    }
   });
 });

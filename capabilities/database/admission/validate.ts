@@ -12,6 +12,7 @@ import { AdmissionReader, clusterReader } from "./cluster-reader";
 import { restoreSourceDenials, serverSecretDenials } from "./restore-source";
 import { secretAccessDenials } from "./secret-access";
 import { storageGrowthDenials } from "./storage-growth";
+import { watchedNamespaceDenials } from "./watched-namespace";
 import { admissionWarnings } from "./warnings";
 import { RULES } from "./rules";
 import { checkShape } from "./rules/shape";
@@ -108,14 +109,20 @@ const storedChecked = (old: unknown): CheckedDatabase | undefined =>
 async function requestDenials(
   req: PeprValidateRequest<Database>,
   reader: AdmissionReader,
+  config: OperatorConfig,
 ): Promise<Denial[]> {
   const create = req.Request.operation === "CREATE";
   const obj = sent(req, "object");
   const old = create ? undefined : sent(req, "oldObject");
-  const config = operatorConfig();
+  const { namespace, name } = requestedNames(req);
+  // A namespace this install does not serve: nothing else to say (its spec would never run). An
+  // update that keeps the spec stays possible, as for every rule (validateDatabase).
+  if (create || !deepEqual(specOf(old), specOf(obj))) {
+    const elsewhere = watchedNamespaceDenials(namespace, config);
+    if (elsewhere.length > 0) return elsewhere;
+  }
   const denials = validateDatabase(obj, old, config);
   if (denials.length > 0) return denials;
-  const { namespace, name } = requestedNames(req);
   const checked = asChecked(obj);
   const before = storedChecked(old);
   const user = req.Request.userInfo ?? {};
@@ -147,11 +154,14 @@ function requestWarnings(req: PeprValidateRequest<Database>): string[] {
  * source's Secrets and Database). Never throws (Pepr would answer "Action failed: {}"), never
  * waits long (reader reads are bounded).
  */
-export function validateDatabaseRequestWith(reader: AdmissionReader) {
+export function validateDatabaseRequestWith(
+  reader: AdmissionReader,
+  config: () => OperatorConfig = operatorConfig,
+) {
   return async (req: PeprValidateRequest<Database>): Promise<ValidateResponse> => {
     try {
       if (!judged(req)) return req.Approve();
-      const denials = await requestDenials(req, reader);
+      const denials = await requestDenials(req, reader, config());
       if (denials.length > 0) return req.Deny(formatDenials(denials));
       const warnings = requestWarnings(req);
       return warnings.length > 0 ? req.Approve(warnings) : req.Approve();

@@ -8,6 +8,7 @@
 import { K8s, Log, kind } from "pepr";
 import { GenericClass, WatchEvent } from "kubernetes-fluent-client";
 import { Backup } from "../api/backup";
+import { Database } from "../api/database";
 import { BACKUP_REF, CHILD_KINDS, ChildKind, kindKeyOf } from "../api/kinds";
 import { LABEL_MANAGED_BY, MANAGER } from "../api/names";
 import { KubeObject } from "../cluster/cluster";
@@ -80,43 +81,121 @@ export function applyEvent(
   return { outcome: cache.upsert(key, obj), previous };
 }
 
-/** Starts the informers; returns a function that stops them. */
-export function startInformers(cache: ObjectCache, onEvent: InformerEvent): () => void {
+/** Where the informers look: the whole cluster, or each namespace a namespaced install serves. */
+export interface InformerScope {
+  /** Empty: the whole cluster (one watch per kind). Else one watch per kind and namespace. */
+  namespaces: readonly string[];
+  /**
+   * A namespaced install's Databases: Pepr's own Database bindings watch the whole cluster,
+   * which its Roles do not allow, so the runtime watches them here and is told each event.
+   */
+  onDatabase?: (phase: Phase, db: KubeObject) => void;
+}
+
+interface Source {
+  apiVersion: string;
+  kindName: string;
+  /** Anything KFC can watch (filtered or not). */
+  model: { Watch: ReturnType<typeof K8s>["Watch"] };
+  namespace?: string;
+}
+
+/** One source per kind, or per kind and namespace (`[undefined]`: cluster-wide). */
+function sourcesIn(namespaces: readonly string[]): Source[] {
+  const scopes = namespaces.length === 0 ? [undefined] : namespaces;
+  return scopes.flatMap(namespace => {
+    const scoped = (model: GenericClass) =>
+      namespace === undefined ? K8s(model) : K8s(model).InNamespace(namespace);
+    return [
+      // Children carry our label; Backups are the user's objects (or made from a schedule) and
+      // carry none, so they are watched whole.
+      ...CHILD_KINDS.map(({ apiVersion, kind: kindName }) => ({
+        apiVersion,
+        kindName: kindName as string,
+        model: scoped(MODELS[kindName]).WithLabel(LABEL_MANAGED_BY, MANAGER),
+        namespace,
+      })),
+      {
+        apiVersion: BACKUP_REF.apiVersion,
+        kindName: BACKUP_REF.kind as string,
+        model: scoped(Backup),
+        namespace,
+      },
+    ];
+  });
+}
+
+/**
+ * Whether a kind has now listed everywhere it is watched: told each (kind, namespace) watch that
+ * listed (`undefined`: the cluster-wide one), true once every namespace of the kind has.
+ */
+export function listingTally(
+  namespaces: readonly string[],
+): (kind: string, namespace: string | undefined) => boolean {
+  const expected = new Set(namespaces.length === 0 ? [""] : namespaces);
+  const listed = new Map<string, Set<string>>();
+  return (kind, namespace) => {
+    const done = listed.get(kind) ?? new Set<string>();
+    done.add(namespace ?? "");
+    listed.set(kind, done);
+    return [...expected].every(ns => done.has(ns));
+  };
+}
+
+/**
+ * Starts the informers; returns a function that stops them. A kind counts as synced (its cache
+ * answers misses with "does not exist") once its watch in every namespace has listed.
+ */
+export function startInformers(
+  cache: ObjectCache,
+  onEvent: InformerEvent,
+  scope: InformerScope = { namespaces: [] },
+): () => void {
   const log = Log.child({ component: "informers" });
-  // Children carry our label; Backups are the user's objects (or made from a schedule) and
-  // carry none, so they are watched whole.
-  const sources = [
-    ...CHILD_KINDS.map(({ apiVersion, kind: kindName }) => ({
-      apiVersion,
-      kindName: kindName as string,
-      model: K8s(MODELS[kindName]).WithLabel(LABEL_MANAGED_BY, MANAGER),
-    })),
-    { apiVersion: BACKUP_REF.apiVersion, kindName: BACKUP_REF.kind as string, model: K8s(Backup) },
-  ];
-  const watchers = sources.map(({ apiVersion, kindName, model }) => {
+  const listed = listingTally(scope.namespaces);
+  const watchers = sourcesIn(scope.namespaces).map(({ apiVersion, kindName, model, namespace }) => {
     const watcher = model.Watch((obj, phase) => {
       const event = applyEvent(cache, apiVersion, kindName, obj as KubeObject, phase as Phase);
       onEvent(phase as Phase, obj as KubeObject, event.outcome, event.previous);
     }, watchCfg());
     const key = kindKeyOf({ apiVersion, kind: kindName });
+    const where = { kind: key, ...(namespace === undefined ? {} : { namespace }) };
     // CONNECT follows the complete initial LIST: from then on a miss means "does not exist".
     watcher.events.on(WatchEvent.CONNECT, () => {
+      if (!listed(key, namespace)) return;
       if (!cache.isSynced(key)) log.info({ kind: key }, "Informer synced");
       cache.markSynced(key);
     });
-    watcher.events.on(WatchEvent.LIST_ERROR, (err: unknown) =>
-      log.warn({ kind: key, error: errorMessage(err) }, "Informer list failed"),
-    );
-    // As Pepr does for its own watches: a watch that cannot be re-established ends the process,
-    // so that Kubernetes restarts it rather than it running on a frozen cache.
-    watcher.events.on(WatchEvent.GIVE_UP, (err: unknown) => {
-      log.error({ kind: key, error: errorMessage(err) }, "Informer gave up: exiting");
-      process.exit(1);
-    });
-    watcher
-      .start()
-      .catch(err => log.error({ kind: key, error: errorMessage(err) }, "Informer failed to start"));
+    watchEvents(watcher, where, log);
     return watcher;
   });
-  return () => watchers.forEach(w => w.close());
+  const databases = scope.namespaces.length > 0 && scope.onDatabase ? scope.onDatabase : undefined;
+  const databaseWatchers = databases
+    ? scope.namespaces.map(namespace => {
+        const watcher = K8s(Database)
+          .InNamespace(namespace)
+          .Watch((db, phase) => databases(phase as Phase, db as KubeObject), watchCfg());
+        watchEvents(watcher, { kind: "Database", namespace }, log);
+        return watcher;
+      })
+    : [];
+  return () => [...watchers, ...databaseWatchers].forEach(w => w.close());
+}
+
+type KfcWatcher = ReturnType<ReturnType<typeof K8s>["Watch"]>;
+
+/** A watch's failures, logged; one that cannot be re-established ends the process. */
+function watchEvents(watcher: KfcWatcher, where: Record<string, string>, log: typeof Log): void {
+  watcher.events.on(WatchEvent.LIST_ERROR, (err: unknown) =>
+    log.warn({ ...where, error: errorMessage(err) }, "Informer list failed"),
+  );
+  // As Pepr does for its own watches: a watch that cannot be re-established ends the process,
+  // so that Kubernetes restarts it rather than it running on a frozen cache.
+  watcher.events.on(WatchEvent.GIVE_UP, (err: unknown) => {
+    log.error({ ...where, error: errorMessage(err) }, "Informer gave up: exiting");
+    process.exit(1);
+  });
+  watcher
+    .start()
+    .catch(err => log.error({ ...where, error: errorMessage(err) }, "Informer failed to start"));
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_CONFIG, readConfig } from "./config";
+import { DEFAULT_CONFIG, readConfig, servesNamespace } from "./config";
 
 describe("readConfig", () => {
   it("is the defaults with nothing set", () => {
@@ -16,6 +16,28 @@ describe("readConfig", () => {
     ["blank as unset", { PGKEEPER_OPERATOR_NAMESPACE: "  " }, "pepr-system"],
   ])("operatorNamespace: %s", (_, env, expected) => {
     expect(readConfig(env).operatorNamespace).toBe(expected);
+  });
+
+  it.each<[string, string | undefined, string[]]>([
+    ["the whole cluster by default", undefined, []],
+    ["blank as unset", " , ", []],
+    ["listed, trimmed, once each, in order", " shop, billing ,shop", ["shop", "billing"]],
+    // A misspelt or invalid name must never widen the install to every namespace.
+    ["an invalid name kept as written (it matches no namespace)", "Shop_1", ["Shop_1"]],
+  ])("watchNamespaces: %s", (_, raw, expected) => {
+    const env = raw === undefined ? {} : { PGKEEPER_WATCH_NAMESPACES: raw };
+    expect(readConfig(env).watchNamespaces).toEqual(expected);
+  });
+
+  it.each<[string, string, string, boolean]>([
+    ["every namespace with none listed", "", "anything", true],
+    ["a listed namespace", "shop,billing", "billing", true],
+    ["a namespace not listed", "shop,billing", "other", false],
+    ["no namespace when the only entry is invalid", "Shop_1", "shop-1", false],
+  ])("servesNamespace: %s", (_, raw, namespace, expected) => {
+    expect(servesNamespace(namespace, readConfig({ PGKEEPER_WATCH_NAMESPACES: raw }))).toBe(
+      expected,
+    );
   });
 
   it.each<[string, Record<string, string>, string]>([

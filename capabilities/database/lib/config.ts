@@ -26,6 +26,13 @@ export interface OperatorConfig {
    * default: a platform that lets tenants run only its own images turns it on.
    */
   allowedImages: readonly string[];
+  /**
+   * The namespaces this install serves (PGKEEPER_WATCH_NAMESPACES, comma-separated; empty: the
+   * whole cluster). Set, the watcher watches and caches only these namespaces (its Roles are only
+   * there: the namespaced install, docs/install.md) and admission refuses a Database elsewhere.
+   * Names are taken as written: a misspelt one is a namespace nobody uses, never "everywhere".
+   */
+  watchNamespaces: readonly string[];
   /** How many Databases reconcile at once (controller-runtime's MaxConcurrentReconciles). */
   maxConcurrentReconciles: number;
   /** Period of the drift check: every Database is re-reconciled this often. */
@@ -67,6 +74,7 @@ export const DEFAULT_CONFIG: OperatorConfig = {
   postgresVersions: IMAGE_VERSIONS,
   imagePullSecrets: [],
   allowedImages: [],
+  watchNamespaces: [],
   maxConcurrentReconciles: 4,
   resyncSeconds: 300,
   backoffBaseMs: 1000,
@@ -102,6 +110,16 @@ const versions = (raw: string | undefined, fallback: readonly string[]): readonl
 /** A Secret's name: a DNS-1123 subdomain. */
 const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+/** A comma-separated list, trimmed, without empty entries or repeats, in its order. */
+const commaList = (raw: string | undefined): readonly string[] => [
+  ...new Set(
+    (raw ?? "")
+      .split(",")
+      .map(entry => entry.trim())
+      .filter(entry => entry !== ""),
+  ),
+];
+
 /** Comma-separated Secret names, without repeats; a name that cannot be a Secret's is dropped. */
 const secretNames = (raw: string | undefined): readonly string[] => [
   ...new Set(
@@ -127,10 +145,8 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     postgresImage: postgresImage(env),
     postgresVersions: versions(env.PGKEEPER_POSTGRES_VERSIONS, DEFAULT_CONFIG.postgresVersions),
     imagePullSecrets: secretNames(env.PGKEEPER_IMAGE_PULL_SECRETS),
-    allowedImages: (env.PGKEEPER_ALLOWED_IMAGES ?? "")
-      .split(",")
-      .map(entry => entry.trim())
-      .filter(entry => entry !== ""),
+    allowedImages: commaList(env.PGKEEPER_ALLOWED_IMAGES),
+    watchNamespaces: commaList(env.PGKEEPER_WATCH_NAMESPACES),
     maxConcurrentReconciles: positiveInt(
       env.PGKEEPER_MAX_CONCURRENT_RECONCILES,
       DEFAULT_CONFIG.maxConcurrentReconciles,
@@ -162,6 +178,10 @@ export function readConfig(env: Record<string, string | undefined> = process.env
 /** The image for a PostgreSQL major version according to the operator's configuration. */
 export const defaultImageFor = (version: string, config: OperatorConfig): string =>
   config.postgresImage.split("{version}").join(version);
+
+/** Whether this install serves Databases in `namespace` (every namespace when none are listed). */
+export const servesNamespace = (namespace: string, config: OperatorConfig): boolean =>
+  config.watchNamespaces.length === 0 || config.watchNamespaces.includes(namespace);
 
 /** Whether the operator has an image for `version` (else spec.image must name one). */
 export const hasImageFor = (version: string, config: OperatorConfig): boolean =>
