@@ -35,6 +35,7 @@ describe("helmChart", () => {
         "templates/_helpers.tpl",
         "templates/namespace-guard.yaml",
         "templates/cluster-role-pepr-pgkeeper.yaml",
+        "templates/cluster-role-binding-pepr-pgkeeper.yaml",
         "templates/service-account-pepr-pgkeeper.yaml",
         "templates/secret-pepr-pgkeeper-api-path.yaml",
         "templates/secret-pepr-pgkeeper-module.yaml",
@@ -154,7 +155,7 @@ describe("helmChart", () => {
     ["a broken dashboard", { monitoring: { ...MONITORING, dashboardJson: "{" } }, /JSON/],
     [
       "two objects of one kind and name",
-      { moduleObjects: [...moduleYamlObjects(), moduleYamlObjects()[2]] },
+      { moduleObjects: [...moduleYamlObjects(), moduleYamlObjects()[3]] },
       /two objects for one template/,
     ],
   ])("refuses %s", (_title, over, error) => {

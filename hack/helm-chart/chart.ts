@@ -4,7 +4,12 @@
  * function from those objects, the CRDs, deploy/monitoring and a version to the chart's files.
  * Pepr's own chart is text it writes separately and reaches none of that hardening.
  */
-import type { KubernetesObject, V1Secret } from "@kubernetes/client-node";
+import type {
+  KubernetesObject,
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1Secret,
+} from "@kubernetes/client-node";
 import { dump, loadAll } from "js-yaml";
 import { templatedDeployment } from "./deployment";
 import { helpersTpl, namespaceGuard } from "./helpers";
@@ -12,6 +17,7 @@ import { moduleObjects, type Role, ROLES } from "./module";
 import { isModuleSecret, moduleFiles, templatedModuleSecret } from "./module-secret";
 import { type MonitoringInput, monitoringFiles } from "./monitoring";
 import { chartReadme, notesTxt } from "./readme";
+import { rbacTemplate } from "./rbac";
 import { renderTemplate, templateFileName } from "./render";
 import { defaultValues, valuesSchema, valuesYaml } from "./values";
 
@@ -33,16 +39,25 @@ const roleOf = (o: KubernetesObject): Role | undefined =>
 /** A chart file's content: text, or bytes (the module's gzipped code). */
 export type ChartFile = string | Uint8Array;
 
-function operatorTemplate(o: KubernetesObject): string {
+function operatorTemplate(o: KubernetesObject, objects: KubernetesObject[]): string {
   const role = roleOf(o);
   if (role) return renderTemplate(o, (d, p) => templatedDeployment(d, role, p));
   if (isModuleSecret(o)) return renderTemplate(o as V1Secret, templatedModuleSecret);
+  if (o.kind === "ClusterRole") {
+    const bindings = objects.filter(
+      b =>
+        b.kind === "ClusterRoleBinding" &&
+        (b as V1ClusterRoleBinding).roleRef.name === o.metadata?.name,
+    );
+    if (bindings.length !== 1) throw new Error(`${bindings.length} bindings of the ClusterRole`);
+    return rbacTemplate(o as V1ClusterRole, bindings[0] as V1ClusterRoleBinding);
+  }
   return renderTemplate(o);
 }
 
 function operatorTemplates(objects: KubernetesObject[]): Record<string, ChartFile> {
   const files = objects.map(
-    o => [`templates/${templateFileName(o)}`, operatorTemplate(o)] as const,
+    o => [`templates/${templateFileName(o)}`, operatorTemplate(o, objects)] as const,
   );
   const names = files.map(([path]) => path);
   const repeated = names.filter((path, i) => names.indexOf(path) !== i);

@@ -10,6 +10,7 @@ import {
   labelProblems,
   leaseProblems,
   monitoringProblems,
+  namespacedRbacProblems,
   noMonitoringProblems,
   overrideProblems,
   sameAsModuleProblems,
@@ -51,6 +52,16 @@ const checks: [string, string[]][] = [
     monitoringProblems(overrides, dashboard),
   ],
   ["overrides: Helm's labels on every object", labelProblems(overrides)],
+  [
+    "overrides: a namespaced install (Roles where it serves, no cluster-wide write)",
+    namespacedRbacProblems(overrides, values),
+  ],
+  [
+    "defaults: a cluster-wide install is not namespaced (the check sees the difference)",
+    namespacedRbacProblems(defaults, { ...values }).length > 0
+      ? []
+      : ["the defaults render would pass as a namespaced install"],
+  ],
 ];
 let failed = 0;
 for (const [name, problems] of checks) {

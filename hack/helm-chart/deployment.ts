@@ -39,6 +39,14 @@ export const POSTGRES_ALLOWED_IMAGES_ENV = [
   "{{- end }}",
 ];
 
+/** PGKEEPER_WATCH_NAMESPACES (comma-separated), only for a namespaced install. */
+export const WATCH_NAMESPACES_ENV = [
+  "{{- with .Values.watchNamespaces }}",
+  "- name: PGKEEPER_WATCH_NAMESPACES",
+  '  value: {{ join "," . | quote }}',
+  "{{- end }}",
+];
+
 /** The list with `item` in place of the variable `name`, or after the others. */
 export function withEnv(env: readonly V1EnvVar[], name: string, item: V1EnvVar): V1EnvVar[] {
   const at = env.findIndex(e => e.name === name);
@@ -63,6 +71,7 @@ function templatedEnv(env: readonly V1EnvVar[], p: Placeholders): V1EnvVar[] {
     ],
     ["PGKEEPER_IMAGE_PULL_SECRETS", hole<V1EnvVar>(p.lines(POSTGRES_PULL_SECRETS_ENV))],
     ["PGKEEPER_ALLOWED_IMAGES", hole<V1EnvVar>(p.lines(POSTGRES_ALLOWED_IMAGES_ENV))],
+    ["PGKEEPER_WATCH_NAMESPACES", hole<V1EnvVar>(p.lines(WATCH_NAMESPACES_ENV))],
   ];
   return entries.reduce((list, [name, item]) => withEnv(list, name, item), [...env]);
 }

@@ -91,6 +91,10 @@ export function moduleYamlObjects(env: V1EnvVar[] = [], pullSecret?: string): Ku
         },
       ],
     }),
+    at("ClusterRoleBinding", NAME, {
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: NAME },
+      subjects: [{ kind: "ServiceAccount", name: NAME, namespace: NAMESPACE }],
+    }),
     at("ServiceAccount", NAME),
     at("Secret", `${NAME}-api-path`, { data: { value: "YXBp" } }),
     at("Secret", `${NAME}-module`, { data: { [`module-${HASH}.js.gz`]: "H4sIAAAAAAAAAw==" } }),

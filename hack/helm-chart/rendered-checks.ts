@@ -8,12 +8,16 @@ import type {
   V1Container,
   V1Deployment,
   V1EnvVar,
+  V1ClusterRole,
+  V1PolicyRule,
   V1Role,
+  V1RoleBinding,
   V1Service,
 } from "@kubernetes/client-node";
 import { DEFAULT_LEASE_NAME } from "../../capabilities/database/lib/runtime-config";
 import { type Role, ROLES } from "./module";
 import { DASHBOARD_CONFIGMAP } from "./monitoring";
+import { WRITE_VERBS } from "./rbac";
 import { STANDARD_LABELS } from "./render";
 import type { ChartValues } from "./values";
 
@@ -21,7 +25,7 @@ export const RELEASE = "pgkeeper";
 /** check-values.yaml: every value the overrides check reads, the image's tag without its repository. */
 export type CheckValues = Pick<
   ChartValues,
-  "imagePullSecrets" | "logLevel" | "watcher" | "admission" | "postgres"
+  "imagePullSecrets" | "logLevel" | "watcher" | "admission" | "postgres" | "watchNamespaces"
 > & { image: { tag: string } };
 type Objects = readonly KubernetesObject[];
 
@@ -157,7 +161,53 @@ const expectedEnv = (values: CheckValues): [string, string][] => [
   ["PGKEEPER_IMAGE_REPOSITORY", values.postgres.imageRepository],
   ["PGKEEPER_IMAGE_PULL_SECRETS", values.postgres.imagePullSecrets.join(",")],
   ["PGKEEPER_ALLOWED_IMAGES", values.postgres.allowedImages.join(",")],
+  ["PGKEEPER_WATCH_NAMESPACES", values.watchNamespaces.join(",")],
 ];
+
+const writes = (rule: V1PolicyRule): string[] =>
+  rule.verbs.filter(verb => WRITE_VERBS.includes(verb));
+
+/** The one cluster-wide write a namespaced install keeps: Pepr's controller exits without it. */
+const isPeprStoreCrdPatch = (rule: V1PolicyRule): boolean =>
+  same(rule.resources, ["customresourcedefinitions"]) &&
+  same(rule.resourceNames, ["peprstores.pepr.dev"]) &&
+  same(rule.verbs, ["patch"]);
+
+/**
+ * A namespaced install (`watchNamespaces`): no write verb in any ClusterRole but Pepr's own CRD
+ * patch, by name; in each listed namespace a Role with the operator's rules on Databases and their
+ * objects, bound to the operator's ServiceAccount; no Role anywhere else but its own namespace's.
+ */
+export function namespacedRbacProblems(objects: Objects, values: CheckValues): string[] {
+  const clusterWrites = objects
+    .filter(o => o.kind === "ClusterRole")
+    .flatMap(o => ((o as V1ClusterRole).rules ?? []).map(rule => ({ o, rule })))
+    .filter(({ rule }) => writes(rule).length > 0 && !isPeprStoreCrdPatch(rule))
+    .map(({ o, rule }) => `ClusterRole ${o.metadata?.name} may ${writes(rule)} ${rule.resources}`);
+  const inNamespace = (kind: string, namespace: string) =>
+    objects.filter(o => o.kind === kind && o.metadata?.namespace === namespace);
+  const served = values.watchNamespaces.flatMap(namespace => {
+    const roles = inNamespace("Role", namespace) as V1Role[];
+    const bindings = inNamespace("RoleBinding", namespace) as V1RoleBinding[];
+    const databases = roles.some(r =>
+      (r.rules ?? []).some(
+        rule => rule.resources?.includes("databases") && rule.verbs.includes("watch"),
+      ),
+    );
+    const bound = bindings.some(b =>
+      (b.subjects ?? []).some(s => s.kind === "ServiceAccount" && s.name === "pepr-pgkeeper"),
+    );
+    return [
+      ...expect(databases, `no Role in ${namespace} lets the operator watch Databases`),
+      ...expect(bound, `no RoleBinding in ${namespace} names the operator's ServiceAccount`),
+    ];
+  });
+  const allowed = new Set([...values.watchNamespaces, "pepr-system"]);
+  const elsewhere = objects
+    .filter(o => o.kind === "Role" && !allowed.has(o.metadata?.namespace ?? ""))
+    .map(o => `a Role in ${o.metadata?.namespace}, which the install does not serve`);
+  return [...clusterWrites, ...served, ...elsewhere];
+}
 
 function roleOverrideProblems(objects: Objects, role: Role, values: CheckValues): string[] {
   const d = deploymentOf(objects, role);

@@ -16,6 +16,7 @@ export interface ChartValues {
   watcher: { replicas: number; resources: V1ResourceRequirements };
   admission: { replicas: number; resources: V1ResourceRequirements };
   postgres: { imageRepository: string; imagePullSecrets: string[]; allowedImages: string[] };
+  watchNamespaces: string[];
   metrics: { serviceMonitor: { enabled: boolean }; dashboard: { enabled: boolean } };
 }
 
@@ -66,6 +67,8 @@ export function defaultValues(m: ModuleObjects): ChartValues {
       imagePullSecrets: names(envOf(m, "watcher", "PGKEEPER_IMAGE_PULL_SECRETS")),
       allowedImages: names(envOf(m, "watcher", "PGKEEPER_ALLOWED_IMAGES")),
     },
+    // The whole cluster, as `pepr deploy` installs it.
+    watchNamespaces: [],
     metrics: { serviceMonitor: { enabled: false }, dashboard: { enabled: false } },
   };
 }
@@ -86,6 +89,8 @@ export const VALUE_DOCS: Readonly<Record<string, string>> = {
     "`PGKEEPER_IMAGE_PULL_SECRETS`: pull Secrets (names) every Database gets when its spec names none",
   "postgres.allowedImages":
     "`PGKEEPER_ALLOWED_IMAGES`: the images `spec.image` may name (`registry/path/` everything under it, `registry/path/repo` one repository); empty allows any",
+  watchNamespaces:
+    "`PGKEEPER_WATCH_NAMESPACES`: a namespaced install: Databases only in these namespaces (refused elsewhere), the operator's write rights in Roles there and none cluster-wide (docs/install.md); empty: the whole cluster",
   "metrics.serviceMonitor.enabled":
     "a metrics Service and a Prometheus Operator ServiceMonitor for the watchers",
   "metrics.dashboard.enabled":
@@ -119,6 +124,7 @@ export function commented(yaml: string, docs: Readonly<Record<string, string>>):
 }
 
 const DNS_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+const DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 const secretNames = {
   type: "array",
   items: { type: "string", maxLength: 253, pattern: DNS_SUBDOMAIN },
@@ -162,6 +168,11 @@ export function valuesSchema(): Record<string, unknown> {
           uniqueItems: true,
         },
       }),
+      watchNamespaces: {
+        type: "array",
+        items: { type: "string", maxLength: 63, pattern: DNS_LABEL },
+        uniqueItems: true,
+      },
       metrics: strictObject({
         serviceMonitor: strictObject({ enabled: { type: "boolean" } }),
         dashboard: strictObject({ enabled: { type: "boolean" } }),
