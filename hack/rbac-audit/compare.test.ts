@@ -1,4 +1,13 @@
-import { compare, PolicyRule, Use, useOf } from "./compare";
+import {
+  compare,
+  compareScope,
+  Grant,
+  grantsOf,
+  PolicyRule,
+  ScopeComparison,
+  Use,
+  useOf,
+} from "./compare";
 
 const rules: PolicyRule[] = [
   { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["get", "patch"] },
@@ -94,5 +103,85 @@ describe("useOf", () => {
     ["a torn line", '{"stage":"ResponseComplete"', undefined],
   ])("%s", (_, text, expected) => {
     expect(useOf(text, users)).toEqual(expected);
+  });
+});
+
+describe("compareScope", () => {
+  const inNs = (namespace: string, u: Use, name?: string): Use => ({
+    ...u,
+    namespace,
+    ...(name ? { name } : {}),
+  });
+  const cluster = (rule: PolicyRule): Grant => ({ rule });
+  const role = (namespace: string, rule: PolicyRule): Grant => ({ rule, namespace });
+  const secretsGet = { apiGroups: [""], resources: ["secrets"], verbs: ["get"] };
+  const leaseByName = {
+    apiGroups: ["coordination.k8s.io"],
+    resources: ["leases"],
+    resourceNames: ["leader"],
+    verbs: ["get"],
+  };
+  const leaseGet = use("coordination.k8s.io", "leases", "get");
+
+  it.each<[string, Grant[], Use[], Partial<ScopeComparison>]>([
+    [
+      "a ClusterRole grant used in several namespaces",
+      [cluster(secretsGet)],
+      [inNs("a", use("", "secrets", "get")), inNs("b", use("", "secrets", "get"))],
+      {},
+    ],
+    [
+      "a ClusterRole grant used only in the operator's namespace: a Role there suffices",
+      [cluster(secretsGet)],
+      [inNs("ops", use("", "secrets", "get"))],
+      { wider: ["core secrets get: granted cluster-wide, used only in ops"] },
+    ],
+    [
+      "a Role's grant used in another namespace",
+      [role("ops", secretsGet)],
+      [inNs("ops", use("", "secrets", "get")), inNs("shop", use("", "secrets", "get"))],
+      { outOfScope: ["core secrets get in shop"] },
+    ],
+    [
+      "a Role's grant by name, used by that name",
+      [role("ops", leaseByName)],
+      [inNs("ops", leaseGet, "leader")],
+      {},
+    ],
+    [
+      "a Role's grant by name, used by another name and never by its own",
+      [role("ops", leaseByName)],
+      [inNs("ops", leaseGet, "other")],
+      {
+        outOfScope: ["coordination.k8s.io leases get in ops (other)"],
+        unusedInScope: ["coordination.k8s.io leases get in ops"],
+      },
+    ],
+    [
+      // Pepr 1.1.4's store Role names the object "": it grants nothing.
+      'a Role\'s grant for the name "" grants nothing',
+      [role("ops", { ...leaseByName, resourceNames: [""] })],
+      [inNs("ops", leaseGet, "leader")],
+      {
+        outOfScope: ["coordination.k8s.io leases get in ops (leader)"],
+        unusedInScope: ["coordination.k8s.io leases get in ops"],
+      },
+    ],
+  ])("%s", (_, grants, uses, expected) => {
+    expect(compareScope(grants, uses, "ops")).toEqual({
+      outOfScope: [],
+      wider: [],
+      unusedInScope: [],
+      ...expected,
+    });
+  });
+
+  it("reads a Role's namespace and a ClusterRole as cluster-wide", () => {
+    expect(
+      grantsOf([
+        { kind: "ClusterRole", metadata: { name: "c" }, rules: [secretsGet] },
+        { kind: "Role", metadata: { name: "r", namespace: "ops" }, rules: [leaseByName] },
+      ]),
+    ).toEqual([{ rule: secretsGet }, { rule: leaseByName, namespace: "ops" }]);
   });
 });

@@ -149,3 +149,104 @@ const isOperatorResourceRequest = (event: AuditLine, users: ReadonlySet<string>)
   Boolean(event.objectRef?.resource) &&
   Boolean(event.verb) &&
   users.has(event.user?.username ?? "");
+
+/** A rule and where it applies: a Role's namespace, or (undefined) the whole cluster. */
+export interface Grant {
+  rule: PolicyRule;
+  namespace?: string;
+}
+
+/** The grants of a list of ClusterRoles and Roles (a Role applies in its own namespace only). */
+export function grantsOf(roles: readonly unknown[]): Grant[] {
+  return roles.flatMap(item => {
+    const role = item as { kind?: string; metadata?: { namespace?: string }; rules?: PolicyRule[] };
+    const namespace = role.kind === "Role" ? (role.metadata?.namespace ?? "") : undefined;
+    return (role.rules ?? []).map(rule =>
+      namespace === undefined ? { rule } : { rule, namespace },
+    );
+  });
+}
+
+const matches = (granted: readonly string[] | undefined, value: string, fallback = ""): boolean =>
+  (granted ?? [fallback]).some(g => g === value || g === "*");
+
+/** Whether `grant` allows `verb` of `use`: its group, resource, verb, namespace and names. */
+function allows(grant: Grant, use: Use, verb: string): boolean {
+  const { rule, namespace } = grant;
+  if (namespace !== undefined && use.namespace !== namespace) return false;
+  if (!matches(rule.apiGroups, use.group) || !matches(rule.resources, use.resource)) return false;
+  if (!matches(rule.verbs, verb)) return false;
+  const names = rule.resourceNames ?? [];
+  return names.length === 0 || (use.name !== undefined && names.includes(use.name));
+}
+
+export interface ScopeComparison {
+  /** Granted for the verb, but not where it was asked for (namespace or name). */
+  outOfScope: string[];
+  /** Granted cluster-wide for a namespaced resource, used only in the operator's namespace. */
+  wider: string[];
+  /** A Role's grant never used in its namespace. */
+  unusedInScope: string[];
+}
+
+const where = (use: Use): string =>
+  `${use.namespace ? `in ${use.namespace}` : "cluster-wide"}${use.name ? ` (${use.name})` : ""}`;
+
+/**
+ * Scope as well as verbs: each use allowed where it happened; no ClusterRole grant whose every
+ * use was in the operator's own namespace (a Role there does); no Role grant unused there.
+ */
+export function compareScope(
+  grants: readonly Grant[],
+  uses: readonly Use[],
+  operatorNamespace: string,
+): ScopeComparison {
+  const asked = uses.flatMap(use =>
+    (use.created ? [use.verb, "create"] : [use.verb])
+      .filter(verb => !DEV_MODE_ONLY.has(keyOf(use.group, use.resource, verb)))
+      .map(verb => ({ use, verb })),
+  );
+  const outOfScope = new Set<string>();
+  for (const { use, verb } of asked) {
+    if (!grants.some(g => allows(g, use, verb))) {
+      outOfScope.add(`${keyOf(use.group, use.resource, verb)} ${where(use)}`);
+    }
+  }
+  const keysOf = (g: Grant): [string, string, string][] =>
+    (g.rule.apiGroups ?? [""]).flatMap(group =>
+      (g.rule.resources ?? []).flatMap(resource =>
+        g.rule.verbs.map(verb => [group, resource, verb] as [string, string, string]),
+      ),
+    );
+  const wider = new Set<string>();
+  const unusedInScope = new Set<string>();
+  for (const grant of grants) {
+    for (const [group, resource, verb] of keysOf(grant)) {
+      if ([group, resource, verb].includes("*")) continue;
+      const usedHere = asked.filter(
+        a =>
+          a.verb === verb &&
+          a.use.group === group &&
+          a.use.resource === resource &&
+          allows({ ...grant, rule: { ...grant.rule, verbs: [verb] } }, a.use, verb),
+      );
+      const key = keyOf(group, resource, verb);
+      if (grant.namespace !== undefined && usedHere.length === 0) {
+        unusedInScope.add(`${key} in ${grant.namespace}`);
+      }
+      if (
+        grant.namespace === undefined &&
+        usedHere.length > 0 &&
+        usedHere.every(a => a.use.namespace === operatorNamespace)
+      ) {
+        wider.add(`${key}: granted cluster-wide, used only in ${operatorNamespace}`);
+      }
+    }
+  }
+  const sorted = (s: Set<string>) => [...s].sort();
+  return {
+    outOfScope: sorted(outOfScope),
+    wider: sorted(wider),
+    unusedInScope: sorted(unusedInScope),
+  };
+}
