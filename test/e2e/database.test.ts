@@ -1,18 +1,66 @@
 /**
  * A real Database on a real node: PostgreSQL in a pod, reached through its Service from the host,
- * surviving the loss of its pod on the same volume.
+ * surviving the loss of its pod on the same volume. The operator is a namespaced Helm install
+ * (ADR 0031): it holds Roles in this suite's namespaces only, and no cluster-wide write but
+ * Pepr's own CRD patch, so every step below also proves it needs nothing more.
  */
-import { database, freshNamespace, operatorSuite } from "../integration/harness/fixtures";
+import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
 import { create, get, kubectl, kubectlOk, mergePatch } from "../integration/harness/kubectl";
-import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
+import { NamespacedInstall, clusterWrites, operatorGrants } from "./namespaced-install";
 import { appCredentials, psql } from "./psql";
 import { createPullSecret, privatePostgresImage } from "./registry";
 
-const operator = new Operator("e2e");
 let ns: string;
+/** Where the namespace-deletion tests put their Databases: served from the start. */
+const doomed: Record<string, string> = {};
+let operator: NamespacedInstall;
 
-operatorSuite(operator, "e2e", created => (ns = created));
+beforeAll(async () => {
+  await installCrd();
+  ns = freshNamespace("e2e");
+  doomed.running = freshNamespace("e2e-doomed");
+  doomed.down = freshNamespace("e2e-doomed");
+  operator = new NamespacedInstall([ns, doomed.running, doomed.down]);
+  await operator.install();
+}, 900_000);
+
+afterAll(() => {
+  for (const namespace of [ns, ...Object.values(doomed)])
+    if (namespace)
+      kubectl(["delete", "namespace", namespace, "--wait=false", "--ignore-not-found"]);
+  operator?.remove();
+}, 300_000);
+
+describe("a namespaced install", () => {
+  it("holds no cluster-wide write but Pepr's own CRD patch, and a Role in each namespace it serves", () => {
+    const grants = operatorGrants();
+    expect(clusterWrites(grants.cluster)).toEqual([
+      "patch customresourcedefinitions [peprstores.pepr.dev]",
+    ]);
+    for (const served of operator.namespaces) {
+      const rules = grants.byNamespace.get(served) ?? [];
+      expect(
+        rules.some(r => r.resources?.includes("statefulsets") && r.verbs.includes("create")),
+      ).toBe(true);
+    }
+    expect([...grants.byNamespace.keys()].sort()).toEqual(
+      [...operator.namespaces, "pepr-system"].sort(),
+    );
+  });
+
+  it("refuses a Database in a namespace it does not serve, naming those it serves", () => {
+    const elsewhere = freshNamespace("e2e-unserved");
+    try {
+      const r = kubectl(["create", "-f", "-"], JSON.stringify(database(elsewhere, "stray")));
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(`"${elsewhere}" is not served by this pgkeeper install`);
+      expect(r.stderr).toContain(operator.namespaces.join(", "));
+    } finally {
+      kubectl(["delete", "namespace", elsewhere, "--wait=false"]);
+    }
+  });
+});
 
 type Status = { phase?: string; readyInstances?: number };
 const phase = (name: string): string | undefined =>
@@ -185,35 +233,36 @@ describe("a Database whose image cannot be pulled", () => {
 /**
  * Namespace deletion with running instances: nothing of pgkeeper's may hold it up, whether the
  * operator runs (it must not fail its own deletion steps on "namespace is being terminated") or
- * not (no finalizer, no webhook on DELETE). Pods shut down cleanly inside their grace period.
+ * not (its watchers scaled to none: no finalizer waits for them, and no webhook is called on
+ * DELETE). Pods shut down cleanly inside their grace period.
  */
 describe("deleting a namespace that holds running Databases", () => {
   it.each(["running", "down"])(
     "finishes with the operator %s",
     async state => {
-      const doomed = freshNamespace("e2e-doomed");
-      create(database(doomed, "one"));
-      create(database(doomed, "two", { instances: 2 }));
+      const namespace = doomed[state];
+      create(database(namespace, "one"));
+      create(database(namespace, "two", { instances: 2 }));
       for (const name of ["one", "two"])
         await waitFor(
-          `${doomed}/${name} Ready`,
-          () => (get("database", doomed, name)?.status as Status | undefined)?.phase === "Ready",
+          `${namespace}/${name} Ready`,
+          () => (get("database", namespace, name)?.status as Status | undefined)?.phase === "Ready",
           { timeoutMs: 300_000, intervalMs: 2000 },
         );
-      if (state === "down") await operator.stop("SIGKILL");
+      if (state === "down") await operator.stopWatchers();
       try {
         const t0 = Date.now();
-        kubectlOk(["delete", "namespace", doomed, "--wait=false"]);
+        kubectlOk(["delete", "namespace", namespace, "--wait=false"]);
         await waitFor(
-          `namespace ${doomed} to be gone`,
-          () => kubectl(["get", "namespace", doomed]).code !== 0,
+          `namespace ${namespace} to be gone`,
+          () => kubectl(["get", "namespace", namespace]).code !== 0,
           { timeoutMs: 180_000, intervalMs: 1000 },
         );
         console.log(
           `namespace with 2 running Databases deleted, operator ${state}: ${Date.now() - t0} ms`,
         );
       } finally {
-        if (state === "down") await operator.start();
+        if (state === "down") await operator.startWatchers();
       }
     },
     600_000,

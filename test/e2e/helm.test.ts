@@ -4,34 +4,27 @@
  * a second install refused, an uninstall that leaves the Databases running, and a reinstall that
  * adopts them. Images come from the local cluster's registry.
  */
-import { join } from "node:path";
 import { env } from "../integration/harness/env";
 import { database, freshNamespace, installCrd } from "../integration/harness/fixtures";
 import { create, get, kubectl, mergePatch } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
 import { healthy } from "./healthy";
 import {
-  OPERATOR_NAMESPACE,
-  awaitLeader,
-  awaitRollout,
-  run,
-  runLogged,
-} from "./installed-operator";
+  CHART,
+  LOCAL_VALUES,
+  RELEASE,
+  helmRun as helmIn,
+  prepareHelm,
+  uninstall,
+} from "./helm-release";
+import { OPERATOR_NAMESPACE, awaitLeader, awaitRollout, runLogged } from "./installed-operator";
 import { psql, superuserAt } from "./psql";
-import { imageRepository } from "./registry";
 
-const CHART = join(env.repo, "dist", "pgkeeper-helm");
-const RELEASE = "pgkeeper";
 let helm = "";
 let ns = "";
 
-/** The chart's values for the local cluster: images from its registry. */
-const VALUES = [
-  ...["--set", `image.repository=${imageRepository()}/controller`, "--set", "image.tag=dev"],
-  ...["--set", `postgres.imageRepository=${imageRepository()}`],
-];
-const helmRun = (args: string[], label: string) =>
-  run(helm, [...args, "--kubeconfig", env.kubeconfig], 600_000, label);
+const VALUES = LOCAL_VALUES();
+const helmRun = (args: string[], label: string) => helmIn(helm, args, label);
 
 /** The instance pod of `db`: its uid and restarts, which an operator's upgrade must not change. */
 const instance = (db: string) => {
@@ -45,22 +38,13 @@ const instance = (db: string) => {
 beforeAll(async () => {
   await installCrd();
   ns = freshNamespace("helm");
-  // The chart is generated from what pepr build writes; helm is built once, cached.
-  run("bash", ["hack/build.sh"], 600_000, "helm-build");
-  const built = runLogged("bash", ["hack/helm-chart/helm.sh"], 1_200_000, "helm-binary");
-  if (built.status !== 0) throw new Error(`hack/helm-chart/helm.sh failed:\n${built.output}`);
-  helm = built.output.trim().split("\n").at(-1) ?? "";
+  // This file tests the chart: it is generated again from what pepr build writes.
+  helm = prepareHelm({ rebuild: true });
 }, 1_800_000);
 
 afterAll(() => {
   kubectl(["delete", "namespace", ns, "--wait=false"]);
-  runLogged(
-    helm,
-    ["uninstall", RELEASE, "-n", OPERATOR_NAMESPACE, "--wait", "--kubeconfig", env.kubeconfig],
-    180_000,
-    "helm-teardown",
-  );
-  kubectl(["delete", "namespace", OPERATOR_NAMESPACE, "--wait=true", "--timeout=120s"]);
+  uninstall(helm, "helm-teardown");
 }, 300_000);
 
 describe("the Helm chart", () => {
