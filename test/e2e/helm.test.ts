@@ -38,8 +38,7 @@ const instance = (db: string) => {
 beforeAll(async () => {
   await installCrd();
   ns = freshNamespace("helm");
-  // This file tests the chart: it is generated again from what pepr build writes.
-  helm = prepareHelm({ rebuild: true });
+  helm = prepareHelm();
 }, 1_800_000);
 
 afterAll(() => {

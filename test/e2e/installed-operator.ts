@@ -38,7 +38,9 @@ export function deploy(
 ): Promise<void> {
   const pepr = join(dir, "node_modules", ".bin", "pepr");
   return runAsync(pepr, ["deploy", "--yes", "-i", image], 300_000, label, {
-    extraEnv: settings,
+    // The tier's lint and type-check already ran: pepr deploy's own repeat of them (a minute and
+    // a half per deploy) is skipped (patches/pepr+1.1.4.patch, ADR 0024); it builds the same.
+    extraEnv: { ...settings, PEPR_SKIP_BUILD_CHECKS: "true" },
     cwd: dir,
   });
 }

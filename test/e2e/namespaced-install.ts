@@ -39,7 +39,7 @@ export class NamespacedInstall {
 
   /** helm install with the namespaces; returns once a watcher leads. */
   async install(): Promise<void> {
-    this.helm = prepareHelm({ rebuild: false });
+    this.helm = prepareHelm();
     // Left by a host operator's suite (pepr dev registers them): Helm would refuse to adopt them.
     removeWebhooks();
     const args = ["install", RELEASE, CHART, "-n", OPERATOR_NAMESPACE, "--create-namespace"];
