@@ -1,13 +1,15 @@
 /**
  * Writes pgkeeper's Helm chart into dist/pgkeeper-helm from dist/pepr-module-pgkeeper.yaml
- * (run after `pepr build`: hack/build.sh does), deploy/crd.yaml and deploy/monitoring.
+ * (run after `pepr build`: hack/build.sh does), deploy/crd.yaml, Pepr's PeprStore CRD and
+ * deploy/monitoring.
  *   npx ts-node hack/helm-chart/generate.ts
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { load, loadAll } from "js-yaml";
+import { dump, load, loadAll } from "js-yaml";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { helmChart } from "./chart";
+import { peprStoreCrd } from "./pepr-store-crd";
 
 const root = join(__dirname, "..", "..");
 const read = (path: string): string => readFileSync(join(root, path), "utf8");
@@ -17,7 +19,8 @@ const files = helmChart({
   moduleObjects: loadAll(read("dist/pepr-module-pgkeeper.yaml")).filter(
     Boolean,
   ) as KubernetesObject[],
-  crdYaml: read("deploy/crd.yaml"),
+  // pgkeeper's CRDs and Pepr's PeprStore CRD (which pepr deploy applies itself).
+  crdYaml: `${read("deploy/crd.yaml").trimEnd()}\n---\n${dump(peprStoreCrd(), { lineWidth: -1 })}`,
   monitoring: {
     metricsService: object("deploy/monitoring/metrics-service.yaml"),
     serviceMonitor: object("deploy/monitoring/servicemonitor.yaml"),

@@ -42,6 +42,9 @@ export class NamespacedInstall {
     this.helm = prepareHelm();
     // Left by a host operator's suite (pepr dev registers them): Helm would refuse to adopt them.
     removeWebhooks();
+    // As on a fresh cluster: the chart must bring Pepr's PeprStore CRD (crds/), which `pepr dev`
+    // and `pepr deploy` apply as an administrator and the operator may only patch.
+    kubectlOk(["delete", "customresourcedefinition", "peprstores.pepr.dev", "--ignore-not-found"]);
     const args = ["install", RELEASE, CHART, "-n", OPERATOR_NAMESPACE, "--create-namespace"];
     const served = ["--set", `watchNamespaces={${this.namespaces.join(",")}}`];
     helmRun(
