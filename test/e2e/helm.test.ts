@@ -39,6 +39,7 @@ beforeAll(async () => {
   await installCrd();
   ns = freshNamespace("helm");
   helm = prepareHelm();
+  uninstall(helm, "helm-leftover"); // a release an interrupted run left behind
 }, 1_800_000);
 
 afterAll(() => {

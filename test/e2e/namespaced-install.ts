@@ -40,6 +40,8 @@ export class NamespacedInstall {
   /** helm install with the namespaces; returns once a watcher leads. */
   async install(): Promise<void> {
     this.helm = prepareHelm();
+    // A release an interrupted run left behind (the cluster's etcd outlives it).
+    uninstall(this.helm, "namespaced-leftover");
     // Left by a host operator's suite (pepr dev registers them): Helm would refuse to adopt them.
     removeWebhooks();
     // As on a fresh cluster: the chart must bring Pepr's PeprStore CRD (crds/), which `pepr dev`
