@@ -36,8 +36,25 @@ const MODELS: Record<ChildKind, GenericClass> = {
 export const isManaged = (obj: KubeObject): boolean =>
   obj.metadata?.labels?.[LABEL_MANAGED_BY] === MANAGER;
 
-/** Pepr's watch settings (same environment variables), so all watches behave alike. */
-const watchCfg = () => {
+/**
+ * Pepr's watch settings (same environment variables), so all watches behave alike. A namespaced
+ * install's watches never give up (`resyncFailureMax` unset: KFC retries for ever): a served
+ * namespace can be deleted, which its Role goes with, and a watcher exiting on that would
+ * crash-loop until the list of namespaces changed; the cache is read around meanwhile.
+ */
+export const watchSettings = (namespaced: boolean): WatchSettings => {
+  const settings = watchCfg();
+  return namespaced ? { ...settings, resyncFailureMax: undefined } : settings;
+};
+
+interface WatchSettings {
+  resyncFailureMax?: number;
+  resyncDelaySec: number;
+  lastSeenLimitSeconds: number;
+  relistIntervalSec: number;
+}
+
+const watchCfg = (): WatchSettings & { resyncFailureMax: number } => {
   const int = (name: string, fallback: number) => {
     const n = Number.parseInt(process.env[name] ?? "", 10);
     return Number.isFinite(n) && n > 0 ? n : fallback;
@@ -154,10 +171,13 @@ export function startInformers(
   const log = Log.child({ component: "informers" });
   const listed = listingTally(scope.namespaces);
   const watchers = sourcesIn(scope.namespaces).map(({ apiVersion, kindName, model, namespace }) => {
-    const watcher = model.Watch((obj, phase) => {
-      const event = applyEvent(cache, apiVersion, kindName, obj as KubeObject, phase as Phase);
-      onEvent(phase as Phase, obj as KubeObject, event.outcome, event.previous);
-    }, watchCfg());
+    const watcher = model.Watch(
+      (obj, phase) => {
+        const event = applyEvent(cache, apiVersion, kindName, obj as KubeObject, phase as Phase);
+        onEvent(phase as Phase, obj as KubeObject, event.outcome, event.previous);
+      },
+      watchSettings(namespace !== undefined),
+    );
     const key = kindKeyOf({ apiVersion, kind: kindName });
     const where = { kind: key, ...(namespace === undefined ? {} : { namespace }) };
     // CONNECT follows the complete initial LIST: from then on a miss means "does not exist".
@@ -174,7 +194,7 @@ export function startInformers(
     ? scope.namespaces.map(namespace => {
         const watcher = K8s(Database)
           .InNamespace(namespace)
-          .Watch((db, phase) => databases(phase as Phase, db as KubeObject), watchCfg());
+          .Watch((db, phase) => databases(phase as Phase, db as KubeObject), watchSettings(true));
         watchEvents(watcher, { kind: "Database", namespace }, log);
         return watcher;
       })
@@ -184,11 +204,36 @@ export function startInformers(
 
 type KfcWatcher = ReturnType<ReturnType<typeof K8s>["Watch"]>;
 
+/**
+ * Whether to log a watch's failure: the 1st, 2nd, 4th, 8th... since it last listed, so a watch
+ * that keeps failing (a served namespace deleted) says so without a line every few seconds.
+ */
+export function failureLogGate(): (event: "failed" | "listed") => boolean {
+  let failures = 0;
+  return event => {
+    if (event === "listed") {
+      failures = 0;
+      return false;
+    }
+    failures++;
+    return (failures & (failures - 1)) === 0;
+  };
+}
+
 /** A watch's failures, logged; one that cannot be re-established ends the process. */
 function watchEvents(watcher: KfcWatcher, where: Record<string, string>, log: typeof Log): void {
-  watcher.events.on(WatchEvent.LIST_ERROR, (err: unknown) =>
-    log.warn({ ...where, error: errorMessage(err) }, "Informer list failed"),
-  );
+  const gate = failureLogGate();
+  let failures = 0;
+  watcher.events.on(WatchEvent.CONNECT, () => {
+    gate("listed");
+    failures = 0;
+  });
+  watcher.events.on(WatchEvent.LIST_ERROR, (err: unknown) => {
+    failures++;
+    if (gate("failed")) {
+      log.warn({ ...where, failures, error: errorMessage(err) }, "Informer list failed");
+    }
+  });
   // As Pepr does for its own watches: a watch that cannot be re-established ends the process,
   // so that Kubernetes restarts it rather than it running on a frozen cache.
   watcher.events.on(WatchEvent.GIVE_UP, (err: unknown) => {
