@@ -68,7 +68,7 @@ export class CachedCluster implements Cluster {
   ): Promise<KubeObject | undefined> {
     const kind = kindKeyOf(ref);
     const cached = this.cache.get(kind, ref.namespace, ref.name);
-    if (cached || (options?.missingIsAbsent && this.cache.isSynced(kind))) {
+    if (cached || (options?.missingIsAbsent && this.cache.isSynced(kind, ref.namespace))) {
       this.reads.cacheHits++;
       return cached;
     }
@@ -84,7 +84,7 @@ export class CachedCluster implements Cluster {
     labels: Record<string, string>,
   ): Promise<KubeObject[]> {
     const kind = kindKeyOf(ref);
-    if (this.cache.isSynced(kind)) {
+    if (this.cache.isSynced(kind, namespace)) {
       this.reads.cacheHits++;
       return this.cache.list(kind, namespace, labels);
     }

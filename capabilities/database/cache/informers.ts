@@ -182,6 +182,7 @@ export function startInformers(
     const where = { kind: key, ...(namespace === undefined ? {} : { namespace }) };
     // CONNECT follows the complete initial LIST: from then on a miss means "does not exist".
     watcher.events.on(WatchEvent.CONNECT, () => {
+      if (namespace !== undefined) cache.markSynced(key, namespace);
       if (!listed(key, namespace)) return;
       if (!cache.isSynced(key)) log.info({ kind: key }, "Informer synced");
       cache.markSynced(key);

@@ -77,4 +77,17 @@ describe("ObjectCache", () => {
     cache.markSynced(SVC);
     expect(cache.isSynced(SVC)).toBe(true);
   });
+
+  it.each<[string, [string | undefined][], string | undefined, boolean]>([
+    ["nothing listed", [], "shop", false],
+    ["listed everywhere", [[undefined]], "shop", true],
+    ["listed in that namespace", [["shop"]], "shop", true],
+    // A served namespace whose watch cannot list (deleted) leaves the others on the cache.
+    ["listed in another namespace only", [["billing"]], "shop", false],
+    ["asked for everywhere, listed in one namespace", [["shop"]], undefined, false],
+  ])("isSynced by namespace: %s", (_, marks, namespace, expected) => {
+    const cache = new ObjectCache();
+    for (const [ns] of marks) cache.markSynced(SVC, ns);
+    expect(cache.isSynced(SVC, namespace)).toBe(expected);
+  });
 });

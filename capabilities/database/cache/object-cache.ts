@@ -39,6 +39,7 @@ export class ObjectCache {
   /** kind → namespace → name → object */
   private readonly kinds = new Map<KindKey, Map<string, Map<string, KubeObject>>>();
   private readonly synced = new Set<KindKey>();
+  private readonly syncedIn = new Map<KindKey, Set<string>>();
 
   constructor(private readonly freeze = freezesShared()) {}
 
@@ -79,15 +80,27 @@ export class ObjectCache {
     return true;
   }
 
-  /** The kind's watch has listed everything: a miss now means the object does not exist. */
-  markSynced(kind: KindKey): void {
-    this.synced.add(kind);
+  /**
+   * The kind's watch has listed everything (in `namespace`, for a namespaced install's watch; else
+   * everywhere this operator watches): a miss there now means the object does not exist.
+   */
+  markSynced(kind: KindKey, namespace?: string): void {
+    if (namespace === undefined) this.synced.add(kind);
+    else this.syncedIn.set(kind, new Set([...(this.syncedIn.get(kind) ?? []), namespace]));
   }
 
-  isSynced(kind: KindKey): boolean {
-    return this.synced.has(kind);
+  /**
+   * Whether a miss of `kind` (in `namespace`) means absent. By namespace, so that one namespace
+   * whose watch cannot list (a served namespace deleted) leaves the others read from the cache.
+   */
+  isSynced(kind: KindKey, namespace?: string): boolean {
+    return (
+      this.synced.has(kind) ||
+      (namespace !== undefined && (this.syncedIn.get(kind)?.has(namespace) ?? false))
+    );
   }
 
+  /** The kinds synced everywhere this operator watches. */
   syncedKinds(): KindKey[] {
     return [...this.synced];
   }
