@@ -4,6 +4,8 @@
  * A suite runs its Databases against it as against the host operator: `stopWatchers` and
  * `startWatchers` stand for stopping and starting the operator (admission stays up).
  */
+import { WRITE_VERBS } from "../../hack/helm-chart/rbac";
+import type { PolicyRule } from "../../hack/rbac-audit/compare";
 import { removeWebhooks } from "../integration/harness/operator";
 import { get, kubectlOk } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
@@ -18,13 +20,6 @@ import {
 
 const WATCHER = DEPLOYMENTS[1];
 const ACCOUNT = { name: "pepr-pgkeeper", namespace: OPERATOR_NAMESPACE };
-
-export interface PolicyRule {
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  verbs: string[];
-}
 
 interface Binding {
   metadata: { namespace?: string };
@@ -108,9 +103,6 @@ export function operatorGrants(): {
   }
   return { cluster, byNamespace };
 }
-
-/** Verbs that change something. */
-export const WRITE_VERBS = ["create", "update", "patch", "delete", "deletecollection", "*"];
 
 /** Each cluster-wide rule that may write, as `verbs resources [names]`. */
 export const clusterWrites = (rules: readonly PolicyRule[]): string[] =>
