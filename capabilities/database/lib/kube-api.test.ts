@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage, isNotFound } from "./errors";
 import { Connection, KubeApiError, METADATA_ONLY, connect, requester } from "./kube-api";
+import { RawWatchEvent, splitLines, watchStreamer } from "./kube-watch";
 
 interface Seen {
   method: string;
@@ -35,6 +36,35 @@ function answer(url: string): { status: number; body: unknown } {
     };
   if (url.startsWith("/empty")) return { status: 200, body: "" };
   return { status: 200, body: { kind: "Thing", url } };
+}
+
+/** Watch answers: events split across chunks, a silent stream, a refusal. */
+function streamWatch(url: string, res: import("node:http").ServerResponse): void {
+  if (url.startsWith("/watch-forbidden")) {
+    res.writeHead(403, { "content-type": "application/json" });
+    res.end(JSON.stringify({ kind: "Status", code: 403, reason: "Forbidden", message: "no" }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "application/json" });
+  if (url.startsWith("/watch-silent")) {
+    res.write(
+      `${JSON.stringify({ type: "BOOKMARK", object: { metadata: { resourceVersion: "1" } } })}\n`,
+    );
+    return; // then nothing, and the connection stays open
+  }
+  const lines = [1, 2, 3]
+    .map(n =>
+      JSON.stringify({
+        type: "ADDED",
+        object: { metadata: { name: `o${n}`, resourceVersion: `${n}` } },
+      }),
+    )
+    .join("\n");
+  const text = `${lines}\n${JSON.stringify({ type: "DELETED", object: { metadata: { name: "o1" } } })}\n`;
+  // Chunks that cut lines (and a multi-byte character) anywhere.
+  const bytes = Buffer.from(text.replace("o3", "ö3"));
+  for (let i = 0; i < bytes.length; i += 7) res.write(bytes.subarray(i, i + 7));
+  res.end();
 }
 
 beforeAll(async () => {
@@ -76,6 +106,7 @@ beforeAll(async () => {
           accept: req.headers.accept,
           body,
         });
+        if (req.url?.startsWith("/watch-")) return streamWatch(req.url, res);
         const { status, body: out } = answer(req.url ?? "");
         res.writeHead(status, { "content-type": "application/json" });
         res.end(out === "" ? "" : JSON.stringify(out));
@@ -224,5 +255,75 @@ describe("kube-api", () => {
   it("refuses a kubeconfig without a current cluster", async () => {
     writeFileSync(join(dir, "bad"), JSON.stringify({ apiVersion: "v1", kind: "Config" }));
     await expect(connect({ kubeconfig: join(dir, "bad") })).rejects.toThrow(/no current cluster/);
+  });
+});
+
+describe("kube-watch: a watch request as a stream of events", () => {
+  async function watcher() {
+    const conn: Connection = await connect({ kubeconfig: join(dir, "kubeconfig") });
+    return { watch: watchStreamer(() => Promise.resolve(conn)), conn };
+  }
+
+  it("yields each event whole however the chunks cut the lines, with the query and token", async () => {
+    const { watch, conn } = await watcher();
+    const events: RawWatchEvent[] = [];
+    const signal = new AbortController().signal;
+    for await (const e of watch(
+      "/watch-stream",
+      { labelSelector: "a=b", resourceVersion: "5" },
+      { signal, idleMs: 5000 },
+    ))
+      events.push(e);
+    expect(
+      events.map(e => `${e.type} ${(e.object as { metadata: { name: string } }).metadata.name}`),
+    ).toEqual(["ADDED o1", "ADDED o2", "ADDED ö3", "DELETED o1"]);
+    const request = seen.find(r => r.url.startsWith("/watch-stream"))!;
+    expect(new URL(request.url, "https://x").searchParams.get("watch")).toBe("true");
+    expect(request.url).toContain("labelSelector=a%3Db");
+    expect(request.authorization).toBe("Bearer first-token");
+    await conn.streams.close();
+  });
+
+  it("ends a silent stream with an error after idleMs", async () => {
+    const { watch, conn } = await watcher();
+    const signal = new AbortController().signal;
+    const events: string[] = [];
+    await expect(
+      (async () => {
+        for await (const e of watch("/watch-silent", {}, { signal, idleMs: 300 }))
+          events.push(e.type);
+      })(),
+    ).rejects.toThrow(/timeout/i);
+    expect(events).toEqual(["BOOKMARK"]);
+    await conn.streams.destroy();
+  });
+
+  it("stops when aborted", async () => {
+    const { watch, conn } = await watcher();
+    const abort = new AbortController();
+    const events: string[] = [];
+    const done = (async () => {
+      for await (const e of watch("/watch-silent", {}, { signal: abort.signal, idleMs: 60_000 })) {
+        events.push(e.type);
+        abort.abort();
+      }
+    })();
+    await expect(done).rejects.toThrow(/abort/i);
+    expect(events).toEqual(["BOOKMARK"]);
+    await conn.streams.destroy();
+  });
+
+  it("a refusal is a KubeApiError with the apiserver's status", async () => {
+    const { watch, conn } = await watcher();
+    const signal = new AbortController().signal;
+    const failure = (async () => {
+      for await (const e of watch("/watch-forbidden", {}, { signal, idleMs: 1000 })) void e;
+    })();
+    await expect(failure).rejects.toMatchObject({ status: 403, name: "KubeApiError" });
+    await conn.streams.close();
+  });
+
+  it("splitLines keeps the unfinished line and skips blank ones", () => {
+    expect(splitLines('{"a":1}\n\n{"b"')).toEqual({ lines: ['{"a":1}'], rest: '{"b"' });
   });
 });

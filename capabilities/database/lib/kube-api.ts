@@ -72,6 +72,11 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export interface Connection {
   server: URL;
   dispatcher: Agent;
+  /**
+   * Long-lived watch streams: each holds a connection for minutes, so they get their own pool,
+   * uncapped, rather than taking the 16 that requests share (lib/kube-watch.ts).
+   */
+  streams: Agent;
   authorization(): Promise<string | undefined>;
 }
 
@@ -112,23 +117,31 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error("no current cluster in the kubeconfig");
   const first = await credentials(kc);
+  const tls = {
+    ca: first.ca,
+    cert: first.cert,
+    key: first.key,
+    rejectUnauthorized: first.rejectUnauthorized,
+    servername: first.servername,
+  };
   const dispatcher = new Agent({
     connections: MAX_CONNECTIONS,
     keepAliveTimeout: 30_000,
     headersTimeout: REQUEST_TIMEOUT_MS,
     bodyTimeout: REQUEST_TIMEOUT_MS,
-    connect: {
-      ca: first.ca,
-      cert: first.cert,
-      key: first.key,
-      rejectUnauthorized: first.rejectUnauthorized,
-      servername: first.servername,
-    },
+    connect: tls,
+  });
+  // Each watch sets its own idle limit (bodyTimeout) per request.
+  const streams = new Agent({
+    keepAliveTimeout: 30_000,
+    headersTimeout: REQUEST_TIMEOUT_MS,
+    connect: tls,
   });
   let auth = { value: authorizationOf(first), at: Date.now() };
   return {
     server: new URL(cluster.server),
     dispatcher,
+    streams,
     async authorization() {
       if (Date.now() - auth.at >= refreshMs)
         auth = { value: authorizationOf(await credentials(kc)), at: Date.now() };
@@ -137,14 +150,14 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   };
 }
 
-function urlOf(server: URL, path: string, query: RequestOptions["query"]): URL {
+export function urlOf(server: URL, path: string, query: RequestOptions["query"]): URL {
   const url = new URL(path, server);
   for (const [key, value] of Object.entries(query ?? {}))
     if (value !== undefined) url.searchParams.set(key, String(value));
   return url;
 }
 
-function parse(text: string): unknown {
+export function parse(text: string): unknown {
   if (text === "") return undefined;
   try {
     return JSON.parse(text);
@@ -176,11 +189,14 @@ export function requester(connection: () => Promise<Connection>): KubeRequest {
 
 let shared: Promise<Connection> | undefined;
 
-/** The process-wide requester (kubeconfig from the usual places, in-cluster included). */
-export const kubeRequest: KubeRequest = requester(() => {
+/** The process-wide connection (kubeconfig from the usual places, in-cluster included). */
+export const sharedConnection = (): Promise<Connection> => {
   shared ??= connect().catch(err => {
     shared = undefined; // a later call tries again
     throw err;
   });
   return shared;
-});
+};
+
+/** The process-wide requester. */
+export const kubeRequest: KubeRequest = requester(sharedConnection);
