@@ -29,12 +29,16 @@ const resourceOf = (kind: string): string => {
   return /[^aeiou]y$/.test(lower) ? `${lower.slice(0, -1)}ies` : `${lower}s`;
 };
 
-/** `/api/v1/namespaces/ns/secrets` or `/apis/apps/v1/namespaces/ns/statefulsets`. */
-export function collectionPath(ref: Kind, namespace: string): string {
+/**
+ * `/api/v1/namespaces/ns/secrets` or `/apis/apps/v1/namespaces/ns/statefulsets`; without a
+ * namespace, the collection in every namespace (`/api/v1/secrets`).
+ */
+export function collectionPath(ref: Kind, namespace?: string): string {
   if (!MANAGED_KINDS.has(kindKeyOf(ref)))
     throw new Error(`pgkeeper does not manage ${ref.apiVersion} ${ref.kind}`);
   const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
-  return `${base}/namespaces/${encodeURIComponent(namespace)}/${resourceOf(ref.kind)}`;
+  const where = namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`;
+  return `${base}${where}/${resourceOf(ref.kind)}`;
 }
 
 export const objectPath = (ref: ObjectRef): string =>
