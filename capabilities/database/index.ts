@@ -7,7 +7,6 @@ import { Capability } from "pepr";
 import { Database } from "./api/database";
 import { mutateDatabase } from "./admission/mutate";
 import { validateDatabaseRequest } from "./admission/validate";
-import { operatorConfig } from "./lib/config";
 import { isWatcherProcess, peprWatchesDatabases, startWatcherRuntime } from "./runtime";
 
 export const DatabaseCapability = new Capability({
@@ -20,9 +19,9 @@ const { When } = DatabaseCapability;
 // The watcher's machinery; admission pods and `pepr build` have none (Watch runs only there).
 const controller = isWatcherProcess() ? startWatcherRuntime() : undefined;
 
-// Pepr's watch bindings watch the whole cluster; a namespaced install's runtime watches its
-// namespaces itself (runtime.ts peprWatchesDatabases).
-const peprWatches = peprWatchesDatabases(controller !== undefined, operatorConfig());
+// The watcher's runtime watches Databases itself (runtime.ts peprWatchesDatabases); the
+// bindings stay for `pepr build`, which makes the watcher Deployment from them.
+const peprWatches = peprWatchesDatabases(controller !== undefined);
 
 // Admission: fill defaults, then reject invalid specs with the field named. Reconcile follows
 // every create/update through our work queue (not our own status writes: see cache/changes.ts).

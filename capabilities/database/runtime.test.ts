@@ -1,4 +1,3 @@
-import { DEFAULT_CONFIG } from "./lib/config";
 import { isWatcherProcess, peprWatchesDatabases } from "./runtime";
 
 describe("the watcher process", () => {
@@ -13,14 +12,12 @@ describe("the watcher process", () => {
 });
 
 describe("peprWatchesDatabases", () => {
-  const serving = (...watchNamespaces: string[]) => ({ ...DEFAULT_CONFIG, watchNamespaces });
-  it.each<[string, boolean, ReturnType<typeof serving>, boolean]>([
-    ["a cluster-wide watcher: Pepr's bindings", true, serving(), true],
-    // Its Roles would refuse Pepr's cluster-wide list; the runtime watches each namespace.
-    ["a namespaced watcher: its own informers", true, serving("shop"), false],
+  it.each<[string, boolean, boolean]>([
+    // The runtime's informers watch Databases (one copy each, listed before their children).
+    ["a watcher (cluster-wide or namespaced): its own informers", true, false],
     // pepr build generates the watcher Deployment only when watch bindings exist.
-    ["pepr build or an admission pod of a namespaced install", false, serving("shop"), true],
-  ])("%s", (_, watcher, config, expected) => {
-    expect(peprWatchesDatabases(watcher, config)).toBe(expected);
+    ["pepr build or an admission pod", false, true],
+  ])("%s", (_, watcher, expected) => {
+    expect(peprWatchesDatabases(watcher)).toBe(expected);
   });
 });

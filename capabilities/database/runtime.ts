@@ -9,7 +9,8 @@ import { register } from "prom-client";
 import { validateDatabase } from "./admission/validate";
 import { splitDatabaseKey } from "./api/names";
 import { CachedCluster } from "./cache/cached-cluster";
-import { isManaged, startInformers } from "./cache/informers";
+import { startInformers } from "./cache/informers";
+import { Owners } from "./cache/owners";
 import { ObjectCache } from "./cache/object-cache";
 import { apiCluster } from "./cluster/api-cluster";
 import { installCrdsWhileWanted } from "./cluster/crds";
@@ -24,7 +25,7 @@ import { SERVICE_ACCOUNT_NAMESPACE_FILE, deletionCostPatch, ownPod } from "./lea
 import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
 import { systemClock } from "./lib/clock";
-import { OperatorConfig, operatorConfig } from "./lib/config";
+import { operatorConfig } from "./lib/config";
 import { WEBHOOK_CERTIFICATE_FILE, expiryWarning, notAfterOf } from "./lib/certificate-expiry";
 import { errorMessage } from "./lib/errors";
 import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
@@ -66,13 +67,13 @@ export const isWatcherProcess = (env: Record<string, string | undefined> = proce
   env.PEPR_WATCH_MODE === "true" || env.PEPR_MODE === "dev";
 
 /**
- * Whether Pepr's own Database bindings watch (they list and watch the whole cluster): not in the
- * watcher of a namespaced install, whose Roles allow only its namespaces and whose runtime
- * watches those (cache/informers.ts). Elsewhere (admission pods, `pepr build`) they must exist:
- * `pepr build` generates the watcher Deployment from them.
+ * Whether Pepr's own Database bindings are registered: not in the watcher, whose informers watch
+ * Databases themselves (cache/informers.ts: one copy of each Database rather than one per Pepr
+ * binding, Databases listed before their children, and a namespaced install's Roles allow only
+ * its namespaces). Elsewhere (admission pods, `pepr build`) they must exist: `pepr build`
+ * generates the watcher Deployment from them.
  */
-export const peprWatchesDatabases = (watcher: boolean, config: OperatorConfig): boolean =>
-  !watcher || config.watchNamespaces.length === 0;
+export const peprWatchesDatabases = (watcher: boolean): boolean => !watcher;
 
 let started: Controller | undefined;
 
@@ -87,7 +88,9 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   const leadership: { elector?: LeaderElector } = {};
   const isLeader = (): boolean => leadership.elector?.isLeader() ?? true;
 
-  const cluster = new CachedCluster(apiCluster(), cache, isManaged);
+  // The objects of known Databases and Backups only (cache/owners.ts).
+  const owners = new Owners();
+  const cluster = new CachedCluster(apiCluster(), cache, owners.owns);
   m.watchCache(() => ({
     objects: cache.sizes(),
     synced: cache.syncedKinds(),
@@ -136,13 +139,15 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     { isLeader, metrics: m, cache },
   );
   started = ctl;
-  // A namespaced install watches its namespaces only, Databases included (index.ts leaves them
-  // to these informers then, as Pepr's own bindings would watch the whole cluster).
+  // Databases, Backups and children, cluster-wide or in a namespaced install's namespaces.
   const namespaced = config.watchNamespaces.length > 0;
-  startInformers(cache, ctl.onChildEvent, {
-    namespaces: config.watchNamespaces,
-    onDatabase: (phase, db) => (phase === "DELETED" ? ctl.forget(db) : ctl.enqueue(db)),
-  });
+  startInformers(
+    { cache, owners, onEvent: ctl.onChildEvent },
+    {
+      namespaces: config.watchNamespaces,
+      onDatabase: (phase, db) => (phase === "DELETED" ? ctl.forget(db) : ctl.enqueue(db)),
+    },
+  );
   if (namespaced)
     log.info({ namespaces: config.watchNamespaces }, "Serving listed namespaces only");
 

@@ -4,7 +4,7 @@
  * recognised as nothing new (see changes.ts).
  *
  * Reads:
- * - a Database: the cache (fed by Pepr's Database watch); a miss asks the apiserver;
+ * - a Database: the cache (fed by the Database informer); a miss asks the apiserver;
  * - a child kind whose informer has listed everything (synced): the cache only for `list` and for
  *   `get` with `missingIsAbsent`; a plain `get` that misses still asks the apiserver, because the
  *   informers only see objects with our label, and an object someone else created with one of

@@ -3,9 +3,10 @@
  * return), by kind, namespace and name. Reconcile reads from here instead of the apiserver, so a
  * converged reconcile makes no GET or LIST calls.
  *
- * Objects are stored as delivered, not copied: KFC's watcher keeps the same object in its own
- * relist cache, so sharing it costs no extra memory. Readers must not mutate what they get; in
- * tests and development the cache freezes what it stores, so a mutation throws where it happens.
+ * Objects are stored as delivered, not copied: the informer's reflector holds the same object
+ * (to tell a relist what went), so sharing it costs no extra memory. Readers must not mutate what
+ * they get; in tests and development the cache freezes what it stores, so a mutation throws where
+ * it happens.
  */
 import { KindKey } from "../api/kinds";
 import { KubeObject } from "../cluster/cluster";
