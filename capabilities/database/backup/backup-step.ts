@@ -4,9 +4,9 @@
  * would compete for the same I/O and pgBackRest's repository lock); the others wait, Pending,
  * in creation order.
  */
-import { createHash } from "node:crypto";
 import type { BackupStatus } from "../api/backup-schema";
 import type { KubeObject } from "../cluster/cluster";
+import { jobNameFor } from "../specs/backup-job";
 import { BackupFacts, jobOutcome } from "./backup-result";
 
 export type BackupDecision =
@@ -34,14 +34,8 @@ export interface BackupScene {
 }
 
 const TERMINAL = new Set(["Completed", "Failed"]);
-const JOB_NAME_MAX = 63;
 
-/** The Job's name: the Backup's, shortened with a hash when longer than a label value allows. */
-export function jobNameFor(backup: string): string {
-  if (backup.length <= JOB_NAME_MAX) return backup;
-  const hash = createHash("sha256").update(backup).digest("hex").slice(0, 8);
-  return `${backup.slice(0, JOB_NAME_MAX - 9).replace(/-+$/, "")}-${hash}`;
-}
+export { jobNameFor };
 
 const statusOf = (backup: KubeObject): BackupStatus => (backup.status ?? {}) as BackupStatus;
 

@@ -75,6 +75,18 @@ describe("Owners: what an arriving owner asks to be listed again", () => {
     expect(owners.addBackup("shop", "nightly-1")).toBeUndefined();
   });
 
+  it("a Backup with a name too long for a label: its Job's label carries the shortened name", () => {
+    const owners = new Owners();
+    const long = `nightly-${"x".repeat(70)}`;
+    const target = owners.addBackup("shop", long);
+    const job = target?.selector.split("=")[1] ?? "";
+    expect(job.length).toBeLessThanOrEqual(63);
+    const jobObject = labelled("shop", { ...ours, "pgkeeper.dev/backup": job });
+    expect(owners.owns(jobObject)).toBe(true);
+    owners.removeBackup("shop", long);
+    expect(owners.owns(jobObject)).toBe(false);
+  });
+
   it("a removed owner's children are not kept any more", () => {
     const owners = new Owners();
     owners.addDatabase("shop", "orders");

@@ -6,7 +6,7 @@
  */
 import { LABEL_DATABASE, LABEL_MANAGED_BY, MANAGER, databaseKey } from "../api/names";
 import { KubeObject } from "../cluster/cluster";
-import { LABEL_BACKUP } from "../specs/backup-job";
+import { LABEL_BACKUP, jobNameFor } from "../specs/backup-job";
 
 /** The owner whose arrival may bring children the informers dropped before: what to list again. */
 export interface Revisit {
@@ -40,16 +40,20 @@ export class Owners {
     return this.databases.has(databaseKey(namespace, name));
   }
 
-  /** Records a Backup; what to revisit if it is new. */
+  /**
+   * Records a Backup; what to revisit if it is new. Held by its Job's name, the value of the
+   * label its Job and pod carry (a long Backup name is shortened there).
+   */
   addBackup(namespace: string, name: string): Revisit | undefined {
-    const key = databaseKey(namespace, name);
+    const job = jobNameFor(name);
+    const key = databaseKey(namespace, job);
     if (this.backups.has(key)) return undefined;
     this.backups.add(key);
-    return { namespace, selector: `${LABEL_BACKUP}=${name}`, kinds: BACKUP_CHILD_KINDS };
+    return { namespace, selector: `${LABEL_BACKUP}=${job}`, kinds: BACKUP_CHILD_KINDS };
   }
 
   removeBackup(namespace: string, name: string): void {
-    this.backups.delete(databaseKey(namespace, name));
+    this.backups.delete(databaseKey(namespace, jobNameFor(name)));
   }
 
   /** Whether the cache may hold `obj`: ours, of a known Database or Backup, in its namespace. */

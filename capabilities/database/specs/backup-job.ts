@@ -8,6 +8,7 @@
  * and the next one (on demand or scheduled) starts from nothing; pgBackRest resumes nothing
  * half-written in the repository it would not check first.
  */
+import { createHash } from "node:crypto";
 import type { V1Job, V1OwnerReference } from "@kubernetes/client-node";
 import { commonLabels, LABEL_COMPONENT } from "../api/names";
 import { CLIENT_TLS_FILES } from "./backup-tls";
@@ -37,6 +38,18 @@ import { containerSecurityContext, podSecurityContext } from "./security";
 
 /** On a backup Job and its pod: the Job's name (the Backup's, shortened to fit a label). */
 export const LABEL_BACKUP = "pgkeeper.dev/backup";
+
+const JOB_NAME_MAX = 63;
+
+/**
+ * A Backup's Job name, which its `LABEL_BACKUP` carries too: the Backup's, shortened with a hash
+ * when longer than a label value allows.
+ */
+export function jobNameFor(backup: string): string {
+  if (backup.length <= JOB_NAME_MAX) return backup;
+  const hash = createHash("sha256").update(backup).digest("hex").slice(0, 8);
+  return `${backup.slice(0, JOB_NAME_MAX - 9).replace(/-+$/, "")}-${hash}`;
+}
 export const BACKUP_JOB_CONTAINER = "pgbackrest";
 
 export type BackupType = "full" | "diff" | "incr";
