@@ -69,7 +69,13 @@ const TIMINGS: ReflectorTimings = {
   failureMax: 4,
 };
 
-function harness(source: ScriptedSource, timings: Partial<ReflectorTimings> = {}) {
+const labelledKeep = (o: KubeObject) => o.metadata?.labels?.keep === "yes";
+
+function harness(
+  source: ScriptedSource,
+  timings: Partial<ReflectorTimings> = {},
+  keep: (o: KubeObject) => boolean = labelledKeep,
+) {
   const events: [Phase, string, string][] = [];
   const failures: number[] = [];
   const sleeps: number[] = [];
@@ -78,7 +84,7 @@ function harness(source: ScriptedSource, timings: Partial<ReflectorTimings> = {}
   let clock = 0;
   const reflector = new Reflector({
     source,
-    keep: o => o.metadata?.labels?.keep === "yes",
+    keep,
     onEvent: (phase, o) =>
       events.push([phase, o.metadata?.name ?? "", o.metadata?.resourceVersion ?? ""]),
     onListed: () => listed++,
@@ -243,22 +249,16 @@ describe("Reflector.revisit: what the watch dropped before its owner was known",
       [],
       [page([obj("a", "1"), obj("b", "2")], "11")],
     );
-    const events: string[] = [];
-    const reflector = new Reflector({
-      source,
-      keep: o => kept.has(o.metadata?.name ?? ""),
-      onEvent: (phase, o) => events.push(`${phase} ${o.metadata?.name}`),
-      onListed: () => undefined,
-      onFailure: () => undefined,
-      onGiveUp: () => undefined,
-      timings: TIMINGS,
-    });
+    const { reflector, events } = harness(source, {}, o => kept.has(o.metadata?.name ?? ""));
     void reflector.start();
     await settle();
     kept = new Set(["a", "b"]);
     await reflector.revisit("ns", "owner=b");
     expect(source.lists[1]).toEqual({ namespace: "ns", selector: "owner=b", continue: undefined });
-    expect(events).toEqual(["ADDED a", "ADDED b"]);
+    expect(events).toEqual([
+      ["ADDED", "a", "1"],
+      ["ADDED", "b", "2"],
+    ]);
     reflector.stop();
   });
 
@@ -272,16 +272,7 @@ describe("Reflector.revisit: what the watch dropped before its owner was known",
       [page([obj("gone", "3"), obj("here", "4")], "12")],
       () => revisitAnswer.promise,
     );
-    const events: string[] = [];
-    const reflector = new Reflector({
-      source,
-      keep: o => kept.has(o.metadata?.name ?? ""),
-      onEvent: (phase, o) => events.push(`${phase} ${o.metadata?.name}`),
-      onListed: () => undefined,
-      onFailure: () => undefined,
-      onGiveUp: () => undefined,
-      timings: TIMINGS,
-    });
+    const { reflector, events } = harness(source, {}, o => kept.has(o.metadata?.name ?? ""));
     void reflector.start();
     await settle();
     kept.add("gone").add("here");
@@ -291,7 +282,7 @@ describe("Reflector.revisit: what the watch dropped before its owner was known",
     await settle();
     revisitAnswer.open();
     await revisit;
-    expect(events).toEqual(["ADDED here"]);
+    expect(events).toEqual([["ADDED", "here", "4"]]);
     reflector.stop();
   });
 });
