@@ -3,10 +3,9 @@
  * return), by kind, namespace and name. Reconcile reads from here instead of the apiserver, so a
  * converged reconcile makes no GET or LIST calls.
  *
- * Objects are stored as delivered, not copied: the informer's reflector holds the same object
- * (to tell a relist what went), so sharing it costs no extra memory. Readers must not mutate what
- * they get; in tests and development the cache freezes what it stores, so a mutation throws where
- * it happens.
+ * Objects are stored as delivered, not copied, and only here: the informers' reflectors remember
+ * names, versions and labels (cache/reflector.ts). Readers must not mutate what they get; in tests
+ * and development the cache freezes what it stores, so a mutation throws where it happens.
  */
 import { KindKey } from "../api/kinds";
 import { KubeObject } from "../cluster/cluster";

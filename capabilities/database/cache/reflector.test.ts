@@ -226,6 +226,17 @@ describe("Reflector: list and watch, holding only what `keep` accepts", () => {
     h.reflector.stop();
   });
 
+  it("pauses after a watch the server ended at once, without counting a failure", async () => {
+    const source = new ScriptedSource([page([], "10")], [{ events: [] }, { events: [] }]);
+    const h = harness(source);
+    void h.reflector.start();
+    await settle();
+    expect(source.watches).toHaveLength(3);
+    expect(h.sleeps).toEqual([TIMINGS.retryMs, TIMINGS.retryMs]);
+    expect(h.failures).toEqual([]);
+    h.reflector.stop();
+  });
+
   it("a watch that fails is watched again from the last version seen, without a list", async () => {
     const source = new ScriptedSource(
       [page([], "10")],

@@ -102,11 +102,34 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * What the reflector remembers of an object it holds: enough to tell a change, to say it went,
+ * and to name its owner then (the labels). Not the object: the cache keeps that (one copy).
+ */
 interface Held {
-  obj: KubeObject;
+  uid?: string;
+  version?: string;
+  labels?: Record<string, string>;
   /** The list pass that last saw it (a relist drops what it did not see). */
   pass: number;
 }
+
+/** What a drop reports: the object's identity and labels, as it was last held. */
+const gone = (id: string, held: Held): KubeObject => {
+  const slash = id.indexOf("/");
+  return {
+    metadata: {
+      namespace: id.slice(0, slash),
+      name: id.slice(slash + 1),
+      uid: held.uid,
+      resourceVersion: held.version,
+      labels: held.labels,
+    },
+  };
+};
+
+/** A watch that ended sooner than this, without an error, is followed by a pause. */
+export const MIN_WATCH_MS = 1000;
 
 export class Reflector {
   private readonly held = new Map<string, Held>();
@@ -154,8 +177,13 @@ export class Reflector {
           failures = 0;
           onListed();
         }
+        const watchedAt = this.now();
         await this.watchFrom(this.version);
         failures = 0;
+        // A watch the server ends at once (a kind being deleted, a proxy) must not become a loop
+        // of requests that starves the process: wait as after a failure, without counting one.
+        if (this.now() - watchedAt < MIN_WATCH_MS)
+          await this.sleep(timings.retryMs, this.abort.signal);
       } catch (err) {
         if (this.stopped) return;
         if (isGone(err)) {
@@ -183,7 +211,7 @@ export class Reflector {
       if (this.stopped) return page.resourceVersion;
       for (const item of page.items) this.take(item, pass);
     } while (page.continue);
-    for (const [id, held] of this.held) if (held.pass < pass) this.drop(id, held.obj);
+    for (const [id, held] of this.held) if (held.pass < pass) this.drop(id, gone(id, held));
     return page.resourceVersion;
   }
 
@@ -209,14 +237,13 @@ export class Reflector {
     const id = idOf(obj);
     const held = this.held.get(id);
     if (!this.options.keep(obj)) {
-      if (held) this.drop(id, held.obj);
+      if (held) this.drop(id, gone(id, held));
       return;
     }
-    this.held.set(id, { obj, pass });
-    const same =
-      held &&
-      held.obj.metadata?.uid === obj.metadata?.uid &&
-      versionOf(held.obj) === versionOf(obj);
+    const uid = obj.metadata?.uid;
+    const version = versionOf(obj);
+    this.held.set(id, { uid, version, labels: obj.metadata?.labels, pass });
+    const same = held && held.uid === uid && held.version === version;
     if (!same) this.options.onEvent(held ? "MODIFIED" : "ADDED", obj);
   }
 
