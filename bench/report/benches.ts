@@ -4,6 +4,7 @@
  */
 import { admissionProblems, renderAdmission } from "./admission";
 import { backupProblems, renderBackup } from "./backup";
+import { compareProblems, renderCompare } from "./compare";
 import { BenchResult, parseResult } from "./envelope";
 import { failoverProblems, renderFailover } from "./failover";
 import { fuzzProblems, renderFuzz } from "./fuzz";
@@ -26,6 +27,7 @@ export const BENCHES = {
   scale: bench({ render: renderScale, problems: scaleProblems }),
   admission: bench({ render: renderAdmission, problems: admissionProblems }),
   fuzz: bench({ render: renderFuzz, problems: fuzzProblems }),
+  compare: bench({ render: renderCompare, problems: compareProblems }),
 };
 
 export type BenchName = keyof typeof BENCHES;

@@ -72,6 +72,15 @@ describe("each bench's section, rendered from a fixture", () => {
         "Source: transcribed from the docs of 2026-12-04, run on a 2-core VM; rerun npm run bench:fuzz to replace.",
       ],
     ],
+    [
+      "compare",
+      [
+        "`npm run bench:compare -- --n 100 --workers 4 --idle 30`: N Databases of 3 instances",
+        "| 100 | controller-runtime      | 10.0 s       | 2.0 s        | 100 MiB  | 10.0 (8.00 create, 2.00 get) | 400 (+0 Lease)           |",
+        "| 100 | pgkeeper                | 20.0 s       | 3.0 s        | 150 MiB  | 15.0 (15.00 patch)           | 0 (+9 Lease)             |",
+        "| 100 | **pgkeeper ÷ baseline** | 2.00×        | 1.50×        | 1.50×    | 1.50×                        |                          |",
+      ],
+    ],
   ])("%s", (name, lines) => {
     const text = render(name);
     for (const line of lines) expect(text).toContain(line);

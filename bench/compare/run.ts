@@ -1,0 +1,211 @@
+/**
+ * bench/compare: pgkeeper's watcher against the controller-runtime baseline on the same local
+ * apiserver (control plane only: pods stay Pending), the same N Databases of 3 instances created
+ * at once, the same number of workers, one operator after the other. For each: time until every
+ * Database's status.observedGeneration is current, operator CPU until then, peak RSS, its
+ * requests per Database (audit log), and its writes and reads in an idle window after; then
+ * pgkeeper's figures as ratios of the baseline's.
+ *
+ * Figures, not a test. Run through bench/compare.sh
+ * (npm run bench:compare -- --n 100,500,1000 --workers 4 --idle 30). --smoke: N=2, 5 idle seconds.
+ */
+import { Obj, kubectl, kubectlOk } from "../../test/integration/harness/kubectl";
+import { sleep, waitFor } from "../../test/integration/harness/wait";
+import {
+  Watcher,
+  buildWatcher,
+  ensurePeprPrerequisites,
+} from "../../test/integration/harness/watcher";
+import { installCrd } from "../../test/integration/harness/fixtures";
+import { removeWebhooks } from "../../test/integration/harness/operator";
+import { auditMark, countOperatorRequests, writesOf } from "../lib/audit";
+import { kubectlBig } from "../lib/kubectl";
+import { runMain } from "../lib/main";
+import { cpuSecondsOf, memoryOf } from "../lib/process";
+import { fixed as fmt } from "../report/format";
+import { isSmoke, runStart, saveResult } from "../lib/result";
+import {
+  CompareParameters,
+  CompareRun,
+  CompareSide,
+  ratiosOf,
+  totalRequests,
+} from "../report/compare";
+import { unsyncedKinds } from "../scale/informers";
+import { RunningOperator, startBaseline } from "./baseline";
+
+interface Options {
+  sizes: number[];
+  workers: number;
+  idleSeconds: number;
+  baseline: string;
+}
+
+function parseArgs(argv: string[], smoke: boolean): Options {
+  const arg = (name: string, fallback: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 && argv[i + 1] ? argv[i + 1] : fallback;
+  };
+  return {
+    sizes: arg("n", smoke ? "2" : "100")
+      .split(",")
+      .map(Number)
+      .filter(n => n > 0),
+    workers: Number(arg("workers", "4")),
+    idleSeconds: Number(arg("idle", smoke ? "5" : "30")),
+    baseline: arg("baseline", process.env.PGKEEPER_BASELINE ?? ""),
+  };
+}
+
+const database = (namespace: string, name: string) => ({
+  apiVersion: "pgkeeper.dev/v1alpha1",
+  kind: "Database",
+  metadata: { name, namespace },
+  // No PostgreSQL runs (pods stay Pending): failover off, as in bench/scale.
+  spec: { version: "15", instances: 3, storage: { size: "1Gi" }, failover: { enabled: false } },
+});
+
+const createAll = (items: object[]) =>
+  kubectlBig(["create", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items }));
+
+/** Databases of `namespace` whose status.observedGeneration is current. */
+function observed(namespace: string): number {
+  const list = JSON.parse(kubectlBig(["get", "databases", "-n", namespace, "-o", "json"])) as {
+    items: Obj[];
+  };
+  return list.items.filter(
+    d =>
+      (d.status as { observedGeneration?: number } | undefined)?.observedGeneration ===
+      d.metadata.generation,
+  ).length;
+}
+
+async function startPgkeeper(namespace: string, workers: number): Promise<RunningOperator> {
+  const watcher = new Watcher(`compare-${namespace}`, {
+    PGKEEPER_MAX_CONCURRENT_RECONCILES: String(workers),
+    PGKEEPER_LEASE_NAMESPACE: namespace,
+    LOG_LEVEL: "warn",
+    // Nothing answers SQL in Pending pods: probe once an hour.
+    PGKEEPER_PROBE_INTERVAL_MS: "3600000",
+  });
+  await watcher.start();
+  await waitFor("the watcher to lead", async () => (await watcher.metric("pgkeeper_leader")) === 1);
+  await waitFor("the informers to sync", async () => {
+    const scrape = await watcher.scrape();
+    return scrape !== undefined && unsyncedKinds(scrape).length === 0;
+  });
+  return { pid: watcher.pid ?? 0, stop: () => watcher.stop("SIGTERM") };
+}
+
+/** One operator through one N: warm-up, the burst, convergence, the idle window. */
+async function measure(
+  impl: "pgkeeper" | "baseline",
+  n: number,
+  o: Options,
+  start: (namespace: string) => Promise<RunningOperator>,
+  last: boolean,
+): Promise<CompareSide> {
+  const namespace = `compare-${impl}-${n}-${Date.now() % 100000}`;
+  kubectlOk(["create", "namespace", namespace]);
+  const operator = await start(namespace);
+  try {
+    // Caches and watches live before the clock starts.
+    createAll([database(namespace, "warmup")]);
+    await waitFor("the warm-up Database", () => observed(namespace) === 1, { timeoutMs: 120_000 });
+    const cpu0 = cpuSecondsOf(operator.pid) ?? 0;
+    const mark = auditMark();
+    const t0 = Date.now();
+    for (let i = 0; i < n; i += 250)
+      createAll(
+        Array.from({ length: Math.min(250, n - i) }, (_, k) => database(namespace, `db-${i + k}`)),
+      );
+    let convergedAt: number | undefined;
+    let cpu: number | null = null;
+    const deadline = t0 + Math.max(600, n * 3) * 1000;
+    while (Date.now() < deadline) {
+      await sleep(1000);
+      if (observed(namespace) === n + 1) {
+        convergedAt = Date.now();
+        cpu = (cpuSecondsOf(operator.pid) ?? 0) - cpu0;
+        break;
+      }
+    }
+    const requests = await countOperatorRequests(mark);
+    const idleMark = auditMark();
+    await sleep(o.idleSeconds * 1000);
+    const idle = await countOperatorRequests(idleMark);
+    const memory = memoryOf(operator.pid);
+    return {
+      convergedSeconds: convergedAt ? (convergedAt - t0) / 1000 : null,
+      cpuSeconds: cpu,
+      peakRssMiB: memory?.peakMiB ?? null,
+      requestsPerDatabase: Object.fromEntries(
+        Object.entries(requests.byVerb).map(([verb, c]) => [verb, c / n]),
+      ),
+      idle: {
+        writes: writesOf(idle),
+        leaseWrites: idle.leaseWrites,
+        gets: idle.reconcileReads.get,
+        lists: idle.reconcileReads.list,
+      },
+    };
+  } finally {
+    await operator.stop();
+    kubectl(["delete", "namespace", namespace, "--wait=false"]);
+    // No kubelet: nobody finishes the pods' deletion but a forced one.
+    kubectl(["delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force"]);
+    // The next operator must not share the machine with this one's garbage collection.
+    if (!last)
+      await waitFor(
+        `namespace ${namespace} to go`,
+        () => kubectl(["get", "namespace", namespace]).code !== 0,
+        { timeoutMs: 900_000, intervalMs: 5000 },
+      ).catch(err => console.warn(String(err)));
+  }
+}
+
+function print(run: CompareRun, o: Options): void {
+  const line = (name: string, s: CompareSide) =>
+    `${name.padEnd(20)} all observed ${fmt(s.convergedSeconds)} s, CPU ${fmt(s.cpuSeconds)} s, peak RSS ${fmt(s.peakRssMiB, 0)} MiB, requests/DB ${fmt(totalRequests(s.requestsPerDatabase), 2)} ${JSON.stringify(s.requestsPerDatabase)}; idle ${o.idleSeconds} s: writes ${s.idle.writes} (+${s.idle.leaseWrites} Lease), GET ${s.idle.gets}, LIST ${s.idle.lists}`;
+  const r = ratiosOf(run);
+  console.log(`\n=== N=${run.n}, ${o.workers} workers ===`);
+  console.log(line("controller-runtime", run.baseline));
+  console.log(line("pgkeeper", run.pgkeeper));
+  console.log(
+    `pgkeeper ÷ baseline: time ${fmt(r.converged, 2)}×, CPU ${fmt(r.cpu, 2)}×, peak RSS ${fmt(r.peakRss, 2)}×, requests ${fmt(r.requests, 2)}×`,
+  );
+}
+
+async function main(): Promise<void> {
+  const smoke = isSmoke();
+  const start = runStart();
+  const o = parseArgs(process.argv.slice(2), smoke);
+  if (o.baseline === "") throw new Error("--baseline (or PGKEEPER_BASELINE): the baseline binary");
+  await installCrd();
+  removeWebhooks(); // no admission for either operator
+  ensurePeprPrerequisites();
+  buildWatcher();
+  const runs: CompareRun[] = [];
+  for (const [i, n] of o.sizes.entries()) {
+    const baseline = await measure(
+      "baseline",
+      n,
+      o,
+      async ns => startBaseline(o.baseline, o.workers, ns),
+      false,
+    );
+    const last = i === o.sizes.length - 1;
+    const pgkeeper = await measure("pgkeeper", n, o, ns => startPgkeeper(ns, o.workers), last);
+    const run = { n, pgkeeper, baseline };
+    print(run, o);
+    runs.push(run);
+  }
+  const parameters: CompareParameters = {
+    sizes: o.sizes,
+    workers: o.workers,
+    idleSeconds: o.idleSeconds,
+  };
+  saveResult("compare", start, parameters, { runs }, smoke);
+}
+
+runMain(main);
