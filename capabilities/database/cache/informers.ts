@@ -92,6 +92,15 @@ function stamp(obj: KubeObject, apiVersion: string, kindName: string): KubeObjec
   return obj;
 }
 
+/** `f` on the first call only (a relist lists again; an owner kind counts once). */
+function once(f: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) f();
+    done = true;
+  };
+}
+
 /** Where the informers look: the whole cluster, or each namespace a namespaced install serves. */
 export interface InformerScope {
   /** Empty: the whole cluster (one watch per kind). Else one watch per kind and namespace. */
@@ -306,19 +315,14 @@ export function startInformers(deps: InformerDeps, scope: InformerScope): Inform
         start(r, { kind: key, ...where });
       }
     };
-    const once = (f: () => void) => {
-      let done = false;
-      return () => {
-        if (!done) f();
-        done = true;
-      };
-    };
+    const databasesListed = once(ownersListed);
+    const backupsListed = once(ownersListed);
     const databases = reflector(
       { kind: "Database", ...where },
       source({ apiVersion: API_VERSION, kind: KIND }, { namespace }),
       () => true,
       onDatabase,
-      once(ownersListed),
+      databasesListed,
     );
     const backupKey = kindKeyOf(BACKUP_REF);
     const backups = reflector(
@@ -326,13 +330,10 @@ export function startInformers(deps: InformerDeps, scope: InformerScope): Inform
       source(BACKUP_REF, { namespace }),
       () => true,
       onBackup,
-      (() => {
-        const first = once(ownersListed);
-        return () => {
-          markListed(backupKey, namespace);
-          first();
-        };
-      })(),
+      () => {
+        markListed(backupKey, namespace);
+        backupsListed();
+      },
     );
     start(databases, { kind: "Database", ...where });
     start(backups, { kind: backupKey, ...where });
