@@ -33,12 +33,17 @@ import {
 } from "../report/compare";
 import { unsyncedKinds } from "../scale/informers";
 import { RunningOperator, startBaseline } from "./baseline";
+import { DEFAULT_CONFIG } from "../../capabilities/database/lib/config";
 
 interface Options {
   sizes: number[];
   workers: number;
   idleSeconds: number;
   baseline: string;
+  /** One side alone, to study it (nothing is saved): "pgkeeper" or "baseline". */
+  only: string;
+  /** A directory for a V8 CPU profile of pgkeeper's watcher (node --cpu-prof), if any. */
+  cpuProfileDir: string;
 }
 
 function parseArgs(argv: string[], smoke: boolean): Options {
@@ -54,6 +59,8 @@ function parseArgs(argv: string[], smoke: boolean): Options {
     workers: Number(arg("workers", "4")),
     idleSeconds: Number(arg("idle", smoke ? "5" : "30")),
     baseline: arg("baseline", process.env.PGKEEPER_BASELINE ?? ""),
+    only: arg("only", ""),
+    cpuProfileDir: arg("cpu-prof", ""),
   };
 }
 
@@ -64,6 +71,9 @@ const database = (namespace: string, name: string) => ({
   // No PostgreSQL runs (pods stay Pending): failover off, as in bench/scale.
   spec: { version: "15", instances: 3, storage: { size: "1Gi" }, failover: { enabled: false } },
 });
+
+const perDatabase = (counts: Record<string, number>, n: number) =>
+  Object.fromEntries(Object.entries(counts).map(([key, c]) => [key, c / n]));
 
 const createAll = (items: object[]) =>
   kubectlBig(["create", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items }));
@@ -80,14 +90,22 @@ function observed(namespace: string): number {
   ).length;
 }
 
-async function startPgkeeper(namespace: string, workers: number): Promise<RunningOperator> {
-  const watcher = new Watcher(`compare-${namespace}`, {
-    PGKEEPER_MAX_CONCURRENT_RECONCILES: String(workers),
-    PGKEEPER_LEASE_NAMESPACE: namespace,
-    LOG_LEVEL: "warn",
-    // Nothing answers SQL in Pending pods: probe once an hour.
-    PGKEEPER_PROBE_INTERVAL_MS: "3600000",
-  });
+async function startPgkeeper(namespace: string, o: Options): Promise<RunningOperator> {
+  const watcher = new Watcher(
+    `compare-${namespace}`,
+    {
+      // The defaults users run, not the tests' short resync and backoff.
+      PGKEEPER_RESYNC_SECONDS: String(DEFAULT_CONFIG.resyncSeconds),
+      PGKEEPER_BACKOFF_BASE_MS: String(DEFAULT_CONFIG.backoffBaseMs),
+      PGKEEPER_BACKOFF_CAP_MS: String(DEFAULT_CONFIG.backoffCapMs),
+      PGKEEPER_MAX_CONCURRENT_RECONCILES: String(o.workers),
+      PGKEEPER_LEASE_NAMESPACE: namespace,
+      LOG_LEVEL: "warn",
+      // Nothing answers SQL in Pending pods: probe once an hour.
+      PGKEEPER_PROBE_INTERVAL_MS: "3600000",
+    },
+    o.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.cpuProfileDir}`] : [],
+  );
   await watcher.start();
   await waitFor("the watcher to lead", async () => (await watcher.metric("pgkeeper_leader")) === 1);
   await waitFor("the informers to sync", async () => {
@@ -139,15 +157,15 @@ async function measure(
       convergedSeconds: convergedAt ? (convergedAt - t0) / 1000 : null,
       cpuSeconds: cpu,
       peakRssMiB: memory?.peakMiB ?? null,
-      requestsPerDatabase: Object.fromEntries(
-        Object.entries(requests.byVerb).map(([verb, c]) => [verb, c / n]),
-      ),
+      requestsPerDatabase: perDatabase(requests.byVerb, n),
       idle: {
         writes: writesOf(idle),
         leaseWrites: idle.leaseWrites,
         gets: idle.reconcileReads.get,
         lists: idle.reconcileReads.list,
+        byVerbResource: idle.byVerbResource,
       },
+      requestsByVerbResource: perDatabase(requests.byVerbResource, n),
     };
   } finally {
     await operator.stop();
@@ -164,13 +182,27 @@ async function measure(
   }
 }
 
+const sideLine = (name: string, s: CompareSide, o: Options) =>
+  `${name.padEnd(20)} all observed ${fmt(s.convergedSeconds)} s, CPU ${fmt(s.cpuSeconds)} s, peak RSS ${fmt(s.peakRssMiB, 0)} MiB, requests/DB ${fmt(totalRequests(s.requestsPerDatabase), 2)} ${JSON.stringify(s.requestsPerDatabase)}; idle ${o.idleSeconds} s: writes ${s.idle.writes} (+${s.idle.leaseWrites} Lease), GET ${s.idle.gets}, LIST ${s.idle.lists}`;
+
+/** What each side asked for, per Database and at rest, by verb and resource. */
+function printDetail(name: string, s: CompareSide): void {
+  const rounded = (counts: Record<string, number> = {}) =>
+    Object.entries(counts)
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, v]) => `${k} ${fmt(v, 2)}`)
+      .join(", ");
+  console.log(`  ${name} per Database: ${rounded(s.requestsByVerbResource)}`);
+  console.log(`  ${name} idle: ${rounded(s.idle.byVerbResource)}`);
+}
+
 function print(run: CompareRun, o: Options): void {
-  const line = (name: string, s: CompareSide) =>
-    `${name.padEnd(20)} all observed ${fmt(s.convergedSeconds)} s, CPU ${fmt(s.cpuSeconds)} s, peak RSS ${fmt(s.peakRssMiB, 0)} MiB, requests/DB ${fmt(totalRequests(s.requestsPerDatabase), 2)} ${JSON.stringify(s.requestsPerDatabase)}; idle ${o.idleSeconds} s: writes ${s.idle.writes} (+${s.idle.leaseWrites} Lease), GET ${s.idle.gets}, LIST ${s.idle.lists}`;
   const r = ratiosOf(run);
   console.log(`\n=== N=${run.n}, ${o.workers} workers ===`);
-  console.log(line("controller-runtime", run.baseline));
-  console.log(line("pgkeeper", run.pgkeeper));
+  console.log(sideLine("controller-runtime", run.baseline, o));
+  console.log(sideLine("pgkeeper", run.pgkeeper, o));
+  printDetail("controller-runtime", run.baseline);
+  printDetail("pgkeeper", run.pgkeeper);
   console.log(
     `pgkeeper ÷ baseline: time ${fmt(r.converged, 2)}×, CPU ${fmt(r.cpu, 2)}×, peak RSS ${fmt(r.peakRss, 2)}×, requests ${fmt(r.requests, 2)}×`,
   );
@@ -180,26 +212,33 @@ async function main(): Promise<void> {
   const smoke = isSmoke();
   const start = runStart();
   const o = parseArgs(process.argv.slice(2), smoke);
-  if (o.baseline === "") throw new Error("--baseline (or PGKEEPER_BASELINE): the baseline binary");
+  if (o.baseline === "" && o.only !== "pgkeeper")
+    throw new Error("--baseline (or PGKEEPER_BASELINE): the baseline binary");
   await installCrd();
   removeWebhooks(); // no admission for either operator
   ensurePeprPrerequisites();
   buildWatcher();
   const runs: CompareRun[] = [];
+  const startOne = {
+    baseline: async (ns: string) => startBaseline(o.baseline, o.workers, ns),
+    pgkeeper: (ns: string) => startPgkeeper(ns, o),
+  };
   for (const [i, n] of o.sizes.entries()) {
-    const baseline = await measure(
-      "baseline",
-      n,
-      o,
-      async ns => startBaseline(o.baseline, o.workers, ns),
-      false,
-    );
     const last = i === o.sizes.length - 1;
-    const pgkeeper = await measure("pgkeeper", n, o, ns => startPgkeeper(ns, o.workers), last);
+    if (o.only === "pgkeeper" || o.only === "baseline") {
+      const side = await measure(o.only, n, o, startOne[o.only], last);
+      console.log(`\n=== N=${n}, ${o.workers} workers, ${o.only} alone ===`);
+      console.log(sideLine(o.only, side, o));
+      printDetail(o.only, side);
+      continue;
+    }
+    const baseline = await measure("baseline", n, o, startOne.baseline, false);
+    const pgkeeper = await measure("pgkeeper", n, o, startOne.pgkeeper, last);
     const run = { n, pgkeeper, baseline };
     print(run, o);
     runs.push(run);
   }
+  if (o.only !== "") return; // a study, not a result
   const parameters: CompareParameters = {
     sizes: o.sizes,
     workers: o.workers,

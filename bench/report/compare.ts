@@ -24,8 +24,17 @@ export interface CompareSide {
   peakRssMiB: number | null;
   /** The operator's requests per Database until converged, by verb (Leases and Events apart). */
   requestsPerDatabase: Record<string, number>;
+  /** The same by "verb resource" (absent in results before 2026-12-06). */
+  requestsByVerbResource?: Record<string, number>;
   /** The idle window after convergence: writes besides Lease renewals, and reads. */
-  idle: { writes: number; leaseWrites: number; gets: number; lists: number };
+  idle: {
+    writes: number;
+    leaseWrites: number;
+    gets: number;
+    lists: number;
+    /** Every request of the window by "verb resource" (absent before 2026-12-06). */
+    byVerbResource?: Record<string, number>;
+  };
 }
 
 export interface CompareRun {

@@ -20,11 +20,17 @@ import {
   OwnerReference,
   refOf,
 } from "../../capabilities/database/cluster/cluster";
+import {
+  FIELD_MANAGER,
+  createdFieldsEntry,
+} from "../../capabilities/database/cluster/field-manager";
 
 type Verb =
   | "get"
   | "list"
   | "apply"
+  | "create"
+  | "adoptCreatedFields"
   | "delete"
   | "patchLabels"
   | "resizeClaim"
@@ -52,6 +58,8 @@ export class FakeCluster implements Cluster {
     get: 0,
     list: 0,
     apply: 0,
+    create: 0,
+    adoptCreatedFields: 0,
     delete: 0,
     patchLabels: 0,
     resizeClaim: 0,
@@ -94,6 +102,8 @@ export class FakeCluster implements Cluster {
     const c = this.calls;
     return (
       c.apply +
+      c.create +
+      c.adoptCreatedFields +
       c.delete +
       c.patchLabels +
       c.resizeClaim +
@@ -146,12 +156,48 @@ export class FakeCluster implements Cluster {
     this.count("apply");
     const key = keyOf(refOf(obj));
     const live = this.objects.get(key);
+    // The real apply would leave behind the created fields a new spec drops (field-manager.ts).
+    if (live && createdFieldsEntry(live) !== undefined)
+      throw new Error(`apply to ${key} before adoptCreatedFields: dropped fields would stay`);
     const merged = live ? (mergeDeepRight(live, obj) as KubeObject) : clone(obj);
     if (!live || !equals(live, merged)) {
       merged.metadata = { ...merged.metadata, resourceVersion: String(this.version++) };
       this.objects.set(key, merged);
     }
     return frozen(this.objects.get(key)!);
+  }
+
+  /** Like a POST: the object as given, its fields recorded as our manager's "Update". */
+  async create(obj: KubeObject): Promise<KubeObject> {
+    this.count("create");
+    const key = keyOf(refOf(obj));
+    if (this.objects.has(key))
+      throw { status: 409, data: { reason: "AlreadyExists", message: `${key} already exists` } };
+    const created = clone(obj);
+    created.metadata = {
+      ...created.metadata,
+      uid: `uid-${this.uid++}`,
+      resourceVersion: String(this.version++),
+      managedFields: [{ manager: FIELD_MANAGER, operation: "Update" }],
+    };
+    this.objects.set(key, created);
+    return frozen(created);
+  }
+
+  async adoptCreatedFields(ref: ObjectRef, entry: number): Promise<KubeObject> {
+    this.count("adoptCreatedFields");
+    const live = this.objects.get(keyOf(ref));
+    const fields = live?.metadata?.managedFields?.[entry];
+    if (!live || fields?.manager !== FIELD_MANAGER || fields.operation !== "Update")
+      throw { status: 422, data: { reason: "Invalid", message: "the test operation failed" } };
+    const managedFields = [...(live.metadata?.managedFields ?? [])];
+    managedFields[entry] = { ...fields, operation: "Apply" };
+    const adopted = {
+      ...live,
+      metadata: { ...live.metadata, managedFields, resourceVersion: String(this.version++) },
+    };
+    this.objects.set(keyOf(ref), adopted);
+    return frozen(adopted);
   }
 
   /** Deletions as asked for, so tests can check grace periods. */

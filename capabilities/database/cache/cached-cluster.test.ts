@@ -60,7 +60,7 @@ describe("CachedCluster", () => {
     addPod(api, 1);
     addPod(api, 2);
     syncInformers();
-    await run(); // creates the children (misses on the first sight: they are confirmed absent)
+    await run(); // creates the children
     await run(); // pods labelled, status written
     const before = { ...reads(), writes: api.mutatingCalls };
     const report = await run();
@@ -79,12 +79,68 @@ describe("CachedCluster", () => {
     expect(reads(api).list - before.list).toBeGreaterThan(0);
   });
 
-  it("a foreign object with a child's name is found by a GET on the miss, and left alone", async () => {
+  it("a new Database's children are created with one request each, none read first", async () => {
+    const { api, syncInformers, run } = setup({ instances: 3 });
+    syncInformers();
+    await run();
+    expect(api.calls.get).toBe(1); // the Database: no Database informer feeds this cache
+    expect(api.calls.apply).toBe(0);
+    expect(api.calls.create).toBeGreaterThan(8);
+    expect(api.find("StatefulSet", NS, NAME)?.metadata?.managedFields).toEqual([
+      { manager: "pepr", operation: "Update" },
+    ]);
+  });
+
+  it("a foreign object with a child's name fails the create, is read, and left alone", async () => {
     const { api, syncInformers, run } = setup();
     api.put({ apiVersion: "v1", kind: "Service", metadata: { name: `${NAME}-rw`, namespace: NS } });
     syncInformers(); // not labelled by us: the informer never saw it
     await expect(run()).rejects.toMatchObject({ reason: "OwnershipConflict" });
     expect(api.find("Service", NS, `${NAME}-rw`)?.metadata?.labels).toBeUndefined();
+    expect(api.calls.get).toBe(2); // the Database, and the one object whose create failed
+  });
+
+  it("a spec change adopts a created child's fields once, then applies (dropped fields go)", async () => {
+    const { api, cache, cluster, deps, syncInformers, run } = setup({ instances: 3 });
+    syncInformers();
+    await run();
+    const db = api.databases.get(`${NS}/${NAME}`)!;
+    api.databases.set(`${NS}/${NAME}`, {
+      ...db,
+      metadata: { ...db.metadata, generation: 2, resourceVersion: "900" },
+      spec: { ...db.spec!, instances: 2 },
+    });
+    cache.upsert(DATABASE_KIND, structuredClone(api.databases.get(`${NS}/${NAME}`)!));
+    await run();
+    expect(api.calls.adoptCreatedFields).toBeGreaterThanOrEqual(1);
+    expect(api.find("StatefulSet", NS, NAME)?.metadata?.managedFields).toEqual([
+      { manager: "pepr", operation: "Apply" },
+    ]);
+    const adopted = api.calls.adoptCreatedFields;
+    const again = api.databases.get(`${NS}/${NAME}`)!;
+    api.databases.set(`${NS}/${NAME}`, {
+      ...again,
+      metadata: { ...again.metadata, generation: 3, resourceVersion: "901" },
+      spec: { ...again.spec!, instances: 3 },
+    });
+    cache.upsert(DATABASE_KIND, structuredClone(api.databases.get(`${NS}/${NAME}`)!));
+    await run();
+    expect((api.find("StatefulSet", NS, NAME)?.spec as { replicas?: number }).replicas).toBe(3);
+    expect(api.calls.adoptCreatedFields).toBe(adopted); // once per object, ever
+    expect(deps.cluster).toBe(cluster);
+  });
+
+  it("our own child with its labels removed by hand fails the create, is read, and repaired", async () => {
+    const { api, cache, syncInformers, run } = setup();
+    syncInformers();
+    await run();
+    const svc = api.find("Service", NS, `${NAME}-rw`)!;
+    api.put({ ...svc, metadata: { ...svc.metadata, labels: {} } });
+    cache.remove("v1/Service", NS, `${NAME}-rw`); // the watch's DELETED: out of the selector
+    await run();
+    expect(api.find("Service", NS, `${NAME}-rw`)?.metadata?.labels).toMatchObject(
+      commonLabels(NAME),
+    );
   });
 
   it("before an informer has synced, reads go to the apiserver", async () => {

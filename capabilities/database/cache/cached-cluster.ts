@@ -94,6 +94,9 @@ export class CachedCluster implements Cluster {
 
   // Writes go through to the API; what they return is stored (read-your-writes).
   apply = (obj: KubeObject): Promise<KubeObject> => this.keep(obj, this.api.apply(obj));
+  create = (obj: KubeObject): Promise<KubeObject> => this.keep(obj, this.api.create(obj));
+  adoptCreatedFields = (ref: ObjectRef, entry: number): Promise<KubeObject> =>
+    this.keep(ref, this.api.adoptCreatedFields(ref, entry));
   patchLabels = (ref: ObjectRef, labels: Record<string, string | null>): Promise<KubeObject> =>
     this.keep(ref, this.api.patchLabels(ref, labels));
   resizeClaim = (ref: ObjectRef, size: string): Promise<KubeObject> =>

@@ -38,12 +38,21 @@ describe("ObjectCache", () => {
     expect(cache.upsert(SVC, svc("a", "5", { uid: "other" }))).toBe("changed");
   });
 
-  it("drops managedFields", () => {
+  it("keeps of managedFields only who wrote with which operation, in place", () => {
     const cache = new ObjectCache();
     const obj = svc("a", "1");
-    (obj.metadata as Record<string, unknown>).managedFields = [{ manager: "pepr" }];
+    obj.metadata!.managedFields = [
+      { manager: "kubectl", operation: "Update", time: "t", fieldsV1: { "f:spec": {} } },
+      { manager: "pepr", operation: "Update", subresource: "status", fieldsV1: { "f:status": {} } },
+    ];
     cache.upsert(SVC, obj);
-    expect(cache.get(SVC, "team", "a")?.metadata).not.toHaveProperty("managedFields");
+    expect(cache.get(SVC, "team", "a")?.metadata?.managedFields).toEqual([
+      { manager: "kubectl", operation: "Update" },
+      { manager: "pepr", operation: "Update", subresource: "status" },
+    ]);
+    const bare = svc("b", "1");
+    cache.upsert(SVC, bare);
+    expect(cache.get(SVC, "team", "b")?.metadata).not.toHaveProperty("managedFields");
   });
 
   it("lists by namespace and labels", () => {

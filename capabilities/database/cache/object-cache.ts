@@ -7,6 +7,7 @@
  * names, versions and labels (cache/reflector.ts). Readers must not mutate what they get; in tests
  * and development the cache freezes what it stores, so a mutation throws where it happens.
  */
+import { compactManagedFields } from "../cluster/field-manager";
 import { KindKey } from "../api/kinds";
 import { KubeObject } from "../cluster/cluster";
 import { deepFreeze, freezesShared } from "../lib/freeze";
@@ -35,6 +36,16 @@ function versionOutcome(cached: KubeObject, incoming: KubeObject): UpsertOutcome
 const matches = (obj: KubeObject, labels: Record<string, string>): boolean =>
   Object.entries(labels).every(([k, v]) => obj.metadata?.labels?.[k] === v);
 
+/** `obj` with managedFields compacted, in a copy: the caller's object may be shared or frozen. */
+function withCompactManagedFields(obj: KubeObject): KubeObject {
+  const managedFields = obj.metadata?.managedFields;
+  if (!managedFields) return obj;
+  return {
+    ...obj,
+    metadata: { ...obj.metadata, managedFields: compactManagedFields(managedFields) },
+  };
+}
+
 export class ObjectCache {
   /** kind → namespace → name → object */
   private readonly kinds = new Map<KindKey, Map<string, Map<string, KubeObject>>>();
@@ -54,17 +65,17 @@ export class ObjectCache {
 
   /**
    * Stores `obj` unless the cache holds a newer version (a watch event can arrive after the
-   * response of the write that superseded it). managedFields are dropped: nothing reads them, and
-   * they are often a third of an object's size.
+   * response of the write that superseded it). managedFields keep only who wrote with which
+   * operation (cluster/field-manager.ts): their field sets are often a third of an object's size.
    */
   upsert(kind: KindKey, obj: KubeObject): UpsertOutcome {
-    const meta = obj.metadata ?? {};
-    delete (meta as { managedFields?: unknown }).managedFields;
+    const stored = withCompactManagedFields(obj);
+    const meta = stored.metadata ?? {};
     const byNamespace = this.namespaceMap(kind, meta.namespace ?? "");
     const cached = byNamespace.get(meta.name ?? "");
-    const outcome = cached ? versionOutcome(cached, obj) : "added";
+    const outcome = cached ? versionOutcome(cached, stored) : "added";
     if (outcome === "added" || outcome === "changed")
-      byNamespace.set(meta.name ?? "", this.freeze ? deepFreeze(obj) : obj);
+      byNamespace.set(meta.name ?? "", this.freeze ? deepFreeze(stored) : stored);
     return outcome;
   }
 

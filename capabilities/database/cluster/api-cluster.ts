@@ -1,6 +1,7 @@
 /**
  * The Cluster interface on the apiserver (through lib/kube-api's shared connection pool):
- * server-side apply (field manager "pepr", forced: we own the fields we set), JSON patches for
+ * server-side apply (cluster/field-manager.ts, forced: we own the fields we set), a create where
+ * nothing of the name may exist yet, JSON patches for
  * labels, annotations and finalizers, a merge patch for status, Events as core/v1.
  */
 import { Database } from "../api/database";
@@ -17,9 +18,7 @@ import {
   KubeObject,
   ObjectRef,
 } from "./cluster";
-
-/** The field manager of every apply; "pepr" (KFC's) so that existing objects keep one owner. */
-const FIELD_MANAGER = "pepr";
+import { FIELD_MANAGER } from "./field-manager";
 
 type Kind = Pick<ObjectRef, "apiVersion" | "kind">;
 
@@ -150,6 +149,28 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
         body: obj,
         contentType: "application/apply-patch+yaml", // JSON is YAML
         query: { fieldManager: FIELD_MANAGER, fieldValidation: "Strict", force: true },
+      });
+    },
+
+    create(obj) {
+      const ref = obj as ObjectRef;
+      return api<KubeObject>("POST", collectionPath(ref, obj.metadata?.namespace ?? ""), {
+        body: obj,
+        query: { fieldManager: FIELD_MANAGER, fieldValidation: "Strict" },
+      });
+    },
+
+    adoptCreatedFields(ref, entry) {
+      const at = `/metadata/managedFields/${entry}`;
+      // The tests make it a no-op-or-fail: never an entry that moved or changed hands meanwhile.
+      return api<KubeObject>("PATCH", objectPath(ref), {
+        body: [
+          { op: "test", path: `${at}/manager`, value: FIELD_MANAGER },
+          { op: "test", path: `${at}/operation`, value: "Update" },
+          { op: "replace", path: `${at}/operation`, value: "Apply" },
+        ],
+        contentType: JSON_PATCH,
+        query: { fieldManager: FIELD_MANAGER },
       });
     },
 

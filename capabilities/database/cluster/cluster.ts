@@ -48,6 +48,17 @@ export interface Cluster {
   ): Promise<KubeObject[]>;
   /** Server-side apply with our field manager, forcing ownership of the fields we set. */
   apply(obj: KubeObject): Promise<KubeObject>;
+  /**
+   * Creates `obj` with our field manager; fails with 409 AlreadyExists when an object of that
+   * name exists, whoever made it (one request where a read and an apply would take two).
+   */
+  create(obj: KubeObject): Promise<KubeObject>;
+  /**
+   * Turns our field manager's entry `entry` of `ref`'s managedFields from a create's (operation
+   * Update) into an apply's, so that a later apply removes the fields it no longer sets. Fails
+   * (422) when that entry is no longer ours at that position.
+   */
+  adoptCreatedFields(ref: ObjectRef, entry: number): Promise<KubeObject>;
   delete(ref: ObjectRef, options?: DeleteOptions): Promise<void>;
   /**
    * Removes one annotation from the Database, only at this resourceVersion (409 otherwise: a
@@ -84,6 +95,8 @@ export const CLUSTER_METHODS = {
   get: "read",
   list: "read",
   apply: "write",
+  create: "write",
+  adoptCreatedFields: "write",
   delete: "write",
   removeAnnotation: "write",
   patchLabels: "write",

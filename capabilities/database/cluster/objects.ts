@@ -18,10 +18,22 @@ export interface KubeObject {
     ownerReferences?: OwnerReference[];
     deletionTimestamp?: string | Date;
     finalizers?: string[];
+    managedFields?: ManagedFieldsEntry[];
   };
   spec?: unknown;
   status?: unknown;
   data?: unknown;
+}
+
+/** One writer's entry in metadata.managedFields (the cache keeps no fieldsV1 or time). */
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  subresource?: string;
+  apiVersion?: string;
+  fieldsType?: string;
+  fieldsV1?: unknown;
+  time?: string | Date;
 }
 
 export interface OwnerReference {

@@ -63,6 +63,10 @@ export const isNotFound = (err: unknown): boolean => httpStatus(err) === 404;
 /** 409: an optimistic-lock conflict, an apply conflict or AlreadyExists (see `statusReason`). */
 export const isConflict = (err: unknown): boolean => httpStatus(err) === 409;
 
+/** 409 AlreadyExists: a create found an object of that name. */
+export const isAlreadyExists = (err: unknown): boolean =>
+  isConflict(err) && statusReason(err) === "AlreadyExists";
+
 /**
  * 403 because the namespace is being deleted: nothing can be created there any more, and the
  * Database goes with the namespace. The apiserver marks it with the cause `NamespaceTerminating`.

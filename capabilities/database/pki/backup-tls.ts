@@ -16,6 +16,7 @@
  * itself never restarts for it. A Secret whose certificates are unusable anyway (missing, expired,
  * of no CA it lists) is replaced at once: there is no trust to keep.
  */
+import { ownChildRead } from "../cluster/own-child-read";
 import { X509Certificate } from "node:crypto";
 import { Database } from "../api/database";
 import { ANNOTATION_TRUST_CHANGED_AT, childNames } from "../api/names";
@@ -168,12 +169,15 @@ export async function ensureBackupTls(
   db: Database,
   { ca, dnsNames, now, overlapMs = TRUST_OVERLAP_MS }: BackupTlsInput,
 ): Promise<BackupTlsPlan> {
-  const secret = await cluster.get({
-    apiVersion: "v1",
-    kind: "Secret",
-    namespace: db.metadata?.namespace ?? "",
-    name: childNames(db.metadata?.name ?? "").backupTlsSecret,
-  });
+  const secret = await cluster.get(
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      namespace: db.metadata?.namespace ?? "",
+      name: childNames(db.metadata?.name ?? "").backupTlsSecret,
+    },
+    ownChildRead(db),
+  );
   const compute = () => backupTlsMaterial(backupTlsOf(secret), ca, dnsNames, now, overlapMs);
   if (!secret || secret.metadata?.annotations?.[ANNOTATION_TRUST_CHANGED_AT]) return compute();
   // Per day and CA: a renewal is decided by the date, and a new CA starts a move.

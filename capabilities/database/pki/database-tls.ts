@@ -11,6 +11,7 @@
  * A renewed server certificate reaches the pods through the mounted Secret; ha/ reloads each
  * instance once the certificate it serves is not the Secret's (no restart).
  */
+import { ownChildRead } from "../cluster/own-child-read";
 import { X509Certificate } from "node:crypto";
 import { Database } from "../api/database";
 import { childNames } from "../api/names";
@@ -115,12 +116,13 @@ export function tlsMaterial(
 async function readStored(cluster: Cluster, db: Database): Promise<StoredTls> {
   const namespace = db.metadata?.namespace ?? "";
   const names = childNames(db.metadata?.name ?? "");
-  const read = (name: string) => cluster.get({ apiVersion: "v1", kind: "Secret", namespace, name });
+  const read = (name: string, options?: { missingIsAbsent: boolean }) =>
+    cluster.get({ apiVersion: "v1", kind: "Secret", namespace, name }, options);
   const userName = db.spec?.tls?.serverSecretName;
   const [ca, tls, user] = await Promise.all([
-    read(names.caSecret),
-    read(names.tlsSecret),
-    userName ? read(userName) : undefined,
+    read(names.caSecret, ownChildRead(db)),
+    read(names.tlsSecret, ownChildRead(db)),
+    userName ? read(userName) : undefined, // the user's: no label of ours, never cached
   ]);
   return { ca, tls, ...(userName ? { user: { name: userName, secret: user } } : {}) };
 }

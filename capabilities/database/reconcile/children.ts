@@ -7,7 +7,8 @@ import { Database } from "../api/database";
 import { LABEL_DATABASE, isDataClaimOf } from "../api/names";
 import { Cluster, KubeObject, ObjectRef, describeRef, refOf } from "../cluster/cluster";
 import { ChildChange, childChange } from "./diff";
-import { ReconcileError } from "../lib/errors";
+import { ReconcileError, isAlreadyExists } from "../lib/errors";
+import { createdFieldsEntry } from "../cluster/field-manager";
 import { isOwnedBy } from "./ownership";
 
 export interface ChildResult {
@@ -78,15 +79,22 @@ async function recreateStatefulSet(
   await cluster.delete(refOf(live), { orphan: true });
 }
 
-/** Applies one desired child (already stamped with its applied hash) when it differs. */
+/**
+ * Applies one desired child (already stamped with its applied hash) when it differs. A child the
+ * cache doesn't hold is created: one request, which fails when something of that name exists
+ * without our label; only then is it read, to tell our own (a label removed by hand: updated)
+ * from someone else's (never touched).
+ */
 export async function convergeChild(
   cluster: Cluster,
   db: Database,
   desired: KubeObject,
 ): Promise<ChildResult> {
   const ref = refOf(desired);
-  const live = await cluster.get(ref);
-  if (live && !isOwnedBy(live, db)) {
+  const cached = await cluster.get(ref, { missingIsAbsent: true });
+  const live = cached ?? (await createOrFind(cluster, desired));
+  if (live === "created") return { ref, change: "create" };
+  if (!isOwnedBy(live, db)) {
     throw new ReconcileError(
       "OwnershipConflict",
       `${describeRef(ref)} exists but is not owned by Database ${db.metadata?.name}; pgkeeper will not touch it (delete or rename it)`,
@@ -94,11 +102,33 @@ export async function convergeChild(
   }
   const change = childChange(desired, live);
   if (change === "none") return { ref, change };
-  if (live && ref.kind === "StatefulSet" && immutableChanges(desired, live).length > 0) {
+  if (ref.kind === "StatefulSet" && immutableChanges(desired, live).length > 0) {
     await recreateStatefulSet(cluster, db, desired, live);
+    await cluster.apply(desired); // recreated: applied from the start, nothing to adopt
+    return { ref, change };
   }
+  const created = createdFieldsEntry(live);
+  if (created !== undefined) await cluster.adoptCreatedFields(ref, created);
   await cluster.apply(desired);
   return { ref, change };
+}
+
+/** Creates `desired`, or reads what holds its name already. */
+async function createOrFind(
+  cluster: Cluster,
+  desired: KubeObject,
+): Promise<KubeObject | "created"> {
+  try {
+    await cluster.create(desired);
+    return "created";
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+  const found = await cluster.get(refOf(desired));
+  if (found) return found;
+  throw new Error(
+    `${describeRef(refOf(desired))} was deleted between its create and its read; the next pass creates it`,
+  );
 }
 
 /** Deletes children that must not exist for this spec, if (and only if) we own them. */

@@ -10,6 +10,7 @@
  *   its new fingerprint);
  * - otherwise: the Secret's password is the one in use.
  */
+import { ownChildRead } from "../cluster/own-child-read";
 import { randomBytes } from "node:crypto";
 import { Database } from "../api/database";
 import { ANNOTATION_PASSWORD_SHA256, childNames } from "../api/names";
@@ -110,7 +111,10 @@ async function stateOf(
 ): Promise<SecretState> {
   const namespace = db.metadata?.namespace ?? "";
   const name = slot.secretName;
-  const secret = await cluster.get({ apiVersion: "v1", kind: "Secret", namespace, name });
+  const secret = await cluster.get(
+    { apiVersion: "v1", kind: "Secret", namespace, name },
+    ownChildRead(db),
+  );
   if (secret)
     return stateOfPresent(
       slot,

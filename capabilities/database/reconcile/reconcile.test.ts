@@ -696,7 +696,7 @@ describe("reconcile: guards", () => {
 
   it("propagates API errors so the queue retries with backoff", async () => {
     const { cluster, run } = setup();
-    cluster.failNext.set("apply", { status: 500, data: { message: "etcd timeout" } });
+    cluster.failNext.set("create", { status: 500, data: { message: "etcd timeout" } });
     await expect(run()).rejects.toMatchObject({ status: 500 });
     await run();
     expect(cluster.find("StatefulSet", NS, NAME)).toBeDefined();

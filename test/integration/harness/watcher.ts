@@ -103,6 +103,8 @@ export class Watcher {
   constructor(
     readonly identity: string,
     private readonly extraEnv: Record<string, string>,
+    /** Options for node itself, e.g. --cpu-prof (which NODE_OPTIONS refuses). */
+    private readonly nodeArgs: string[] = [],
   ) {
     mkdirSync(env.logDir, { recursive: true });
     this.logFile = join(env.logDir, `watcher-${identity}-${process.pid}.log`);
@@ -116,7 +118,7 @@ export class Watcher {
     const tls = ensureTls();
     this.metricsPort = await freePort();
     const log = createWriteStream(this.logFile, { flags: "a" });
-    this.child = spawn(process.execPath, [bundle], {
+    this.child = spawn(process.execPath, [...this.nodeArgs, bundle], {
       cwd: env.repo,
       detached: true, // own process group: kill -9 reaches everything it started
       env: {
