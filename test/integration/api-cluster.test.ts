@@ -1,10 +1,12 @@
 /**
  * The Cluster port's API implementation against the real apiserver: the preconditions the HA
  * code relies on (a pod deleted only if it is still the one recorded, with the grace period
- * asked for; a status written only from the current view), and an owner added beside the others.
+ * asked for; a status written only from the current view), an owner added beside the others, and
+ * a create that fails on a taken name, whose fields a later apply owns once adopted.
  */
 import { apiCluster } from "../../capabilities/database/cluster/api-cluster";
-import { isConflict } from "../../capabilities/database/lib/errors";
+import { httpStatus, isAlreadyExists, isConflict } from "../../capabilities/database/lib/errors";
+import { createdFieldsEntry } from "../../capabilities/database/cluster/field-manager";
 import { database, deleteNamespace, freshNamespace, installCrd } from "./harness/fixtures";
 import { Obj, create, get, kubectl } from "./harness/kubectl";
 
@@ -126,5 +128,54 @@ describe("status and annotations", () => {
     const now = get("database", ns, "cas")!;
     expect(now.status?.phase).toBe("Ready");
     expect(now.metadata.annotations?.["pgkeeper.dev/switchover-to"]).toBeUndefined();
+  });
+});
+
+describe("create, then apply", () => {
+  const configMap = (data: Record<string, string>) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "created", namespace: ns, labels: { "pgkeeper.dev/test": "yes" } },
+    data,
+  });
+  const ref = () => ({ apiVersion: "v1", kind: "ConfigMap", namespace: ns, name: "created" });
+
+  it("a create fails on a taken name with AlreadyExists and leaves the object as it was", async () => {
+    create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "taken", namespace: ns } });
+    const err = await cluster
+      .create({ ...configMap({ a: "1" }), metadata: { name: "taken", namespace: ns } })
+      .catch((e: unknown) => e);
+    expect(isAlreadyExists(err)).toBe(true);
+    expect(get("configmap", ns, "taken")?.data).toBeUndefined();
+  });
+
+  it("an apply after the created fields are adopted removes what the new spec dropped", async () => {
+    const created = await cluster.create(configMap({ a: "1", b: "2" }));
+    const entry = createdFieldsEntry(created);
+    expect(entry).toBeDefined();
+    const adopted = await cluster.adoptCreatedFields(ref(), entry!);
+    expect(createdFieldsEntry(adopted)).toBeUndefined();
+    await cluster.apply(configMap({ a: "1" }));
+    expect(get("configmap", ns, "created")?.data).toEqual({ a: "1" });
+  });
+
+  it("without the adoption the dropped field would stay (why adoptCreatedFields exists)", async () => {
+    await cluster.create({
+      ...configMap({ a: "1", b: "2" }),
+      metadata: { ...configMap({}).metadata, name: "unadopted" },
+    });
+    await cluster.apply({
+      ...configMap({ a: "1" }),
+      metadata: { ...configMap({}).metadata, name: "unadopted" },
+    });
+    expect(get("configmap", ns, "unadopted")?.data).toEqual({ a: "1", b: "2" });
+  });
+
+  it("the adoption fails when the entry is no longer ours at that place", async () => {
+    kubectl(["create", "configmap", "theirs", "-n", ns, "--from-literal=a=1"]);
+    const err = await cluster
+      .adoptCreatedFields({ ...ref(), name: "theirs" }, 0)
+      .catch((e: unknown) => e);
+    expect(httpStatus(err)).toBe(422);
   });
 });
