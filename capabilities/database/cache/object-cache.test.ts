@@ -55,6 +55,39 @@ describe("ObjectCache", () => {
     expect(cache.get(SVC, "team", "b")?.metadata).not.toHaveProperty("managedFields");
   });
 
+  describe("lists by Database through its index, which follows every change", () => {
+    const db = (name: string) => ({ "pgkeeper.dev/database": name });
+    const names = (cache: ObjectCache, labels: Record<string, string>) =>
+      cache
+        .list(SVC, "team", labels)
+        .map(o => o.metadata?.name)
+        .sort();
+    const shared = new ObjectCache(); // one cache through the table's steps, in order
+    it.each<[string, (cache: ObjectCache) => void, Record<string, string>, string[]]>([
+      ["added", c => c.upsert(SVC, svc("a", "1", { labels: db("x") })), db("x"), ["a"]],
+      [
+        "label moved to another Database",
+        c => c.upsert(SVC, svc("a", "2", { labels: db("y") })),
+        db("x"),
+        [],
+      ],
+      ["found under its new Database", () => undefined, db("y"), ["a"]],
+      ["label removed", c => c.upsert(SVC, svc("a", "3", { labels: {} })), db("y"), []],
+      ["still listed without a Database selector", () => undefined, {}, ["a"]],
+      ["labelled again", c => c.upsert(SVC, svc("a", "4", { labels: db("x") })), db("x"), ["a"]],
+      [
+        "stale delivery changes nothing",
+        c => c.upsert(SVC, svc("a", "1", { labels: db("z") })),
+        db("x"),
+        ["a"],
+      ],
+      ["removed", c => c.remove(SVC, "team", "a"), db("x"), []],
+    ])("%s", (_, change, labels, expected) => {
+      change(shared);
+      expect(names(shared, labels)).toEqual(expected);
+    });
+  });
+
   it("lists by namespace and labels", () => {
     const cache = new ObjectCache();
     cache.upsert(SVC, svc("a", "1", { labels: { db: "x", role: "rw" } }));

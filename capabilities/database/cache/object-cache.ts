@@ -11,6 +11,7 @@ import { compactManagedFields } from "../cluster/field-manager";
 import { KindKey } from "../api/kinds";
 import { KubeObject } from "../cluster/cluster";
 import { deepFreeze, freezesShared } from "../lib/freeze";
+import { LABEL_DATABASE } from "../api/names";
 
 /** What an upsert did: `stale` and `unchanged` mean the cache already knew better or the same. */
 export type UpsertOutcome = "added" | "changed" | "unchanged" | "stale";
@@ -33,6 +34,9 @@ function versionOutcome(cached: KubeObject, incoming: KubeObject): UpsertOutcome
   return "changed";
 }
 
+const indexKey = (kind: KindKey, namespace: string, database: string): string =>
+  `${kind}\u0000${namespace}\u0000${database}`;
+
 const matches = (obj: KubeObject, labels: Record<string, string>): boolean =>
   Object.entries(labels).every(([k, v]) => obj.metadata?.labels?.[k] === v);
 
@@ -50,6 +54,8 @@ export class ObjectCache {
   /** kind → namespace → name → object */
   private readonly kinds = new Map<KindKey, Map<string, Map<string, KubeObject>>>();
   private readonly synced = new Set<KindKey>();
+  /** Names by kind, namespace and `pgkeeper.dev/database` label (see list). */
+  private readonly byDatabase = new Map<string, Set<string>>();
   private readonly syncedIn = new Map<KindKey, Set<string>>();
 
   constructor(private readonly freeze = freezesShared()) {}
@@ -58,9 +64,22 @@ export class ObjectCache {
     return this.kinds.get(kind)?.get(namespace)?.get(name);
   }
 
+  /**
+   * The objects of `kind` in `namespace` carrying `labels`. Selected by Database, only that
+   * Database's are looked at (an index): a namespace of a thousand Databases is not scanned on
+   * every pass of each.
+   */
   list(kind: KindKey, namespace: string, labels: Record<string, string>): KubeObject[] {
     const objects = this.kinds.get(kind)?.get(namespace);
-    return objects ? [...objects.values()].filter(o => matches(o, labels)) : [];
+    if (!objects) return [];
+    const database = labels[LABEL_DATABASE];
+    const candidates =
+      database === undefined
+        ? objects.values()
+        : [...(this.byDatabase.get(indexKey(kind, namespace, database)) ?? [])].map(
+            name => objects.get(name)!,
+          );
+    return [...candidates].filter(o => matches(o, labels));
   }
 
   /**
@@ -74,8 +93,10 @@ export class ObjectCache {
     const byNamespace = this.namespaceMap(kind, meta.namespace ?? "");
     const cached = byNamespace.get(meta.name ?? "");
     const outcome = cached ? versionOutcome(cached, stored) : "added";
-    if (outcome === "added" || outcome === "changed")
+    if (outcome === "added" || outcome === "changed") {
       byNamespace.set(meta.name ?? "", this.freeze ? deepFreeze(stored) : stored);
+      this.reindex(kind, cached, stored);
+    }
     return outcome;
   }
 
@@ -88,7 +109,28 @@ export class ObjectCache {
       return false;
     byNamespace.delete(name);
     if (byNamespace.size === 0) this.kinds.get(kind)?.delete(namespace);
+    this.reindex(kind, cached, undefined);
     return true;
+  }
+
+  /** Moves `name` between the Databases' sets when its label changed (or it came or went). */
+  private reindex(kind: KindKey, before: KubeObject | undefined, after: KubeObject | undefined) {
+    const from = before?.metadata?.labels?.[LABEL_DATABASE];
+    const to = after?.metadata?.labels?.[LABEL_DATABASE];
+    const meta = (after ?? before)?.metadata ?? {};
+    const [namespace, name] = [meta.namespace ?? "", meta.name ?? ""];
+    if (from === to && before && after) return;
+    if (from !== undefined) {
+      const key = indexKey(kind, namespace, from);
+      const names = this.byDatabase.get(key);
+      names?.delete(name);
+      if (names?.size === 0) this.byDatabase.delete(key);
+    }
+    if (to !== undefined) {
+      const key = indexKey(kind, namespace, to);
+      const names = this.byDatabase.get(key) ?? new Set<string>();
+      this.byDatabase.set(key, names.add(name));
+    }
   }
 
   /**

@@ -5,13 +5,8 @@
  * and a dependency for ~150 lines of DER is not worth its supply chain. Pure except for key
  * generation and the random serial.
  */
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  randomBytes,
-  sign,
-} from "node:crypto";
+import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
+import { privateKeyOf, publicKeyDerOf, rememberGenerated } from "./private-keys";
 
 // --- DER ---------------------------------------------------------------------------------------
 
@@ -79,10 +74,12 @@ export interface KeyPair {
 
 export function newKeyPair(): KeyPair {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
-  return {
+  const pair = {
     key: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
     publicKeyDer: publicKey.export({ type: "spki", format: "der" }),
   };
+  rememberGenerated(pair.key, privateKey, pair.publicKeyDer);
+  return pair;
 }
 
 export interface CertificateRequest {
@@ -132,7 +129,7 @@ export function certificate(req: CertificateRequest): string {
   );
   const signingKey = req.issuer?.key ?? req.selfKey;
   if (!signingKey) throw new Error("a certificate needs an issuer key or its own (self-signed)");
-  const signature = sign("sha256", tbs, createPrivateKey(signingKey));
+  const signature = sign("sha256", tbs, privateKeyOf(signingKey));
   return pem("CERTIFICATE", sequence(tbs, ECDSA_WITH_SHA256, bits(signature)));
 }
 
@@ -142,5 +139,4 @@ function pem(label: string, der: Buffer): string {
 }
 
 /** The SubjectPublicKeyInfo DER of a private key (PEM). */
-export const publicKeyOf = (key: string): Buffer =>
-  createPublicKey(createPrivateKey(key)).export({ type: "spki", format: "der" });
+export const publicKeyOf = (key: string): Buffer => publicKeyDerOf(key);

@@ -3,7 +3,8 @@
  * signing and makes a new one otherwise; `ensureLeaf` keeps a stored leaf while it is sound and
  * issues it anew otherwise, by the one policy of policy.ts. Pure but for key generation.
  */
-import { X509Certificate, createPrivateKey, createPublicKey } from "node:crypto";
+import { X509Certificate } from "node:crypto";
+import { publicKeyDerOf } from "../lib/private-keys";
 import { certificate, newKeyPair } from "../lib/x509";
 import {
   CA_LIFETIME_DAYS,
@@ -48,8 +49,7 @@ export function issueCa(db: string, now: Date): Ca {
 }
 
 export function keyMatches(key: string, cert: X509Certificate): boolean {
-  const fromKey = createPublicKey(createPrivateKey(key)).export({ type: "spki", format: "der" });
-  return fromKey.equals(cert.publicKey.export({ type: "spki", format: "der" }));
+  return publicKeyDerOf(key).equals(cert.publicKey.export({ type: "spki", format: "der" }));
 }
 
 /** Why the stored CA cannot go on signing (undefined: it can). */
