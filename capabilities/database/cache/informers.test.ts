@@ -233,6 +233,19 @@ describe("startInformers: the cache holds objects of known Databases only", () =
     informers.stop();
   });
 
+  it("hands on a new Database at once, listing nothing, when none of its children were dropped", async () => {
+    const api = new FakeApi();
+    api.put("ConfigMap", configMap("shop", "ghost-config", "ghost")); // another name's
+    const { informers, databases } = run(api);
+    await settle();
+    const listed = api.lists.length;
+    api.emit("Database", "ADDED", database("shop", "fresh"));
+    await settle();
+    expect(databases).toEqual([["ADDED", "fresh with 0 ConfigMap(s)"]]);
+    expect(api.lists).toHaveLength(listed);
+    informers.stop();
+  });
+
   it("a deleted Database is forgotten: its children are not kept from their next event on", async () => {
     const api = new FakeApi();
     api.put("Database", database("shop", "orders"));

@@ -4,9 +4,10 @@
  * the read cache. Children are label-selected server-side and then held only if they belong to a
  * known Database or Backup (cache/owners.ts): another tenant's objects wearing our labels are
  * dropped as they arrive. Owners are listed first in each scope; children start once they have.
- * A Database that arrives later is handed on only after its namespace's children carrying its name
- * have been listed again (the watch dropped them while it was unknown), so its first reconcile
- * reads a complete cache.
+ * A Database that arrives later, some of whose children were dropped while it was unknown (a
+ * standby sees what its leader made), is handed on only after its namespace's children carrying
+ * its name have been listed again, so its first reconcile reads a complete cache; one whose
+ * children were never seen (a new Database) is handed on at once.
  */
 import { Log } from "pepr";
 import { API_VERSION, KIND } from "../api/database";
@@ -304,7 +305,7 @@ export function startInformers(deps: InformerDeps, scope: InformerScope): Inform
         const r = reflector(
           { kind: key, ...where },
           source({ apiVersion, kind }, { namespace, selector: MANAGED_SELECTOR }),
-          owners.owns,
+          owners.keep,
           (phase, obj) => {
             const event = applyEvent(cache, apiVersion, kind, obj, phase);
             onEvent(phase, obj, event.outcome, event.previous);

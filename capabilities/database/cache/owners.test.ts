@@ -1,5 +1,6 @@
 import { KubeObject } from "../cluster/cluster";
-import { Owners } from "./owners";
+import { DROPPED_LIMIT, Owners } from "./owners";
+import { jobNameFor } from "../specs/backup-job";
 
 const labelled = (namespace: string, labels: Record<string, string>): KubeObject => ({
   metadata: { namespace, name: "x", labels },
@@ -53,33 +54,64 @@ describe("Owners.owns: only objects of known Databases and Backups, in their nam
 });
 
 describe("Owners: what an arriving owner asks to be listed again", () => {
-  it("a new Database: its namespace's objects with its name, every kind; once", () => {
+  const childOf = (database: string, namespace = "shop") =>
+    labelled(namespace, { ...ours, "pgkeeper.dev/database": database });
+
+  it("a new Database none of whose children were dropped: nothing to list", () => {
     const owners = new Owners();
+    expect(owners.keep(childOf("other"))).toBe(false); // someone else's, dropped
+    expect(owners.keep(childOf("orders", "elsewhere"))).toBe(false);
+    expect(owners.addDatabase("shop", "orders")).toBeUndefined();
+    expect(owners.hasDatabase("shop", "orders")).toBe(true);
+  });
+
+  it("a Database some of whose children were dropped: its namespace's objects with its name, every kind; once", () => {
+    const owners = new Owners();
+    expect(owners.keep(childOf("orders"))).toBe(false);
     expect(owners.addDatabase("shop", "orders")).toEqual({
       namespace: "shop",
       selector: "pgkeeper.dev/database=orders",
     });
+    expect(owners.keep(childOf("orders"))).toBe(true);
     expect(owners.addDatabase("shop", "orders")).toBeUndefined();
     owners.removeDatabase("shop", "orders");
     expect(owners.hasDatabase("shop", "orders")).toBe(false);
+    expect(owners.addDatabase("shop", "orders")).toBeUndefined(); // nothing dropped since
+    owners.removeDatabase("shop", "orders");
+    owners.keep(childOf("orders")); // the old one's children, deleted after it
     expect(owners.addDatabase("shop", "orders")).toBeDefined();
   });
 
-  it("a new Backup: its Job and the Job's pod", () => {
+  it("objects without our managed-by label are not remembered", () => {
     const owners = new Owners();
+    owners.keep(labelled("shop", { "pgkeeper.dev/database": "orders" }));
+    expect(owners.addDatabase("shop", "orders")).toBeUndefined();
+  });
+
+  it("past its limit of remembered owners, every arriving owner is listed again", () => {
+    const owners = new Owners();
+    for (let i = 0; i <= DROPPED_LIMIT; i++) owners.keep(childOf(`impostor-${i}`, "tenant"));
+    expect(owners.addDatabase("shop", "orders")).toBeDefined();
+    expect(owners.addBackup("shop", "nightly-1")).toBeDefined();
+  });
+
+  it("a Backup whose Job or pod was dropped: its Job and the Job's pod", () => {
+    const owners = new Owners();
+    owners.keep(labelled("shop", { ...ours, "pgkeeper.dev/backup": "nightly-1" }));
     expect(owners.addBackup("shop", "nightly-1")).toEqual({
       namespace: "shop",
       selector: "pgkeeper.dev/backup=nightly-1",
       kinds: ["Job", "Pod"],
     });
     expect(owners.addBackup("shop", "nightly-1")).toBeUndefined();
+    expect(owners.addBackup("shop", "nightly-2")).toBeUndefined(); // nothing of it dropped
   });
 
   it("a Backup with a name too long for a label: its Job's label carries the shortened name", () => {
     const owners = new Owners();
     const long = `nightly-${"x".repeat(70)}`;
-    const target = owners.addBackup("shop", long);
-    const job = target?.selector.split("=")[1] ?? "";
+    owners.addBackup("shop", long);
+    const job = jobNameFor(long);
     expect(job.length).toBeLessThanOrEqual(63);
     const jobObject = labelled("shop", { ...ours, "pgkeeper.dev/backup": job });
     expect(owners.owns(jobObject)).toBe(true);
