@@ -3,11 +3,14 @@
  * apiserver (control plane only: pods stay Pending), the same N Databases of 3 instances created
  * at once, the same number of workers, one operator after the other. For each: time until every
  * Database's status.observedGeneration is current, operator CPU until then, peak RSS, its
- * requests per Database (audit log), and its writes and reads in an idle window after; then
- * pgkeeper's figures as ratios of the baseline's.
+ * requests per Database (audit log), its writes and reads in an idle window after, and again once
+ * settled (every pod made by the controller-manager, 5 s without a write); then pgkeeper's figures
+ * as ratios of the baseline's. Each operator runs with its defaults (pgkeeper's 5-minute resync).
  *
  * Figures, not a test. Run through bench/compare.sh
  * (npm run bench:compare -- --n 100,500,1000 --workers 4 --idle 30). --smoke: N=2, 5 idle seconds.
+ * To study one side: --only pgkeeper|baseline (nothing saved), --cpu-prof <dir> (pgkeeper's V8
+ * profile, written when it stops).
  */
 import { Obj, kubectl, kubectlOk } from "../../test/integration/harness/kubectl";
 import { sleep, waitFor } from "../../test/integration/harness/wait";
@@ -18,7 +21,7 @@ import {
 } from "../../test/integration/harness/watcher";
 import { installCrd } from "../../test/integration/harness/fixtures";
 import { removeWebhooks } from "../../test/integration/harness/operator";
-import { auditMark, countOperatorRequests, writesOf } from "../lib/audit";
+import { AuditCounts, auditMark, countOperatorRequests, writesOf } from "../lib/audit";
 import { kubectlBig } from "../lib/kubectl";
 import { runMain } from "../lib/main";
 import { cpuSecondsOf, memoryOf } from "../lib/process";
@@ -115,6 +118,50 @@ async function startPgkeeper(namespace: string, o: Options): Promise<RunningOper
   return { pid: watcher.pid ?? 0, stop: () => watcher.stop("SIGTERM") };
 }
 
+/** The operator's requests in the next `seconds`. */
+async function window(seconds: number): Promise<AuditCounts> {
+  const mark = auditMark();
+  await sleep(seconds * 1000);
+  return countOperatorRequests(mark);
+}
+
+const windowFigures = (c: AuditCounts): CompareSide["idle"] => ({
+  writes: writesOf(c),
+  leaseWrites: c.leaseWrites,
+  gets: c.reconcileReads.get,
+  lists: c.reconcileReads.list,
+  byVerbResource: c.byVerbResource,
+});
+
+const QUIET_SECONDS = 5;
+/** The controller-manager makes about 7 pods a second here: 3 per Database, and some margin. */
+const settleLimitMs = (n: number) => Math.max(120_000, n * 600);
+
+/**
+ * Waits until every instance's pod exists and the operator has written nothing for 5 s: the
+ * controller-manager creates the pods at its own pace, and the operator labels each new one.
+ * Returns when it began, how long it took and the operator's writes meanwhile; no `seconds` if
+ * it did not settle within `limitMs`.
+ */
+async function settle(
+  namespace: string,
+  pods: number,
+  limitMs: number,
+): Promise<{ from: number; seconds?: number; writes: number }> {
+  const from = Date.now();
+  let writes = 0;
+  while (Date.now() - from < limitMs) {
+    const counts = await window(QUIET_SECONDS);
+    writes += writesOf(counts);
+    const existing = kubectlBig(["get", "pods", "-n", namespace, "-o", "name"])
+      .split("\n")
+      .filter(Boolean).length;
+    if (writesOf(counts) === 0 && existing >= pods)
+      return { from, seconds: (Date.now() - from) / 1000, writes };
+  }
+  return { from, writes };
+}
+
 /** One operator through one N: warm-up, the burst, convergence, the idle window. */
 async function measure(
   impl: "pgkeeper" | "baseline",
@@ -149,22 +196,29 @@ async function measure(
       }
     }
     const requests = await countOperatorRequests(mark);
-    const idleMark = auditMark();
-    await sleep(o.idleSeconds * 1000);
-    const idle = await countOperatorRequests(idleMark);
+    const idle = await window(o.idleSeconds);
+    const settled = convergedAt
+      ? await settle(namespace, 3 * (n + 1), settleLimitMs(n))
+      : undefined;
+    // Measured settled or not: an operator that never settles shows what it does forever.
+    const atRest = settled ? await window(o.idleSeconds) : undefined;
     const memory = memoryOf(operator.pid);
     return {
       convergedSeconds: convergedAt ? (convergedAt - t0) / 1000 : null,
       cpuSeconds: cpu,
       peakRssMiB: memory?.peakMiB ?? null,
       requestsPerDatabase: perDatabase(requests.byVerb, n),
-      idle: {
-        writes: writesOf(idle),
-        leaseWrites: idle.leaseWrites,
-        gets: idle.reconcileReads.get,
-        lists: idle.reconcileReads.list,
-        byVerbResource: idle.byVerbResource,
-      },
+      idle: windowFigures(idle),
+      ...(convergedAt
+        ? {
+            settledSeconds:
+              settled?.seconds === undefined
+                ? null
+                : settled.seconds + (settled.from - convergedAt) / 1000,
+            settlingWrites: writesOf(idle) + (settled?.writes ?? 0),
+            ...(atRest ? { atRest: windowFigures(atRest) } : {}),
+          }
+        : {}),
       requestsByVerbResource: perDatabase(requests.byVerbResource, n),
     };
   } finally {
@@ -194,6 +248,9 @@ function printDetail(name: string, s: CompareSide): void {
       .join(", ");
   console.log(`  ${name} per Database: ${rounded(s.requestsByVerbResource)}`);
   console.log(`  ${name} idle: ${rounded(s.idle.byVerbResource)}`);
+  console.log(
+    `  ${name} settled ${fmt(s.settledSeconds ?? null)} s after (${s.settlingWrites ?? 0} writes meanwhile); at rest: ${rounded(s.atRest?.byVerbResource)}`,
+  );
 }
 
 function print(run: CompareRun, o: Options): void {

@@ -35,6 +35,16 @@ export interface CompareSide {
     /** Every request of the window by "verb resource" (absent before 2026-12-06). */
     byVerbResource?: Record<string, number>;
   };
+  /**
+   * From convergence until every instance's pod existed and the operator had written nothing for
+   * 5 s (the controller-manager creates the pods at its own pace, and each new pod is labelled):
+   * null if that did not happen within max(2 min, 0.6 s per Database). Absent before 2026-12-06.
+   */
+  settledSeconds?: number | null;
+  /** The operator's writes in that time. */
+  settlingWrites?: number;
+  /** The same window as `idle`, once settled (or past the limit): what the operator does at rest. */
+  atRest?: CompareSide["idle"];
 }
 
 export interface CompareRun {
@@ -86,6 +96,9 @@ function rows(run: CompareRun): string[][] {
     mib(s.peakRssMiB, 0),
     `${fixed(totalRequests(s.requestsPerDatabase), 1)} (${verbs(s.requestsPerDatabase)})`,
     `${count(s.idle.writes)} (+${count(s.idle.leaseWrites)} Lease)`,
+    s.atRest
+      ? `${count(s.atRest.writes)} writes (+${count(s.atRest.leaseWrites)} Lease), ${count(s.atRest.gets)} GET, ${count(s.atRest.lists)} LIST; settled ${seconds(s.settledSeconds ?? null)} after, ${count(s.settlingWrites ?? 0)} writes meanwhile`
+      : NONE,
   ];
   const r = ratiosOf(run);
   return [
@@ -98,6 +111,7 @@ function rows(run: CompareRun): string[][] {
       times(r.cpu),
       times(r.peakRss),
       times(r.requests),
+      "",
       "",
     ],
   ];
@@ -122,9 +136,10 @@ export function renderCompare(r: CompareResult): string {
     "peak RSS",
     "requests per Database",
     `writes in the ${p.idleSeconds} s after`,
+    `at rest (${p.idleSeconds} s)`,
   );
   return [
-    `\`npm run bench:compare -- --n ${p.sizes.join(",")} --workers ${p.workers} --idle ${p.idleSeconds}\`: N Databases of 3 instances created at once on the local control plane (pods stay Pending), each operator with ${p.workers} workers, the controller-runtime baseline first, then pgkeeper's watcher (its \`pepr build\` bundle, as the watcher Deployment runs it). "All observed": until every Database's \`status.observedGeneration\` is current. Requests: the operator's own, from the apiserver's audit log.`,
+    `\`npm run bench:compare -- --n ${p.sizes.join(",")} --workers ${p.workers} --idle ${p.idleSeconds}\`: N Databases of 3 instances created at once on the local control plane (pods stay Pending), each operator with ${p.workers} workers, the controller-runtime baseline first, then pgkeeper's watcher (its \`pepr build\` bundle, as the watcher Deployment runs it). "All observed": until every Database's \`status.observedGeneration\` is current. Requests: the operator's own, from the apiserver's audit log. "At rest": the same window once every pod existed and the operator had written nothing for 5 s.`,
     table(header, r.figures.runs.flatMap(rows)),
     describeRun(r),
   ].join("\n\n");

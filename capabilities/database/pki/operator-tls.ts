@@ -5,6 +5,7 @@
  */
 import { Database } from "../api/database";
 import { childNames } from "../api/names";
+import { ownChildRead } from "../cluster/own-child-read";
 import { Cluster, KubeObject } from "../cluster/cluster";
 import { OperatorTls, mountsTls } from "../instance/targets";
 import type { BuildInput } from "../specs";
@@ -17,7 +18,8 @@ export async function operatorTls(
 ): Promise<OperatorTls | undefined> {
   const namespace = db.metadata?.namespace ?? "";
   const names = childNames(db.metadata?.name ?? "");
-  const read = (name: string) => cluster.get({ apiVersion: "v1", kind: "Secret", namespace, name });
+  const read = (name: string) =>
+    cluster.get({ apiVersion: "v1", kind: "Secret", namespace, name }, ownChildRead(db));
   const [ca, tls] = await Promise.all([read(names.caSecret), read(names.tlsSecret)]);
   const serverCa = decoded(tls, TLS_SECRET_KEYS.serverCa);
   const superuser = pairIn(ca, CA_SECRET_KEYS.operatorCert, CA_SECRET_KEYS.operatorKey);
