@@ -7,11 +7,11 @@
  * names, versions and labels (cache/reflector.ts). Readers must not mutate what they get; in tests
  * and development the cache freezes what it stores, so a mutation throws where it happens.
  */
-import { compactManagedFields } from "../cluster/field-manager";
 import { KindKey } from "../api/kinds";
 import { KubeObject } from "../cluster/cluster";
 import { deepFreeze, freezesShared } from "../lib/freeze";
 import { LABEL_DATABASE } from "../api/names";
+import { slim } from "./slim";
 
 /** What an upsert did: `stale` and `unchanged` mean the cache already knew better or the same. */
 export type UpsertOutcome = "added" | "changed" | "unchanged" | "stale";
@@ -39,16 +39,6 @@ const indexKey = (kind: KindKey, namespace: string, database: string): string =>
 
 const matches = (obj: KubeObject, labels: Record<string, string>): boolean =>
   Object.entries(labels).every(([k, v]) => obj.metadata?.labels?.[k] === v);
-
-/** `obj` with managedFields compacted, in a copy: the caller's object may be shared or frozen. */
-function withCompactManagedFields(obj: KubeObject): KubeObject {
-  const managedFields = obj.metadata?.managedFields;
-  if (!managedFields) return obj;
-  return {
-    ...obj,
-    metadata: { ...obj.metadata, managedFields: compactManagedFields(managedFields) },
-  };
-}
 
 export class ObjectCache {
   /** kind → namespace → name → object */
@@ -84,11 +74,10 @@ export class ObjectCache {
 
   /**
    * Stores `obj` unless the cache holds a newer version (a watch event can arrive after the
-   * response of the write that superseded it). managedFields keep only who wrote with which
-   * operation (cluster/field-manager.ts): their field sets are often a third of an object's size.
+   * response of the write that superseded it), cut to what pgkeeper reads (slim.ts).
    */
   upsert(kind: KindKey, obj: KubeObject): UpsertOutcome {
-    const stored = withCompactManagedFields(obj);
+    const stored = slim(obj);
     const meta = stored.metadata ?? {};
     const byNamespace = this.namespaceMap(kind, meta.namespace ?? "");
     const cached = byNamespace.get(meta.name ?? "");

@@ -1,0 +1,49 @@
+import { deepFreeze } from "../lib/freeze";
+import { KubeObject } from "../cluster/cluster";
+import { slim } from "./slim";
+
+const pod = (spec: unknown): KubeObject =>
+  deepFreeze({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "db-0", namespace: "team", labels: { a: "b" } },
+    spec,
+    status: { podIP: "10.0.0.1", conditions: [{ type: "Ready", status: "True" }] },
+  } as KubeObject);
+
+describe("slim: what the cache keeps of an object", () => {
+  it.each<[string, KubeObject, unknown]>([
+    [
+      "a Pod keeps its volumes' names and its node, nothing else of its spec",
+      pod({
+        nodeName: "n1",
+        containers: [{ name: "postgres", image: "x", env: [{ name: "A", value: "1" }] }],
+        volumes: [{ name: "tls", secret: { secretName: "db-tls" } }, { name: "data" }],
+      }),
+      { nodeName: "n1", volumes: [{ name: "tls" }, { name: "data" }] },
+    ],
+    ["a Pod not scheduled yet", pod({ containers: [] }), {}],
+  ])("%s", (_, obj, spec) => {
+    const kept = slim(obj);
+    expect(kept.spec).toEqual(spec);
+    expect(kept.status).toBe(obj.status);
+    expect(kept.metadata).toEqual(obj.metadata);
+  });
+
+  it("other kinds keep their spec whole (drift is checked against it)", () => {
+    const sts = { apiVersion: "apps/v1", kind: "StatefulSet", spec: { replicas: 3 } };
+    expect(slim(sts)).toBe(sts);
+  });
+
+  it("managedFields keep who wrote with which operation", () => {
+    const cm: KubeObject = {
+      kind: "ConfigMap",
+      metadata: {
+        name: "c",
+        managedFields: [{ manager: "pepr", operation: "Apply", fieldsV1: {}, time: "t" }],
+      },
+    };
+    expect(slim(cm).metadata?.managedFields).toEqual([{ manager: "pepr", operation: "Apply" }]);
+    expect(cm.metadata?.managedFields?.[0].fieldsV1).toEqual({}); // the caller's object untouched
+  });
+});

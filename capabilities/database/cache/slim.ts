@@ -1,0 +1,35 @@
+/**
+ * What the cache keeps of an object. Memory per Database is most of what the watcher's size grows
+ * with, and some of what the apiserver sends is never read:
+ * - managedFields: only who wrote with which operation (cluster/field-manager.ts);
+ * - a Pod's spec: only its volumes' names (instance/targets.ts: does it mount the TLS Secret?) and
+ *   its node. A Pod's spec is most of it (the StatefulSet's template with every default filled
+ *   in), and its status is what pgkeeper reads.
+ * Always a copy when anything is cut: the caller's object may be shared or frozen.
+ */
+import { compactManagedFields } from "../cluster/field-manager";
+import { KubeObject } from "../cluster/cluster";
+
+interface PodSpec {
+  nodeName?: string;
+  volumes?: { name?: string }[];
+}
+
+const podSpecRead = (spec: PodSpec | undefined): PodSpec | undefined =>
+  spec && {
+    ...(spec.nodeName ? { nodeName: spec.nodeName } : {}),
+    ...(spec.volumes ? { volumes: spec.volumes.map(v => ({ name: v.name })) } : {}),
+  };
+
+export function slim(obj: KubeObject): KubeObject {
+  const managedFields = obj.metadata?.managedFields;
+  const isPod = obj.kind === "Pod" && obj.spec !== undefined;
+  if (!managedFields && !isPod) return obj;
+  return {
+    ...obj,
+    ...(managedFields
+      ? { metadata: { ...obj.metadata, managedFields: compactManagedFields(managedFields) } }
+      : {}),
+    ...(isPod ? { spec: podSpecRead(obj.spec as PodSpec) } : {}),
+  };
+}
