@@ -53,14 +53,35 @@ async function convergeChildren(
     : undefined;
   const keys = { tls: pki.tls, backupTls: backup?.tls };
   const children = desiredChildren(input, passwords, keys, deps.config.operatorNamespace);
+  // Two waves, each all at once: what the pods need (Secrets, ConfigMaps, the ServiceAccount,
+  // the NetworkPolicy that guards them), then the StatefulSet and what follows it. A new
+  // Database's children are a dozen creates: at once, they cost one round trip each wave.
+  const statefulSet = children.findIndex(c => c.kind === "StatefulSet");
+  const waves =
+    statefulSet < 0 ? [children] : [children.slice(0, statefulSet), children.slice(statefulSet)];
   const results: ChildResult[] = [];
-  for (const child of children)
-    results.push(await convergeChild(deps.cluster, db, withAppliedHash(child)));
+  for (const wave of waves)
+    results.push(
+      ...(await allOrFirstFailure(
+        wave.map(child => convergeChild(deps.cluster, db, withAppliedHash(child))),
+      )),
+    );
   const namespace = db.metadata?.namespace ?? "";
   for (const ref of obsoleteChildren(input))
     results.push(await pruneChild(deps.cluster, db, { ...ref, namespace }));
   await announceChanges(deps.cluster, db, results);
   return backup?.lookAgainMs;
+}
+
+/**
+ * Every result in order once all have settled, or the first failure: no write of the wave is
+ * still on its way when the pass reports.
+ */
+async function allOrFirstFailure<T>(work: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map(s => (s as PromiseFulfilledResult<T>).value);
 }
 
 /** One Event per kind of change, listing the objects: sparse, and readable in `kubectl describe`. */
