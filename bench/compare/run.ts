@@ -138,26 +138,28 @@ const QUIET_SECONDS = 5;
 const settleLimitMs = (n: number) => Math.max(120_000, n * 600);
 
 /**
- * Waits until every instance's pod exists and the operator has written nothing for 5 s: the
- * controller-manager creates the pods at its own pace, and the operator labels each new one.
+ * Waits until the controller-manager has made every pod it will (their number held still for
+ * 5 s: a StatefulSet with ordered pod management makes only its first, the others wait for it to
+ * be Ready) and the operator has written nothing in those 5 s: the operator labels each new pod.
  * Returns when it began, how long it took and the operator's writes meanwhile; no `seconds` if
  * it did not settle within `limitMs`.
  */
 async function settle(
   namespace: string,
-  pods: number,
   limitMs: number,
 ): Promise<{ from: number; seconds?: number; writes: number }> {
   const from = Date.now();
+  const podCount = () =>
+    kubectlBig(["get", "pods", "-n", namespace, "-o", "name"]).split("\n").filter(Boolean).length;
   let writes = 0;
+  let pods = podCount();
   while (Date.now() - from < limitMs) {
     const counts = await window(QUIET_SECONDS);
     writes += writesOf(counts);
-    const existing = kubectlBig(["get", "pods", "-n", namespace, "-o", "name"])
-      .split("\n")
-      .filter(Boolean).length;
-    if (writesOf(counts) === 0 && existing >= pods)
+    const now = podCount();
+    if (writesOf(counts) === 0 && now === pods)
       return { from, seconds: (Date.now() - from) / 1000, writes };
+    pods = now;
   }
   return { from, writes };
 }
@@ -198,7 +200,7 @@ async function measure(
     const requests = await countOperatorRequests(mark);
     const idle = await window(o.idleSeconds);
     const settled = convergedAt
-      ? await settle(namespace, 3 * (n + 1), settleLimitMs(n))
+      ? await settle(namespace, settleLimitMs(n))
       : undefined;
     // Measured settled or not: an operator that never settles shows what it does forever.
     const atRest = settled ? await window(o.idleSeconds) : undefined;

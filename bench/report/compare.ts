@@ -36,7 +36,7 @@ export interface CompareSide {
     byVerbResource?: Record<string, number>;
   };
   /**
-   * From convergence until every instance's pod existed and the operator had written nothing for
+   * From convergence until the number of pods and the operator's writes had both held still for
    * 5 s (the controller-manager creates the pods at its own pace, and each new pod is labelled):
    * null if that did not happen within max(2 min, 0.6 s per Database). Absent before 2026-12-06.
    */
@@ -139,7 +139,7 @@ export function renderCompare(r: CompareResult): string {
     `at rest (${p.idleSeconds} s)`,
   );
   return [
-    `\`npm run bench:compare -- --n ${p.sizes.join(",")} --workers ${p.workers} --idle ${p.idleSeconds}\`: N Databases of 3 instances created at once on the local control plane (pods stay Pending), each operator with ${p.workers} workers, the controller-runtime baseline first, then pgkeeper's watcher (its \`pepr build\` bundle, as the watcher Deployment runs it). "All observed": until every Database's \`status.observedGeneration\` is current. Requests: the operator's own, from the apiserver's audit log. "At rest": the same window once every pod existed and the operator had written nothing for 5 s.`,
+    `\`npm run bench:compare -- --n ${p.sizes.join(",")} --workers ${p.workers} --idle ${p.idleSeconds}\`: N Databases of 3 instances created at once on the local control plane (pods stay Pending), each operator with ${p.workers} workers, the controller-runtime baseline first, then pgkeeper's watcher (its \`pepr build\` bundle, as the watcher Deployment runs it). "All observed": until every Database's \`status.observedGeneration\` is current. Requests: the operator's own, from the apiserver's audit log. "At rest": the same window once the pods (made by the controller-manager at its own pace) and the operator's writes had held still for 5 s.`,
     table(header, r.figures.runs.flatMap(rows)),
     describeRun(r),
   ].join("\n\n");
