@@ -52,6 +52,9 @@ interface Tracked {
   lagBuckets: Map<string, number>;
 }
 
+const sameAddress = (a: Pick<InstanceTarget, "host" | "port">, b: typeof a): boolean =>
+  a.host === b.host && a.port === b.port;
+
 /** The fields whose change deserves a reconcile. */
 const signature = (r: ProbeRecord, threshold: number): string =>
   JSON.stringify([
@@ -99,6 +102,9 @@ export class InstanceMonitor {
       inFlight: new Set<string>(),
       lagBuckets: new Map<string, number>(),
     };
+    const dropped = entry.targets.some(
+      old => !targets.some(t => sameAddress(t.target, old.target)),
+    );
     entry.targets = targets;
     entry.maxLagBytes = maxLagBytes;
     for (const name of [...entry.records.keys()]) {
@@ -106,7 +112,9 @@ export class InstanceMonitor {
       if (!target || target.uid !== entry.records.get(name)?.uid) entry.records.delete(name);
     }
     this.tracked.set(key, entry);
-    this.releaseUntracked();
+    // Every address is looked at only when this Database stopped using one: a pass that tracks
+    // the same pods again (nearly every pass) costs nothing across the other Databases.
+    if (dropped) this.releaseUntracked();
     this.schedule();
   }
 
