@@ -186,10 +186,6 @@ describe("InstanceMonitor", () => {
     monitor.track("ns/a", [targets[0]]); // scaled down
     monitor.untrack("ns/b");
     monitor.untrackAll();
-    expect(kept).toEqual([
-      ["10.0.0.1:5432", "10.0.1.1:5432"],
-      ["10.0.0.1:5432"],
-      [],
-    ]);
+    expect(kept).toEqual([["10.0.0.1:5432", "10.0.1.1:5432"], ["10.0.0.1:5432"], []]);
   });
 });
