@@ -199,9 +199,7 @@ async function measure(
     }
     const requests = await countOperatorRequests(mark);
     const idle = await window(o.idleSeconds);
-    const settled = convergedAt
-      ? await settle(namespace, settleLimitMs(n))
-      : undefined;
+    const settled = convergedAt ? await settle(namespace, settleLimitMs(n)) : undefined;
     // Measured settled or not: an operator that never settles shows what it does forever.
     const atRest = settled ? await window(o.idleSeconds) : undefined;
     const memory = memoryOf(operator.pid);

@@ -37,6 +37,9 @@ function versionOutcome(cached: KubeObject, incoming: KubeObject): UpsertOutcome
 const indexKey = (kind: KindKey, namespace: string, database: string): string =>
   `${kind}\u0000${namespace}\u0000${database}`;
 
+const databaseOf = (obj: KubeObject | undefined): string | undefined =>
+  obj?.metadata?.labels?.[LABEL_DATABASE];
+
 const matches = (obj: KubeObject, labels: Record<string, string>): boolean =>
   Object.entries(labels).every(([k, v]) => obj.metadata?.labels?.[k] === v);
 
@@ -102,24 +105,24 @@ export class ObjectCache {
     return true;
   }
 
-  /** Moves `name` between the Databases' sets when its label changed (or it came or went). */
+  /** Moves an object between the Databases' sets when its label changed (or it came or went). */
   private reindex(kind: KindKey, before: KubeObject | undefined, after: KubeObject | undefined) {
-    const from = before?.metadata?.labels?.[LABEL_DATABASE];
-    const to = after?.metadata?.labels?.[LABEL_DATABASE];
-    const meta = (after ?? before)?.metadata ?? {};
-    const [namespace, name] = [meta.namespace ?? "", meta.name ?? ""];
-    if (from === to && before && after) return;
-    if (from !== undefined) {
-      const key = indexKey(kind, namespace, from);
-      const names = this.byDatabase.get(key);
-      names?.delete(name);
-      if (names?.size === 0) this.byDatabase.delete(key);
-    }
+    const from = databaseOf(before);
+    const to = databaseOf(after);
+    if (before && after && from === to) return;
+    const { namespace = "", name = "" } = (after ?? before)?.metadata ?? {};
+    if (from !== undefined) this.unindex(indexKey(kind, namespace, from), name);
     if (to !== undefined) {
       const key = indexKey(kind, namespace, to);
-      const names = this.byDatabase.get(key) ?? new Set<string>();
-      this.byDatabase.set(key, names.add(name));
+      this.byDatabase.set(key, (this.byDatabase.get(key) ?? new Set<string>()).add(name));
     }
+  }
+
+  private unindex(key: string, name: string): void {
+    const names = this.byDatabase.get(key);
+    if (!names) return;
+    names.delete(name);
+    if (names.size === 0) this.byDatabase.delete(key);
   }
 
   /**
