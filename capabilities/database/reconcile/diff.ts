@@ -42,14 +42,14 @@ export function withAppliedHash(desired: KubeObject): KubeObject {
   };
 }
 
+/** Could be a quantity: a number, or text that starts as one (most differing strings do not). */
+const mayBeQuantity = (v: unknown): v is string | number =>
+  typeof v === "number" || (typeof v === "string" && /^[+\-.\d]/.test(v));
+
 /** Quantities are normalised by the apiserver ("0.5" → "500m", "1024Mi" → "1Gi"). */
 const sameQuantity = (a: unknown, b: unknown): boolean => {
-  if (
-    (typeof a !== "string" && typeof a !== "number") ||
-    (typeof b !== "string" && typeof b !== "number")
-  ) {
-    return false;
-  }
+  // Checked first: a failed parse throws, and an Error's stack costs more than the comparison.
+  if (!mayBeQuantity(a) || !mayBeQuantity(b)) return false;
   try {
     return parseQuantity(a) === parseQuantity(b);
   } catch {
