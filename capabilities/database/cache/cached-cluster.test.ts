@@ -143,6 +143,33 @@ describe("CachedCluster", () => {
     );
   });
 
+  it("a Database that held data: a Secret missing from the cache is read, never built anew", async () => {
+    const { api, cache, syncInformers, run } = setup();
+    syncInformers();
+    await run();
+    const db = api.databases.get(`${NS}/${NAME}`)!;
+    api.databases.set(`${NS}/${NAME}`, {
+      ...db,
+      metadata: { ...db.metadata, resourceVersion: "900" },
+      status: { ...db.status, initializedAt: "2026-11-29T10:00:00Z" },
+    });
+    cache.upsert(DATABASE_KIND, structuredClone(api.databases.get(`${NS}/${NAME}`)!));
+    const app = api.find("Secret", NS, `${NAME}-app`)!;
+    const ca = api.find("Secret", NS, `${NAME}-ca`)!;
+    for (const secret of [app, ca]) {
+      api.put({ ...secret, metadata: { ...secret.metadata, labels: {} } }); // removed by hand
+      cache.remove("v1/Secret", NS, secret.metadata!.name!); // the watch's DELETED
+    }
+    const gets = api.calls.get;
+    await run();
+    expect(api.calls.get).toBeGreaterThan(gets);
+    expect(api.find("Secret", NS, `${NAME}-app`)?.data).toEqual(app.data); // the same password
+    expect(api.find("Secret", NS, `${NAME}-ca`)?.data).toEqual(ca.data); // the same CA
+    expect(api.find("Secret", NS, `${NAME}-app`)?.metadata?.labels).toMatchObject(
+      commonLabels(NAME),
+    );
+  });
+
   it("before an informer has synced, reads go to the apiserver", async () => {
     const { api, cluster } = setup();
     addPod(api, 0);
