@@ -382,6 +382,48 @@ describe("drift", () => {
   );
 });
 
+describe("labels removed by hand", () => {
+  // The informers see only labelled objects: such a child leaves the cache, the create that
+  // follows fails on its name (ADR 0033), and the object is read, found ours, and repaired in
+  // place: the same object (uid), its labels back, its fields adopted as an apply's.
+  it("each kind of child is found by the failed create and repaired in place", async () => {
+    const name = "unlabelled";
+    create(database(ns, name, { instances: 2 }));
+    await converged(name);
+    const children: [string, string][] = [
+      ["service", `${name}-rw`],
+      ["serviceaccount", `${name}-postgres`],
+      ["poddisruptionbudget", `${name}-primary`],
+      ["networkpolicy", name],
+      ["configmap", `${name}-topology`],
+    ];
+    const uids = children.map(([kind, child]) => get(kind, ns, child)?.metadata.uid);
+    for (const [kind, child] of children)
+      kubectlOk([
+        "label",
+        kind,
+        child,
+        "-n",
+        ns,
+        "app.kubernetes.io/managed-by-",
+        "pgkeeper.dev/database-",
+      ]);
+    for (const [i, [kind, child]] of children.entries()) {
+      const repaired = await waitFor(
+        `${kind} ${child} relabelled`,
+        () => {
+          const obj = get(kind, ns, child);
+          return obj?.metadata.labels?.["pgkeeper.dev/database"] === name ? obj : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(repaired.metadata.uid).toBe(uids[i]);
+      expect(repaired.metadata.labels?.["app.kubernetes.io/managed-by"]).toBe("pgkeeper");
+    }
+    await converged(name);
+  }, 120_000);
+});
+
 describe("failure", () => {
   it("reports an object it does not own, backs off, and recovers once it is removed", async () => {
     kubectlOk([
