@@ -384,8 +384,8 @@ describe("drift", () => {
 
 describe("labels removed by hand", () => {
   // The informers see only labelled objects: such a child leaves the cache, the create that
-  // follows fails on its name (ADR 0033), and the object is read, found ours, and repaired in
-  // place: the same object (uid), its labels back, its fields adopted as an apply's.
+  // follows fails on its name (ADR 0033), and the object is read, found ours, and its labels
+  // put back (nothing else: the pass fails with LabelsRestored, the next builds from it).
   it("each kind of child is found by the failed create and repaired in place", async () => {
     const name = "unlabelled";
     create(database(ns, name, { instances: 2 }));

@@ -130,17 +130,31 @@ describe("CachedCluster", () => {
     expect(deps.cluster).toBe(cluster);
   });
 
-  it("our own child with its labels removed by hand fails the create, is read, and repaired", async () => {
+  it("our own child with its labels removed by hand fails the create, is read, and relabelled only", async () => {
     const { api, cache, syncInformers, run } = setup();
     syncInformers();
     await run();
     const svc = api.find("Service", NS, `${NAME}-rw`)!;
     api.put({ ...svc, metadata: { ...svc.metadata, labels: {} } });
     cache.remove("v1/Service", NS, `${NAME}-rw`); // the watch's DELETED: out of the selector
-    await run();
+    // Only the labels go back, and the pass fails: what it built assumed the object absent.
+    await expect(run()).rejects.toMatchObject({ reason: "LabelsRestored" });
     expect(api.find("Service", NS, `${NAME}-rw`)?.metadata?.labels).toMatchObject(
       commonLabels(NAME),
     );
+    await run(); // from the object as it is
+  });
+
+  it("a new Database whose credentials Secret lost its labels keeps the password it holds", async () => {
+    const { api, cache, syncInformers, run } = setup();
+    syncInformers();
+    await run();
+    const app = api.find("Secret", NS, `${NAME}-app`)!;
+    api.put({ ...app, metadata: { ...app.metadata, labels: {} } }); // removed by hand
+    cache.remove("v1/Secret", NS, `${NAME}-app`);
+    await run().catch(() => undefined); // builds a new password: it must never reach the Secret
+    await run();
+    expect(api.find("Secret", NS, `${NAME}-app`)?.data).toEqual(app.data);
   });
 
   it("a Database that held data: a Secret missing from the cache is read, never built anew", async () => {
@@ -161,6 +175,8 @@ describe("CachedCluster", () => {
       cache.remove("v1/Secret", NS, secret.metadata!.name!); // the watch's DELETED
     }
     const gets = api.calls.get;
+    // One pass puts both Secrets' labels back (one wave) and fails; the next converges.
+    await expect(run()).rejects.toMatchObject({ reason: "LabelsRestored" });
     await run();
     expect(api.calls.get).toBeGreaterThan(gets);
     expect(api.find("Secret", NS, `${NAME}-app`)?.data).toEqual(app.data); // the same password

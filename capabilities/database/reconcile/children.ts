@@ -82,8 +82,9 @@ async function recreateStatefulSet(
 /**
  * Applies one desired child (already stamped with its applied hash) when it differs. A child the
  * cache doesn't hold is created: one request, which fails when something of that name exists
- * without our label; only then is it read, to tell our own (a label removed by hand: updated)
- * from someone else's (never touched).
+ * without our label; only then is it read, to tell our own (its labels removed by hand: they are
+ * put back, nothing else, and the pass fails so that the next one builds from it) from someone
+ * else's (never touched).
  */
 export async function convergeChild(
   cluster: Cluster,
@@ -98,6 +99,15 @@ export async function convergeChild(
     throw new ReconcileError(
       "OwnershipConflict",
       `${describeRef(ref)} exists but is not owned by Database ${db.metadata?.name}; pgkeeper will not touch it (delete or rename it)`,
+    );
+  }
+  if (!cached) {
+    // Ours, unseen by the cache: its labels were removed. What this pass built assumed it absent
+    // (new credentials, a new CA): only the labels go back, and the next pass works from it.
+    await cluster.patchLabels(ref, desired.metadata?.labels ?? {});
+    throw new ReconcileError(
+      "LabelsRestored",
+      `${describeRef(ref)} had lost pgkeeper's labels (removed by hand?); they are back, and the next pass reconciles it from what it holds`,
     );
   }
   const change = childChange(desired, live);
