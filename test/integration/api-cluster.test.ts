@@ -179,3 +179,14 @@ describe("create, then apply", () => {
     expect(httpStatus(err)).toBe(422);
   });
 });
+
+describe("patchLabels", () => {
+  it("sets labels on an object that has none, and removing one that is not there is no error", async () => {
+    create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "bare", namespace: ns } });
+    const ref = { apiVersion: "v1", kind: "ConfigMap", namespace: ns, name: "bare" };
+    await cluster.patchLabels(ref, { "pgkeeper.dev/database": "x", absent: null });
+    expect(get("configmap", ns, "bare")?.metadata.labels).toEqual({ "pgkeeper.dev/database": "x" });
+    await cluster.patchLabels(ref, { "pgkeeper.dev/database": null });
+    expect(get("configmap", ns, "bare")?.metadata.labels ?? {}).toEqual({});
+  });
+});

@@ -200,11 +200,12 @@ export function apiCluster(api: KubeRequest = kubeRequest): Cluster {
     },
 
     patchLabels(ref, labels) {
-      const ops = Object.entries(labels).map(([key, value]) => {
-        const path = `/metadata/labels/${pointer(key)}`;
-        return value === null ? { op: "remove", path } : { op: "add", path, value };
+      // A merge patch: it works on an object with no labels at all (all removed by hand), and
+      // removing a label that is not there is no error.
+      return api<KubeObject>("PATCH", objectPath(ref), {
+        body: { metadata: { labels } },
+        contentType: "application/merge-patch+json",
       });
-      return api<KubeObject>("PATCH", objectPath(ref), { body: ops, contentType: JSON_PATCH });
     },
 
     resizeClaim(ref, size) {
