@@ -38,7 +38,24 @@ function setup(spec: Record<string, unknown> = {}) {
     cache.markSynced(BACKUP_KIND_KEY);
   };
   const reads = () => ({ get: api.calls.get, list: api.calls.list });
-  return { api, cache, cluster, deps, syncInformers, reads, run: () => reconcile(deps, NS, NAME) };
+  let version = 900;
+  /** The stored Database changed as `change` says, and its watch event in the cache. */
+  const editDatabase = (change: (db: Database) => Database) => {
+    const db = change(api.databases.get(`${NS}/${NAME}`)!);
+    db.metadata = { ...db.metadata, resourceVersion: String(version++) };
+    api.databases.set(`${NS}/${NAME}`, db);
+    cache.upsert(DATABASE_KIND, structuredClone(db));
+  };
+  return {
+    api,
+    cache,
+    cluster,
+    deps,
+    syncInformers,
+    reads,
+    editDatabase,
+    run: () => reconcile(deps, NS, NAME),
+  };
 }
 
 const addPod = (api: FakeCluster, ordinal: number) =>
@@ -101,29 +118,25 @@ describe("CachedCluster", () => {
   });
 
   it("a spec change adopts a created child's fields once, then applies (dropped fields go)", async () => {
-    const { api, cache, cluster, deps, syncInformers, run } = setup({ instances: 3 });
+    const { api, cluster, deps, syncInformers, editDatabase, run } = setup({ instances: 3 });
     syncInformers();
     await run();
-    const db = api.databases.get(`${NS}/${NAME}`)!;
-    api.databases.set(`${NS}/${NAME}`, {
+    editDatabase(db => ({
       ...db,
-      metadata: { ...db.metadata, generation: 2, resourceVersion: "900" },
+      metadata: { ...db.metadata, generation: 2 },
       spec: { ...db.spec!, instances: 2 },
-    });
-    cache.upsert(DATABASE_KIND, structuredClone(api.databases.get(`${NS}/${NAME}`)!));
+    }));
     await run();
     expect(api.calls.adoptCreatedFields).toBeGreaterThanOrEqual(1);
     expect(api.find("StatefulSet", NS, NAME)?.metadata?.managedFields).toEqual([
       { manager: "pepr", operation: "Apply" },
     ]);
     const adopted = api.calls.adoptCreatedFields;
-    const again = api.databases.get(`${NS}/${NAME}`)!;
-    api.databases.set(`${NS}/${NAME}`, {
-      ...again,
-      metadata: { ...again.metadata, generation: 3, resourceVersion: "901" },
-      spec: { ...again.spec!, instances: 3 },
-    });
-    cache.upsert(DATABASE_KIND, structuredClone(api.databases.get(`${NS}/${NAME}`)!));
+    editDatabase(db => ({
+      ...db,
+      metadata: { ...db.metadata, generation: 3 },
+      spec: { ...db.spec!, instances: 3 },
+    }));
     await run();
     expect((api.find("StatefulSet", NS, NAME)?.spec as { replicas?: number }).replicas).toBe(3);
     expect(api.calls.adoptCreatedFields).toBe(adopted); // once per object, ever
@@ -158,16 +171,13 @@ describe("CachedCluster", () => {
   });
 
   it("a Database that held data: a Secret missing from the cache is read, never built anew", async () => {
-    const { api, cache, syncInformers, run } = setup();
+    const { api, cache, syncInformers, editDatabase, run } = setup();
     syncInformers();
     await run();
-    const db = api.databases.get(`${NS}/${NAME}`)!;
-    api.databases.set(`${NS}/${NAME}`, {
+    editDatabase(db => ({
       ...db,
-      metadata: { ...db.metadata, resourceVersion: "900" },
       status: { ...db.status, initializedAt: "2026-11-29T10:00:00Z" },
-    });
-    cache.upsert(DATABASE_KIND, structuredClone(api.databases.get(`${NS}/${NAME}`)!));
+    }));
     const app = api.find("Secret", NS, `${NAME}-app`)!;
     const ca = api.find("Secret", NS, `${NAME}-ca`)!;
     for (const secret of [app, ca]) {
