@@ -72,6 +72,8 @@ export class FakeCluster implements Cluster {
   };
   /** Makes the next call of a verb throw (once). */
   readonly failNext = new Map<Verb, unknown>();
+  /** Makes the next call of a verb on a kind throw (once): keys like "create StatefulSet". */
+  readonly failNextOn = new Map<`${Verb} ${string}`, unknown>();
   private version = 1;
   private uid = 1;
 
@@ -115,12 +117,17 @@ export class FakeCluster implements Cluster {
     );
   }
 
-  private count(verb: Verb): void {
+  private count(verb: Verb, kind?: string): void {
     this.calls[verb]++;
     const failure = this.failNext.get(verb);
     if (failure !== undefined) {
       this.failNext.delete(verb);
       throw failure;
+    }
+    const onKind = this.failNextOn.get(`${verb} ${kind}`);
+    if (onKind !== undefined) {
+      this.failNextOn.delete(`${verb} ${kind}`);
+      throw onKind;
     }
   }
 
@@ -153,7 +160,7 @@ export class FakeCluster implements Cluster {
   }
 
   async apply(obj: KubeObject): Promise<KubeObject> {
-    this.count("apply");
+    this.count("apply", obj.kind);
     const key = keyOf(refOf(obj));
     const live = this.objects.get(key);
     // The real apply would leave behind the created fields a new spec drops (field-manager.ts).
@@ -169,7 +176,7 @@ export class FakeCluster implements Cluster {
 
   /** Like a POST: the object as given, its fields recorded as our manager's "Update". */
   async create(obj: KubeObject): Promise<KubeObject> {
-    this.count("create");
+    this.count("create", obj.kind);
     const key = keyOf(refOf(obj));
     if (this.objects.has(key))
       throw { status: 409, data: { reason: "AlreadyExists", message: `${key} already exists` } };

@@ -60,28 +60,32 @@ async function convergeChildren(
   const waves =
     statefulSet < 0 ? [children] : [children.slice(0, statefulSet), children.slice(statefulSet)];
   const results: ChildResult[] = [];
-  for (const wave of waves)
-    results.push(
-      ...(await allOrFirstFailure(
+  try {
+    for (const wave of waves)
+      await settleWave(
         wave.map(child => convergeChild(deps.cluster, db, withAppliedHash(child))),
-      )),
-    );
-  const namespace = db.metadata?.namespace ?? "";
-  for (const ref of obsoleteChildren(input))
-    results.push(await pruneChild(deps.cluster, db, { ...ref, namespace }));
-  await announceChanges(deps.cluster, db, results);
+        results,
+      );
+    const namespace = db.metadata?.namespace ?? "";
+    for (const ref of obsoleteChildren(input))
+      results.push(await pruneChild(deps.cluster, db, { ...ref, namespace }));
+  } finally {
+    // What was done is told even when the pass fails: the next pass finds those children as it
+    // wants them, and would never say they were created.
+    await announceChanges(deps.cluster, db, results);
+  }
   return backup?.lookAgainMs;
 }
 
 /**
- * Every result in order once all have settled, or the first failure: no write of the wave is
- * still on its way when the pass reports.
+ * Waits for every write of the wave, so none is still on its way when the pass reports, adds
+ * what each that succeeded did to `done` (in order), then throws the first failure.
  */
-async function allOrFirstFailure<T>(work: Promise<T>[]): Promise<T[]> {
+async function settleWave<T>(work: Promise<T>[], done: T[]): Promise<void> {
   const settled = await Promise.allSettled(work);
+  for (const s of settled) if (s.status === "fulfilled") done.push(s.value);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failed) throw failed.reason;
-  return settled.map(s => (s as PromiseFulfilledResult<T>).value);
 }
 
 /** One Event per kind of change, listing the objects: sparse, and readable in `kubectl describe`. */

@@ -92,6 +92,23 @@ describe("reconcile: creating children", () => {
     expect(cluster.events.map(e => e.reason)).toContain("ChildrenCreated");
   });
 
+  it("a pass that fails at the StatefulSet still tells what it created, and the next tells the rest", async () => {
+    const { cluster, run } = setup();
+    cluster.failNextOn.set("create StatefulSet", {
+      status: 500,
+      data: { message: "etcd timeout" },
+    });
+    await expect(run()).rejects.toMatchObject({ status: 500 });
+    const created = () =>
+      cluster.events.filter(e => e.reason === "ChildrenCreated").map(e => e.message);
+    expect(created()).toEqual([expect.stringContaining("Secret orders-superuser")]);
+    expect(created()[0]).not.toContain("StatefulSet");
+    await run();
+    expect(created()).toHaveLength(2);
+    expect(created()[1]).toMatch(/^Created: .*StatefulSet orders/);
+    expect(created()[1]).not.toContain("Secret orders-superuser");
+  });
+
   it("creates no CronJob and no PDB for a single instance", async () => {
     const { cluster, run } = setup();
     await run();
