@@ -11,6 +11,7 @@ import { KindKey } from "../api/kinds";
 import { KubeObject } from "../cluster/cluster";
 import { deepFreeze, freezesShared } from "../lib/freeze";
 import { LABEL_DATABASE } from "../api/names";
+import { SharedTexts } from "./shared-texts";
 import { slim } from "./slim";
 
 /** What an upsert did: `stale` and `unchanged` mean the cache already knew better or the same. */
@@ -50,6 +51,8 @@ export class ObjectCache {
   /** Names by kind, namespace and `pgkeeper.dev/database` label (see list). */
   private readonly byDatabase = new Map<string, Set<string>>();
   private readonly syncedIn = new Map<KindKey, Set<string>>();
+  /** Long texts many Databases' objects carry, held once (slim.ts). */
+  private readonly texts = new SharedTexts();
 
   constructor(private readonly freeze = freezesShared()) {}
 
@@ -80,7 +83,7 @@ export class ObjectCache {
    * response of the write that superseded it), cut to what pgkeeper reads (slim.ts).
    */
   upsert(kind: KindKey, obj: KubeObject): UpsertOutcome {
-    const stored = slim(obj);
+    const stored = slim(obj, this.texts);
     const meta = stored.metadata ?? {};
     const byNamespace = this.namespaceMap(kind, meta.namespace ?? "");
     const cached = byNamespace.get(meta.name ?? "");

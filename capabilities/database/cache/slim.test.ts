@@ -1,6 +1,7 @@
 import { deepFreeze } from "../lib/freeze";
 import { KubeObject } from "../cluster/cluster";
 import { slim } from "./slim";
+import { SHARED_TEXT_MIN_LENGTH, SharedTexts } from "./shared-texts";
 
 const pod = (spec: unknown): KubeObject =>
   deepFreeze({
@@ -45,5 +46,15 @@ describe("slim: what the cache keeps of an object", () => {
     };
     expect(slim(cm).metadata?.managedFields).toEqual([{ manager: "pepr", operation: "Apply" }]);
     expect(cm.metadata?.managedFields?.[0].fieldsV1).toEqual({}); // the caller's object untouched
+  });
+
+  it("a ConfigMap's long values go through the shared texts; other kinds' data does not", () => {
+    const texts = new SharedTexts();
+    const script = "#!/bin/sh\n".padEnd(SHARED_TEXT_MIN_LENGTH, "#");
+    const cm: KubeObject = { kind: "ConfigMap", metadata: { name: "c" }, data: { "a.sh": script } };
+    expect(slim(cm, texts)).toEqual(cm);
+    const secret: KubeObject = { kind: "Secret", metadata: { name: "s" }, data: { key: script } };
+    expect(slim(secret, texts)).toBe(secret);
+    expect(texts.size).toBe(1);
   });
 });

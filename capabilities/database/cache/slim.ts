@@ -1,7 +1,8 @@
 /**
  * What the cache keeps of an object. Memory per Database is most of what the watcher's size grows
- * with, and some of what the apiserver sends is never read:
+ * with, and some of what the apiserver sends is never read or is the same for every Database:
  * - managedFields: only who wrote with which operation (cluster/field-manager.ts);
+ * - a ConfigMap's long values (the instance scripts) once for all Databases (shared-texts.ts);
  * - a Pod's spec: only its volumes' names (instance/targets.ts: does it mount the TLS Secret?) and
  *   its node. A Pod's spec is most of it (the StatefulSet's template with every default filled
  *   in), and its status is what pgkeeper reads.
@@ -9,6 +10,7 @@
  */
 import { compactManagedFields } from "../cluster/field-manager";
 import { KubeObject } from "../cluster/cluster";
+import { SharedTexts } from "./shared-texts";
 
 interface PodSpec {
   nodeName?: string;
@@ -21,15 +23,23 @@ const podSpecRead = (spec: PodSpec | undefined): PodSpec | undefined =>
     ...(spec.volumes ? { volumes: spec.volumes.map(v => ({ name: v.name })) } : {}),
   };
 
-export function slim(obj: KubeObject): KubeObject {
+/** A ConfigMap's data, whose long values `texts` holds once for every Database. */
+const configMapData = (obj: KubeObject): Record<string, string> | undefined =>
+  obj.kind === "ConfigMap" && obj.data && typeof obj.data === "object"
+    ? (obj.data as Record<string, string>)
+    : undefined;
+
+export function slim(obj: KubeObject, texts?: SharedTexts): KubeObject {
   const managedFields = obj.metadata?.managedFields;
   const isPod = obj.kind === "Pod" && obj.spec !== undefined;
-  if (!managedFields && !isPod) return obj;
+  const data = texts && configMapData(obj);
+  if (!managedFields && !isPod && !data) return obj;
   return {
     ...obj,
     ...(managedFields
       ? { metadata: { ...obj.metadata, managedFields: compactManagedFields(managedFields) } }
       : {}),
     ...(isPod ? { spec: podSpecRead(obj.spec as PodSpec) } : {}),
+    ...(data ? { data: texts.shareValues(data) } : {}),
   };
 }
