@@ -2,7 +2,8 @@
  * What `pepr deploy` alone installs, checked in the cluster: two watchers with one leading (its
  * pod the costliest to delete), the CRDs installed by the leader, Databases reconciled and
  * defaulted in the cluster, every PostgreSQL major pgkeeper has an image for (streaming, archiving,
- * a verified backup), the webhook reached through its Service, and the operator's pods hardened.
+ * a verified backup), the webhook reached through its Service, and the operator's pods hardened,
+ * each one node process that handles SIGTERM.
  * Registered by in-cluster.test.ts, which deploys.
  */
 import { readFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import { IMAGE_VERSIONS } from "../../../capabilities/database/lib/config";
 import { backUp } from "../backups";
 import { healthy } from "../healthy";
 import { awaitLeader, watcherPods } from "../installed-operator";
+import { podProcesses } from "../load";
 import { createStoreSecrets, localObjectStore, pgbackrestIn } from "../object-store";
 import { psql, superuserAt } from "../psql";
 import { imageRepository, postgresImage } from "../registry";
@@ -123,13 +125,22 @@ export function installedByPeprDeploy(image: string): void {
     );
     expect(db.spec).toMatchObject({ image: postgresImage("15"), instances: 1 }); // defaulted in-cluster
     const events = JSON.parse(kubectlOk(["get", "events", "-n", ns, "-o", "json"])) as {
-      items: { reason: string; reportingInstance?: string; involvedObject: { name: string } }[];
+      items: {
+        reason: string;
+        message?: string;
+        reportingInstance?: string;
+        involvedObject: { name: string };
+      }[];
     };
     // The watcher pod did it: the Database's Events (ChildrenCreated, or from whichever watcher
     // leads if the lead moved mid-pass) name it as their reporter.
     const reporters = events.items
       .filter(e => e.involvedObject.name === "incluster")
-      .map(e => `${e.reason} by ${e.reportingInstance ?? "?"}`);
+      // A failed pass says why (its message is the diagnosis should the check fail).
+      .map(
+        e =>
+          `${e.reason} by ${e.reportingInstance ?? "?"}${e.reason === "ReconcileFailed" ? `: ${e.message}` : ""}`,
+      );
     expect(reporters).toEqual(
       expect.arrayContaining([expect.stringMatching(/^ChildrenCreated by pepr-pgkeeper-watcher-/)]),
     );
@@ -248,4 +259,31 @@ export function installedByPeprDeploy(image: string): void {
     ]);
     expect(write.stdout.trim().split("\n")).toEqual(["/app/x EROFS", "/tmp/x EROFS", "/x EROFS"]);
   });
+
+  it("each operator pod runs its module in one node process, the container's PID 1, which handles SIGTERM", () => {
+    const pods = JSON.parse(kubectlOk(["get", "pods", "-n", "pepr-system", "-o", "json"])) as {
+      items: { metadata: { name: string; uid: string; deletionTimestamp?: string } }[];
+    };
+    const running = pods.items.filter(p => !p.metadata.deletionTimestamp);
+    expect(running.length).toBeGreaterThanOrEqual(4); // two admission pods, two watchers
+    for (const pod of running) {
+      // Read from the kernel: Pepr's controller.js forked a second process for the module, and a
+      // PID 1 without a SIGTERM handler never receives the kubelet's SIGTERM.
+      const processes = podProcesses(pod.metadata.uid, "node").map(p => ({
+        containerPid: p.containerPid,
+        handlesSigterm: handlesSignal(p.pid, 15),
+        module: p.args.some(a => a.includes("module-")),
+      }));
+      expect([pod.metadata.name, processes]).toEqual([
+        pod.metadata.name,
+        [{ containerPid: 1, handlesSigterm: true, module: false }],
+      ]);
+    }
+  });
+}
+
+/** Whether process `pid` has a handler for `signal` (SigCgt of /proc/<pid>/status). */
+function handlesSignal(pid: number, signal: number): boolean {
+  const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return caught !== undefined && ((BigInt(`0x${caught}`) >> BigInt(signal - 1)) & 1n) === 1n;
 }
