@@ -24,6 +24,7 @@ import { ProbeSessions } from "./instance/probe-sessions";
 import { SERVICE_ACCOUNT_NAMESPACE_FILE, deletionCostPatch, ownPod } from "./leader/deletion-cost";
 import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
+import { releaseOnSigterm } from "./leader/release-on-sigterm";
 import { systemClock } from "./lib/clock";
 import { operatorConfig } from "./lib/config";
 import { WEBHOOK_CERTIFICATE_FILE, expiryWarning, notAfterOf } from "./lib/certificate-expiry";
@@ -227,8 +228,8 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   });
   leadership.elector = elector;
   elector.start();
-  // A rollout stops the old pod first (Recreate): give the lease up so the next one leads at once.
-  process.once("SIGTERM", () => void elector.stop());
+  // A pod being replaced gives the lease up so the other watcher leads at once.
+  releaseOnSigterm(() => elector.stop());
   log.info(
     { identity: election.identity, lease: `${election.leaseNamespace}/${election.leaseName}` },
     "Leader election started",
