@@ -68,18 +68,27 @@ install_app() {
 # to run it, then idles for the pod's life: a second Kubernetes client in memory (105-115 MiB RSS
 # per pod, measured in the e2e cluster) doing nothing, and a PID 1 that passes no signal on, so the
 # kubelet's SIGTERM never reaches the module (Pepr's server close, pgkeeper giving up the Lease)
-# and a pod being replaced waits for SIGKILL. Here the module runs in controller.js's own process:
-# `require` instead of `fork`. The line is replaced exactly once or the build fails.
+# and a pod being replaced waits for SIGKILL. Here the module runs in controller.js's own process
+# (ADR 0034): `require` instead of `fork`; and controller.js no longer registers Pepr's store kind
+# with the fluent client, which it never uses and which the module's Pepr registers again (the
+# two share the client: a second registration throws "GVK Store already registered").
+# Each line is replaced exactly once or the build fails.
 run_module_in_process() {
   local file="$1"
   # shellcheck disable=SC2016 # a JavaScript template literal, not a shell expansion
   FILE="${file}" node -e '
     const fs = require("fs");
     const file = process.env.FILE;
-    const fork = "(0, import_child_process.fork)(jsPath);";
-    const text = fs.readFileSync(file, "utf8");
-    if (text.split(fork).length !== 2) throw new Error(`${file}: expected one "${fork}"`);
-    fs.writeFileSync(file, text.replace(fork, "require(jsPath);"));
+    const edits = [
+      ["(0, import_child_process.fork)(jsPath);", "require(jsPath);"],
+      ["(0, import_kubernetes_fluent_client.RegisterKind)(Store, peprStoreGVK);", ""],
+    ];
+    let text = fs.readFileSync(file, "utf8");
+    for (const [from, to] of edits) {
+      if (text.split(from).length !== 2) throw new Error(`${file}: expected one "${from}"`);
+      text = text.replace(from, to);
+    }
+    fs.writeFileSync(file, text);
   ' || die "pepr's controller.js is not the one this script knows (pepr 1.1.4)"
 }
 
