@@ -10,7 +10,8 @@
  * Figures, not a test. Run through bench/compare.sh
  * (npm run bench:compare -- --n 100,500,1000 --workers 4 --idle 30). --smoke: N=2, 5 idle seconds.
  * To study one side: --only pgkeeper|baseline (nothing saved), --cpu-prof <dir> (pgkeeper's V8
- * profile, written when it stops).
+ * profile, written when it stops), --node-options "<flags>" (V8 flags for pgkeeper's watcher, e.g.
+ * "--max-semi-space-size=1": a memory/CPU trade-off to measure).
  */
 import { Obj, kubectl, kubectlOk } from "../../test/integration/harness/kubectl";
 import { sleep, waitFor } from "../../test/integration/harness/wait";
@@ -47,6 +48,8 @@ interface Options {
   only: string;
   /** A directory for a V8 CPU profile of pgkeeper's watcher (node --cpu-prof), if any. */
   cpuProfileDir: string;
+  /** Flags for node running pgkeeper's watcher, space-separated. */
+  nodeOptions: string[];
 }
 
 function parseArgs(argv: string[], smoke: boolean): Options {
@@ -64,6 +67,7 @@ function parseArgs(argv: string[], smoke: boolean): Options {
     baseline: arg("baseline", process.env.PGKEEPER_BASELINE ?? ""),
     only: arg("only", ""),
     cpuProfileDir: arg("cpu-prof", ""),
+    nodeOptions: arg("node-options", "").split(" ").filter(Boolean),
   };
 }
 
@@ -107,7 +111,10 @@ async function startPgkeeper(namespace: string, o: Options): Promise<RunningOper
       // Nothing answers SQL in Pending pods: probe once an hour.
       PGKEEPER_PROBE_INTERVAL_MS: "3600000",
     },
-    o.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.cpuProfileDir}`] : [],
+    [
+      ...o.nodeOptions,
+      ...(o.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.cpuProfileDir}`] : []),
+    ],
   );
   await watcher.start();
   await waitFor("the watcher to lead", async () => (await watcher.metric("pgkeeper_leader")) === 1);
@@ -271,6 +278,9 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2), smoke);
   if (o.baseline === "" && o.only !== "pgkeeper")
     throw new Error("--baseline (or PGKEEPER_BASELINE): the baseline binary");
+  // Saved figures are the defaults users run.
+  if (o.nodeOptions.length > 0 && o.only !== "pgkeeper")
+    throw new Error("--node-options studies pgkeeper alone: add --only pgkeeper");
   await installCrd();
   removeWebhooks(); // no admission for either operator
   ensurePeprPrerequisites();
