@@ -40,7 +40,10 @@ export function deploy(
   return runAsync(pepr, ["deploy", "--yes", "-i", image], 300_000, label, {
     // The tier's lint and type-check already ran: pepr deploy's own repeat of them (a minute and
     // a half per deploy) is skipped (patches/pepr+1.1.4.patch, ADR 0024); it builds the same.
-    extraEnv: { ...settings, PEPR_SKIP_BUILD_CHECKS: "true" },
+    // LOG_LEVEL as a user's shell has it (Pepr's default): `pepr build` copies the shell's into
+    // the Deployments, and jest's `silent` (jest.config.js) left the watchers' logs, which the
+    // diagnoses of a failed test read, empty.
+    extraEnv: { ...settings, PEPR_SKIP_BUILD_CHECKS: "true", LOG_LEVEL: "info" },
     cwd: dir,
   });
 }
