@@ -15,7 +15,7 @@ import { KubeObject } from "../cluster/cluster";
 import { ObjectCache } from "./object-cache";
 
 const DATABASES = 1000;
-/** 52 KiB per Database measured here (93 before the instance scripts were held once), and room. */
+/** 50 KiB per Database measured here (93 before the instance scripts were held once), and room. */
 const BUDGET_MIB = 56;
 
 const served = readFileSync(

@@ -5,9 +5,13 @@
  * - a ConfigMap's long values (the instance scripts) once for all Databases (shared-texts.ts);
  * - a Pod's spec: only its volumes' names (instance/targets.ts: does it mount the TLS Secret?) and
  *   its node. A Pod's spec is most of it (the StatefulSet's template with every default filled
- *   in), and its status is what pgkeeper reads.
+ *   in), and its status is what pgkeeper reads;
+ * - of a Pod's container statuses, what pgkeeper reads (names, image, readiness, restarts, states:
+ *   failover, restore and image-pull diagnoses), not the mounts, ids and resources the kubelet
+ *   lists (half of each status).
  * Always a copy when anything is cut: the caller's object may be shared or frozen.
  */
+import { pick } from "ramda";
 import { compactManagedFields } from "../cluster/field-manager";
 import { KubeObject } from "../cluster/cluster";
 import { SharedTexts } from "./shared-texts";
@@ -22,6 +26,37 @@ const podSpecRead = (spec: PodSpec | undefined): PodSpec | undefined =>
     ...(spec.nodeName ? { nodeName: spec.nodeName } : {}),
     ...(spec.volumes ? { volumes: spec.volumes.map(v => ({ name: v.name })) } : {}),
   };
+
+/** The fields of a container status pgkeeper reads (ha/, cluster/image-pull.ts, backup/). */
+const CONTAINER_STATUS_READ = [
+  "name",
+  "image",
+  "ready",
+  "started",
+  "restartCount",
+  "state",
+  "lastState",
+] as const;
+
+type ContainerStatuses = Record<string, unknown>[] | undefined;
+
+const statusesRead = (statuses: ContainerStatuses): ContainerStatuses =>
+  statuses?.map(c => pick(CONTAINER_STATUS_READ, c));
+
+const podStatusRead = (status: unknown): unknown => {
+  if (!status || typeof status !== "object") return status;
+  const s = status as {
+    containerStatuses?: ContainerStatuses;
+    initContainerStatuses?: ContainerStatuses;
+  };
+  return {
+    ...s,
+    ...(s.containerStatuses ? { containerStatuses: statusesRead(s.containerStatuses) } : {}),
+    ...(s.initContainerStatuses
+      ? { initContainerStatuses: statusesRead(s.initContainerStatuses) }
+      : {}),
+  };
+};
 
 /** A ConfigMap's data, whose long values `texts` holds once for every Database. */
 const configMapData = (obj: KubeObject): Record<string, string> | undefined =>
@@ -39,7 +74,7 @@ export function slim(obj: KubeObject, texts?: SharedTexts): KubeObject {
     ...(managedFields
       ? { metadata: { ...obj.metadata, managedFields: compactManagedFields(managedFields) } }
       : {}),
-    ...(isPod ? { spec: podSpecRead(obj.spec as PodSpec) } : {}),
+    ...(isPod ? { spec: podSpecRead(obj.spec as PodSpec), status: podStatusRead(obj.status) } : {}),
     ...(data ? { data: texts.shareValues(data) } : {}),
   };
 }
