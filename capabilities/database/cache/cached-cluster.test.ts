@@ -71,6 +71,25 @@ const addPod = (api: FakeCluster, ordinal: number) =>
   });
 
 describe("CachedCluster", () => {
+  it("before the CronJob informer has listed, a pass reads CronJobs by LIST, never by GET (the operator may not get CronJobs)", async () => {
+    const { api, cache, deps, syncInformers, run } = setup({ instances: 3 });
+    syncInformers();
+    await run(); // creates the children
+    syncInformers();
+    // A new leader's cache: every kind listed but CronJobs.
+    const unlisted = new ObjectCache();
+    for (const kind of [...CHILD_KINDS.map(kindKeyOf), DATABASE_KIND]) {
+      for (const obj of cache.list(kind, NS, {})) unlisted.upsert(kind, obj);
+      if (kind !== "batch/v1/CronJob") unlisted.markSynced(kind);
+    }
+    unlisted.markSynced(BACKUP_KIND_KEY);
+    const gets: string[] = [];
+    const get = api.get.bind(api);
+    api.get = (ref, options) => (gets.push(ref.kind), get(ref, options));
+    await reconcile({ ...deps, cluster: new CachedCluster(api, unlisted, ours) }, NS, NAME);
+    expect(gets).not.toContain("CronJob");
+  });
+
   it("a converged reconcile makes no GET and no LIST (and no write)", async () => {
     const { api, syncInformers, reads, run } = setup({ instances: 3 });
     addPod(api, 0);

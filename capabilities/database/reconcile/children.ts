@@ -147,9 +147,15 @@ export async function pruneChild(
   db: Database,
   ref: ObjectRef,
 ): Promise<ChildResult> {
-  // Only an object we own (and so labelled, hence cached) is ever pruned: a miss means nothing
-  // to do, without asking the apiserver on every reconcile.
-  const live = await cluster.get(ref, { missingIsAbsent: true });
+  // Only an object we own (and so labelled, hence cached) is ever pruned: found among the
+  // Database's objects of its kind, from the cache once that kind is listed. Before then the
+  // list goes to the apiserver: a LIST, which the operator may make of every kind it prunes,
+  // where a GET it may not (CronJobs: list, watch and delete only; a pass that ran before the
+  // CronJob informer had listed was refused, in CI).
+  const mine = await cluster.list(ref, ref.namespace, {
+    [LABEL_DATABASE]: db.metadata?.name ?? "",
+  });
+  const live = mine.find(o => o.metadata?.name === ref.name);
   if (!live || !isOwnedBy(live, db)) return { ref, change: "none" };
   await cluster.delete(ref);
   return { ref, change: "deleted" };
