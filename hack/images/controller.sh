@@ -65,7 +65,7 @@ install_app() {
 }
 
 # Pepr's controller.js, the container's PID 1, unpacks the module and forks a second node process
-# to run it, then idles for the pod's life: a second Kubernetes client in memory (105-115 MiB RSS
+# to run it, then idles for the pod's life: a second Kubernetes client in memory (102-112 MiB RSS
 # per pod, measured in the e2e cluster) doing nothing, and a PID 1 that passes no signal on, so the
 # kubelet's SIGTERM never reaches the module (Pepr's server close, pgkeeper giving up the Lease)
 # and a pod being replaced waits for SIGKILL. Here the module runs in controller.js's own process
