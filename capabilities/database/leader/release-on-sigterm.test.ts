@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { Exiting, releaseOnSigterm } from "./release-on-sigterm";
 
 /** A process whose exits are recorded, and a release that ends when told. */
-function setup(waitMs = 1000) {
+function setup(waitMs = 1000, failing = false) {
   const emitter = new EventEmitter();
   const exits: (number | undefined)[] = [];
   const proc: Exiting = {
@@ -16,6 +16,7 @@ function setup(waitMs = 1000) {
   let releases = 0;
   const release = () => {
     releases++;
+    if (failing) return Promise.reject(new Error("apiserver gone"));
     return new Promise<void>(resolve => (finishRelease = resolve));
   };
   releaseOnSigterm(release, proc, waitMs);
@@ -59,16 +60,10 @@ describe("releaseOnSigterm", () => {
   });
 
   it("a release that fails still lets the process exit", async () => {
-    const emitter = new EventEmitter();
-    const exits: (number | undefined)[] = [];
-    const proc: Exiting = {
-      once: (signal, handler) => emitter.once(signal, handler),
-      exit: (code?: number) => (exits.push(code), undefined as never),
-    };
-    releaseOnSigterm(() => Promise.reject(new Error("apiserver gone")), proc);
+    const { emitter, exits, proc, flush } = setup(1000, true);
     emitter.emit("SIGTERM");
     proc.exit(143);
-    await new Promise(resolve => setImmediate(resolve));
+    await flush();
     expect(exits).toEqual([143]);
   });
 });
