@@ -17,6 +17,7 @@
  */
 import { Socket, connect } from "node:net";
 import type { InstanceProbe, InstanceTarget } from "./types";
+import { within } from "../lib/within";
 import { probeQueries } from "./instance-sql";
 import {
   InstanceSqlError,
@@ -232,22 +233,14 @@ async function withDeadline<T>(
   client: Client,
   work: () => Promise<T>,
 ): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => {
-        reject(new InstanceSqlError(`probe on ${addressOf(t)}: no answer within ${timeoutMs} ms`));
-        client.connection.stream.destroy();
-      },
-      Math.max(0, deadline.remaining),
-    );
-  });
   try {
-    return await Promise.race([work(), expired]);
+    // An answer that came in while the operator's event loop stalled still counts (lib/within.ts).
+    return await within(work(), Math.max(0, deadline.remaining), () => {
+      client.connection.stream.destroy();
+      return new InstanceSqlError(`probe on ${addressOf(t)}: no answer within ${timeoutMs} ms`);
+    });
   } catch (err) {
     throw wrap(err, "probe", t);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -257,13 +250,12 @@ async function withDeadline<T>(
  * postmaster leaves it unanswered (the kernel still completes the TCP handshake).
  */
 function acceptsConnections(t: InstanceTarget, deadline: Deadline): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect({ host: t.host, port: t.port });
+  const socket: Socket = connect({ host: t.host, port: t.port });
+  const answered = new Promise<void>((resolve, reject) => {
     const fail = (why: string) => {
       socket.destroy();
       reject(new Error(`new connections are not accepted: ${why}`));
     };
-    socket.setTimeout(Math.max(1, deadline.remaining), () => fail("no answer to SSLRequest"));
     socket.once("connect", () => socket.write(SSL_REQUEST));
     socket.once("data", () => {
       socket.destroy();
@@ -271,5 +263,9 @@ function acceptsConnections(t: InstanceTarget, deadline: Deadline): Promise<void
     });
     socket.once("error", err => fail(err.message));
     socket.once("end", () => fail("closed without answering SSLRequest"));
+  });
+  return within(answered, Math.max(1, deadline.remaining), () => {
+    socket.destroy();
+    return new Error("new connections are not accepted: no answer to SSLRequest");
   });
 }
