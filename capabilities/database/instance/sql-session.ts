@@ -20,6 +20,7 @@
 import pg from "pg";
 import { SUPERUSER } from "../specs/layout";
 import type { InstanceTarget } from "./types";
+import { within } from "../lib/within";
 
 /** An operation on an instance failed. `code` is the SQLSTATE or the system error code. */
 export class InstanceSqlError extends Error {
@@ -259,24 +260,20 @@ async function onFreshClient<T>(
 ): Promise<T> {
   const client = newClient(t, budgetMs);
   let connected = false;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new InstanceSqlError(`${what} on ${addressOf(t)}: no answer within ${budgetMs} ms`));
-      client.connection.stream.destroy();
-    }, budgetMs);
-  });
   const run = async (): Promise<T> => {
     await client.connect();
     connected = true;
     return work(client, t);
   };
   try {
-    return await Promise.race([run(), deadline]);
+    // An answer that came in while the event loop stalled still counts (lib/within.ts).
+    return await within(run(), budgetMs, () => {
+      client.connection.stream.destroy();
+      return new InstanceSqlError(`${what} on ${addressOf(t)}: no answer within ${budgetMs} ms`);
+    });
   } catch (err) {
     throw wrap(err, what, t);
   } finally {
-    clearTimeout(timer);
     await close(client, connected);
   }
 }
