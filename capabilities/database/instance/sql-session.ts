@@ -199,7 +199,8 @@ export function newClient(
     password: t.password === "" ? certificateOnly(t) : t.password,
     database: t.database ?? "postgres",
     application_name: applicationName,
-    connectionTimeoutMillis: budgetMs,
+    // No connectionTimeoutMillis: each caller's deadline (lib/within.ts) destroys the socket, and
+    // pg's own timer would beat it after a stall of the event loop, with a vaguer message.
     statement_timeout: budgetMs,
     keepAlive: true,
     // Every name we use is the catalog's: a search_path set on the database or role (ALTER
