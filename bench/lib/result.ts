@@ -5,7 +5,7 @@
  * section, so a run whose figures cannot be rendered fails instead of committing them.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { BenchName, renderResultText } from "../report/benches";
@@ -80,8 +80,10 @@ export function saveResult<P, F>(
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${bench}.json`);
   const result: BenchResult<P, F> = { bench, ...start, parameters, figures };
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  renderResultText(bench, readFileSync(file, "utf8"), file);
+  const text = `${JSON.stringify(result, null, 2)}\n`;
+  // Checked before it is written: a result that cannot be rendered never replaces a good one.
+  renderResultText(bench, text, file);
+  writeFileSync(file, text);
   console.log(`\nresults: ${file}`);
   return file;
 }
