@@ -11,7 +11,8 @@ import {
   paddedReview,
   postToWebhook,
   review,
-  webhookPath,
+  WebhookTarget,
+  webhookTarget,
 } from "../../test/integration/harness/admission-review";
 import { apiClient, percentile, pool } from "../lib/apiclient";
 import { fmt } from "../lib/process";
@@ -50,9 +51,9 @@ interface HostileStats {
  * requests it times with it.
  */
 function hostileLoop(ns: string): { stop: () => Promise<HostileStats> } {
-  const mutate = webhookPath("mutating");
-  const validate = webhookPath("validating");
-  const kinds: [string, string, string][] = [
+  const mutate = webhookTarget("mutating");
+  const validate = webhookTarget("validating");
+  const kinds: [string, WebhookTarget, string][] = [
     ["8 MiB", mutate, paddedReview("h-large", ns, 8 * 1024 * 1024)],
     ["200k deep", mutate, deeplyNestedReview("h-deep", ns, 200_000)],
     ["costly", validate, costlyReview("h-costly", ns)],
@@ -84,7 +85,7 @@ function hostileLoop(ns: string): { stop: () => Promise<HostileStats> } {
 }
 
 async function direct(ns: string, requests: number, concurrency: number): Promise<Figures> {
-  const paths = [webhookPath("mutating"), webhookPath("validating")];
+  const paths = [webhookTarget("mutating"), webhookTarget("validating")];
   const results = await pool(requests, concurrency, async i => {
     const body = review(`o-${i}`, ordinaryDatabase(ns, `latency-${i}`));
     const reply = await postToWebhook(paths[i % 2], body, TIMEOUT_MS).catch(() => undefined);

@@ -10,6 +10,8 @@ export interface AdmissionParameters {
   persist: boolean;
   /** Ordinary requests per measure of the quiet/hostile comparison (null: not recorded). */
   latencyRequests: number | null;
+  /** The admission pods `pepr deploy` installs (cluster), or `pepr dev` (absent: older runs). */
+  operator?: "cluster" | "dev";
 }
 
 export interface Latency {
@@ -105,7 +107,7 @@ export function renderAdmission(r: AdmissionResult): string {
   const webhook = f.webhookAlone;
   const failed = f.hostile.reduce((n, h) => n + h.quiet.failed + h.hostile.failed, 0);
   return [
-    `\`npm run bench:admission -- --creates ${p.creates} --concurrency ${p.concurrencies.join(",")}\`: ${p.creates} ${p.persist ? "" : "dry-run "}Database creates through the apiserver at each concurrency, the operator under \`pepr dev\`; webhook latency as the apiserver measured it.`,
+    `\`npm run bench:admission -- --creates ${p.creates} --concurrency ${p.concurrencies.join(",")}${p.operator === "dev" ? " --operator dev" : ""}\`: ${p.creates} ${p.persist ? "" : "dry-run "}Database creates through the apiserver at each concurrency, ${p.operator === "cluster" ? "the webhooks served by the admission Deployment `pepr deploy` installs (2 pods behind its Service)" : "the operator under `pepr dev`"}; client latency from each request's own timing, webhook latency as the apiserver's histogram has it (interpolated in its buckets).`,
     apiserverTable(f.apiserver),
     ...(webhook.length > 0
       ? [

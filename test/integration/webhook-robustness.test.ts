@@ -15,7 +15,8 @@ import {
   paddedReview,
   postToWebhook,
   review,
-  webhookPath,
+  WebhookTarget,
+  webhookTarget,
   WebhookReply,
 } from "./harness/admission-review";
 import { dump } from "js-yaml";
@@ -27,7 +28,8 @@ operatorSuite(operator, "whr", created => (ns = created));
 
 /** The apiserver's patience with our webhooks (Pepr registers timeoutSeconds: 10). */
 const WEBHOOK_TIMEOUT_MS = 10_000;
-const post = (path: string, body: string) => postToWebhook(path, body, WEBHOOK_TIMEOUT_MS);
+const post = (target: WebhookTarget, body: string) =>
+  postToWebhook(target, body, WEBHOOK_TIMEOUT_MS);
 
 const responseOf = (reply: WebhookReply) =>
   JSON.parse(reply.text).response as {
@@ -39,8 +41,8 @@ const responseOf = (reply: WebhookReply) =>
 
 describe("straight to the webhook server", () => {
   it("answers 50 ordinary reviews correctly and in time while hostile ones arrive", async () => {
-    const mutate = webhookPath("mutating");
-    const validate = webhookPath("validating");
+    const mutate = webhookTarget("mutating");
+    const validate = webhookTarget("validating");
     const hostile = [
       post(mutate, paddedReview("h-large", ns, 8 * 1024 * 1024)),
       post(mutate, deeplyNestedReview("h-deep", ns, 200_000)),

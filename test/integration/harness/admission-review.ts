@@ -4,19 +4,41 @@
  * costly to validate).
  */
 import { request } from "node:https";
-import { kubectl } from "./kubectl";
+import { get, kubectlOk } from "./kubectl";
 import { database } from "./fixtures";
 
-/** The path Pepr registered for a webhook kind: /mutate/<secret path> or /validate/<…>. */
-export function webhookPath(kind: "mutating" | "validating"): string {
-  const out = kubectl([
-    "get",
-    `${kind}webhookconfiguration`,
-    "pepr-pgkeeper",
-    "-o",
-    "jsonpath={.webhooks[0].clientConfig.url}",
-  ]);
-  return new URL(out.stdout).pathname;
+/** Where the apiserver sends a webhook kind's reviews: host, port and Pepr's secret path. */
+export interface WebhookTarget {
+  host: string;
+  port: number;
+  /** /mutate/<secret path> or /validate/<…>. */
+  path: string;
+}
+
+interface ClientConfig {
+  url?: string;
+  service?: { namespace: string; name: string; path?: string; port?: number };
+}
+
+/**
+ * The webhook server as Pepr registered it: a URL under `pepr dev` (this machine, port 3000), a
+ * Service when installed by `pepr deploy` (its ClusterIP, which kube-proxy's rules make reachable
+ * from the node as from the apiserver).
+ */
+export function webhookTarget(kind: "mutating" | "validating"): WebhookTarget {
+  const config = JSON.parse(
+    kubectlOk(["get", `${kind}webhookconfiguration`, "pepr-pgkeeper", "-o", "json"]),
+  ) as { webhooks: { clientConfig: ClientConfig }[] };
+  const { url, service } = config.webhooks[0].clientConfig;
+  if (url) {
+    const u = new URL(url);
+    return { host: u.hostname, port: Number(u.port || 443), path: u.pathname };
+  }
+  if (!service) throw new Error(`${kind} webhook pepr-pgkeeper has neither a URL nor a Service`);
+  const ip = (get("service", service.namespace, service.name)?.spec as { clusterIP?: string })
+    ?.clusterIP;
+  if (!ip) throw new Error(`no ClusterIP for Service ${service.namespace}/${service.name}`);
+  return { host: ip, port: service.port ?? 443, path: service.path ?? "/" };
 }
 
 /** An AdmissionReview for creating `object` (a Database). */
@@ -77,9 +99,9 @@ export interface WebhookReply {
   ms: number;
 }
 
-/** POSTs `body` to the webhook server `pepr dev` runs on this machine (port 3000). */
+/** POSTs `body` to the webhook server at `target`. */
 export function postToWebhook(
-  path: string,
+  target: WebhookTarget,
   body: string,
   timeoutMs: number,
 ): Promise<WebhookReply> {
@@ -88,11 +110,11 @@ export function postToWebhook(
     let answered = false;
     const req = request(
       {
-        host: "127.0.0.1",
-        port: 3000,
-        path,
+        host: target.host,
+        port: target.port,
+        path: target.path,
         method: "POST",
-        rejectUnauthorized: false, // pepr dev's own certificate; the path is the secret here
+        rejectUnauthorized: false, // Pepr's own certificate; the path is the secret here
         headers: { "Content-Type": "application/json" },
       },
       res => {
