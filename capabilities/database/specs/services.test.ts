@@ -44,7 +44,7 @@ describe("buildServices", () => {
   });
 
   it.each([
-    ["rw", rw, "ClusterIP", undefined, undefined],
+    ["rw", rw, "ClusterIP", undefined, true],
     ["ro", ro, "ClusterIP", undefined, undefined],
     ["hl", hl, undefined, "None", true],
   ])("%s: type %p, clusterIP %p, publishNotReadyAddresses %p", (_, svc, type, clusterIP, pna) => {

@@ -1,6 +1,10 @@
 /**
  * Services: `<db>-rw` and `<db>-ro` route by the role label the operator puts on instance pods
  * (so a failover is a relabel), `<db>-hl` is the StatefulSet's headless governing Service.
+ * `<db>-rw` follows the label alone, ready or not (ADR 0035): the operator takes the label off
+ * before anything else when it fences a primary, and a primary restarted in place serves as soon
+ * as PostgreSQL accepts connections, not at the kubelet's next readiness probe. `<db>-ro` keeps
+ * the readiness gate: a replica serves reads once consistent.
  */
 import type { V1Service, V1ServicePort } from "@kubernetes/client-node";
 import { LABEL_ROLE, selectorLabels } from "../api/names";
@@ -27,6 +31,7 @@ function roleService(input: BuildInput, name: string, role: Role): Child<V1Servi
       type: "ClusterIP",
       selector: roleSelector(identity(input.db).name, role),
       ports,
+      ...(role === "primary" ? { publishNotReadyAddresses: true } : {}),
     },
   };
 }
