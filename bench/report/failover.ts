@@ -1,72 +1,174 @@
-/** bench/failover's results (bench/failover/failover.ts writes them) and their table. */
+/** bench/failover's results (bench/failover/failover.ts writes them) and their tables. */
+import { percentile } from "../lib/apiclient";
+import type { Fault } from "../failover/faults";
+import { PHASES, Phase, Timeline } from "../failover/timeline";
 import { describeRun } from "./describe";
 import type { BenchResult } from "./envelope";
-import { count, seconds } from "./format";
+import { NONE, count, seconds } from "./format";
 import { columns, table } from "./table";
 
 export interface FailoverParameters {
+  /** Failovers per fault, unless `counts` says otherwise for one. */
   failovers: number;
-  fault: "delete" | "kill" | "stop";
-  modes: string[];
+  faults: Fault[];
+  counts?: Partial<Record<Fault, number>>;
+  /** Quorum synchronous replication (MODE=sync) rather than asynchronous. */
+  synchronous: boolean;
   instances: number;
+  /** How the operator ran: installed by `pepr deploy` (cluster) or under `pepr dev`. */
+  operator: "cluster" | "dev";
   /** The operator's probes (PGKEEPER_PROBE_*): what detecting a failed primary takes. */
   probe: { intervalMs: number; timeoutMs: number; failureThreshold: number };
 }
 
-export interface FailoverMode {
-  mode: string;
-  /** Failovers that ended in a write acknowledged by another server. */
-  failovers: number;
+export interface FailoverFault {
+  fault: Fault;
   attempted: number;
-  /** Fault → first write acknowledged by another server, each failover, in ms. */
-  p50Ms: number | null;
-  p95Ms: number | null;
-  maxMs: number | null;
-  acknowledgedRows: number;
-  lostRows: number;
+  /** One per failover that ended in an acknowledged write, in ms from the fault. */
+  timelines: Timeline[];
+  /** Rounds of the load's watch (every 200 ms) in which two instances accepted writes. */
   twoWritableRounds: number;
   failed: string[];
 }
 
 export interface FailoverFigures {
-  modes: FailoverMode[];
+  faults: FailoverFault[];
+  /** Counted once the run is over (null in the results a run saves between faults). */
+  rows: { acknowledged: number; lost: number } | null;
 }
 
 export type FailoverResult = BenchResult<FailoverParameters, FailoverFigures>;
 
-const secondsOf = (ms: number | null) => seconds(ms === null ? null : ms / 1000, 2);
+/**
+ * The issue's goal for each fault's p95, in seconds: of the time to the first write after a
+ * fault, of the longest write gap for a switchover (which keeps writing while it prepares).
+ */
+export const P95_GOAL_SECONDS: Record<Fault, number> = {
+  delete: 5,
+  kill: 5,
+  stop: 8,
+  cut: 8,
+  switchover: 3,
+};
+const goalOf = (fault: Fault): "writtenMs" | "gapMs" =>
+  fault === "switchover" ? "gapMs" : "writtenMs";
 
-function failoverTable(r: FailoverResult): string {
+const FAULT_TEXT: Record<Fault, string> = {
+  delete: "pod deleted",
+  kill: "postmaster SIGKILL",
+  stop: "every postgres process stopped",
+  cut: "network cut",
+  switchover: "switchover requested",
+};
+
+const PHASE_TEXT: Record<Phase, string> = {
+  detectedMs: "detected",
+  fencedMs: "fenced",
+  promotedMs: "promoted",
+  labelledMs: "labelled",
+  endpointsMs: "endpoint",
+  proxyMs: "kube-proxy",
+  writtenMs: "first write",
+};
+
+const of = (f: FailoverFault, phase: Phase | "gapMs"): number[] =>
+  f.timelines.map(t => t[phase]).filter((v): v is number => typeof v === "number");
+
+const secondsAt = (values: number[], p: number): string =>
+  values.length === 0 ? NONE : seconds(percentile(values, p) / 1000, 2);
+
+/** The console's line of a fault. */
+export function summarize(f: FailoverFault): string {
+  const w = of(f, "writtenMs");
+  return `${f.fault.padEnd(6)} n=${w.length}/${f.attempted} p50=${secondsAt(w, 0.5)} p95=${secondsAt(w, 0.95)} max=${secondsAt(w, 1)} two-writable-rounds=${f.twoWritableRounds}${f.failed.length ? `  failed: ${f.failed.join("; ")}` : ""}`;
+}
+
+function faultTable(r: FailoverResult): string {
   return table(
-    columns("mode", "failovers", "p50", "p95", "max", "acknowledged rows lost", "two writable"),
-    r.figures.modes.map(m => [
-      m.mode,
-      m.failovers === m.attempted ? String(m.failovers) : `${m.failovers} of ${m.attempted}`,
-      secondsOf(m.p50Ms),
-      secondsOf(m.p95Ms),
-      secondsOf(m.maxMs),
-      `${count(m.lostRows)} of ${count(m.acknowledgedRows)}`,
-      String(m.twoWritableRounds),
+    columns(
+      "fault",
+      "failovers",
+      "p50",
+      "p95",
+      "max",
+      "write gap p50",
+      "write gap p95",
+      "p95 goal",
+      "two writable",
+    ),
+    r.figures.faults.map(f => {
+      const w = of(f, "writtenMs");
+      const gaps = of(f, "gapMs");
+      const goal = P95_GOAL_SECONDS[f.fault];
+      const judged = of(f, goalOf(f.fault));
+      const met = judged.length > 0 && percentile(judged, 0.95) <= goal * 1000;
+      return [
+        FAULT_TEXT[f.fault],
+        w.length === f.attempted ? String(w.length) : `${w.length} of ${f.attempted}`,
+        secondsAt(w, 0.5),
+        secondsAt(w, 0.95),
+        secondsAt(w, 1),
+        secondsAt(gaps, 0.5),
+        secondsAt(gaps, 0.95),
+        `${goalOf(f.fault) === "gapMs" ? "gap" : "p95"} ≤ ${goal} s: ${met ? "met" : "**not met**"}`,
+        String(f.twoWritableRounds),
+      ];
+    }),
+  );
+}
+
+/** Each phase's median per fault, and in how many of the failovers it happened. */
+function phaseTable(r: FailoverResult): string {
+  return table(
+    columns("fault (p50 from the fault)", ...PHASES.map(p => PHASE_TEXT[p])),
+    r.figures.faults.map(f => [
+      FAULT_TEXT[f.fault],
+      ...PHASES.map(p => {
+        const v = of(f, p);
+        const n = f.timelines.length;
+        if (v.length === 0) return NONE;
+        return v.length === n ? secondsAt(v, 0.5) : `${secondsAt(v, 0.5)} (${v.length} of ${n})`;
+      }),
     ]),
   );
 }
 
 function failoverCommand(p: FailoverParameters): string {
-  const probe = `${p.probe.failureThreshold} failed probes, ${p.probe.intervalMs / 1000} s period, ${p.probe.timeoutMs / 1000} s timeout`;
-  return `\`FAILOVERS=${p.failovers} FAULT=${p.fault} MODES=${p.modes.join(",")} npm run bench:failover\` (${probe}): a ${p.instances}-instance Database under a continuous write load through \`<db>-rw\` loses its primary ${p.failovers} times per mode`;
+  const counted = p.faults.map(f => {
+    const n = p.counts?.[f] ?? p.failovers;
+    return n === p.failovers ? f : `${f}:${n}`;
+  });
+  return `\`FAILOVERS=${p.failovers} FAULTS=${counted.join(",")}${p.synchronous ? " MODE=sync" : ""} npm run bench:failover\``;
 }
 
-/** What makes a run's figures unusable: a mode with no completed failover. */
+function failoverSentence(p: FailoverParameters): string {
+  const probe = `${p.probe.failureThreshold} failed probes, ${p.probe.intervalMs / 1000} s period, ${p.probe.timeoutMs / 1000} s timeout`;
+  const where = p.operator === "cluster" ? "installed by `pepr deploy`" : "under `pepr dev`";
+  return `${failoverCommand(p)}: the operator ${where} at its defaults (${probe}); a ${p.instances}-instance Database${p.synchronous ? " (quorum synchronous)" : ""} under a continuous write load through \`<db>-rw\` loses its primary ${p.failovers} times per fault${p.faults.some(f => (p.counts?.[f] ?? p.failovers) !== p.failovers) ? " (as many as FAULTS says where it gives a count)" : ""}. Each time: from the fault to the first write acknowledged by the recovered primary (another server, or the same one restarted after a SIGKILL), and the longest time without an acknowledged write in between`;
+}
+
+const PHASES_TEXT =
+  "Phases, each the moment it last became true for the recovered primary, from the fault: the operator recorded the failover (`detected`), fenced the old primary and chose the target (`fenced`); PostgreSQL answered that only the target accepts writes (`promoted`, polled every 200 ms); only its pod carries the primary label (`labelled`); `<db>-rw`'s ready endpoints are it alone (`endpoint`); kube-proxy's iptables rules lead to it alone (`kube-proxy`), all polled every 100 ms. A phase that never changed (a restart in place keeps its label and address) is counted in fewer failovers.";
+
+/** What makes a run's figures unusable: a fault with no completed failover. */
 export const failoverProblems = (r: FailoverResult): string[] =>
-  r.figures.modes.length === 0
-    ? ["no mode ran"]
-    : r.figures.modes.filter(m => m.failovers === 0).map(m => `${m.mode}: no failover completed`);
+  r.figures.faults.length === 0
+    ? ["no fault ran"]
+    : r.figures.faults
+        .filter(f => f.timelines.length === 0)
+        .map(f => `${f.fault}: no failover completed`);
 
 export function renderFailover(r: FailoverResult): string {
-  const failed = r.figures.modes.flatMap(m => m.failed.map(f => `${m.mode} ${f}`));
+  const failed = r.figures.faults.flatMap(f => f.failed.map(x => `${f.fault} ${x}`));
+  const rows = r.figures.rows;
   return [
-    `${failoverCommand(r.parameters)}; each time, the time from the fault to the first write acknowledged by another server, then acknowledged rows missing and rounds in which two instances accepted writes.`,
-    failoverTable(r),
+    `${failoverSentence(r.parameters)}.`,
+    faultTable(r),
+    PHASES_TEXT,
+    phaseTable(r),
+    rows === null
+      ? "Acknowledged rows lost: not counted (the run stopped before its end)."
+      : `Acknowledged rows lost over the whole run: ${count(rows.lost)} of ${count(rows.acknowledged)}.`,
     ...(failed.length > 0 ? [`Failed: ${failed.join("; ")}.`] : []),
     describeRun(r),
   ].join("\n\n");

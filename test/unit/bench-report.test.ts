@@ -18,9 +18,13 @@ describe("each bench's section, rendered from a fixture", () => {
     [
       "failover",
       [
-        "`FAILOVERS=2 FAULT=kill MODES=async npm run bench:failover` (3 failed probes, 1 s period, 1.5 s timeout): a 2-instance Database",
-        "| async | 1 of 2    | 2.50 s | 2.50 s | 2.50 s | 0 of 12 345            | 0            |",
-        "Failed: async #2: timed out.",
+        "`FAILOVERS=2 FAULTS=delete,kill npm run bench:failover`: the operator installed by `pepr deploy` at its defaults (3 failed probes, 1 s period, 1.5 s timeout); a 2-instance Database",
+        "| pod deleted        | 2         | 2.40 s | 6.00 s | 6.00 s | 2.30 s        | 5.90 s        | p95 ≤ 5 s: **not met** | 0            |",
+        "| postmaster SIGKILL | 1 of 2    | 2.50 s | 2.50 s | 2.50 s | 2.45 s        | 2.45 s        | p95 ≤ 5 s: met         | 0            |",
+        "| pod deleted                | 0.30 s   | 0.90 s | 1.50 s   | 1.60 s   | 1.70 s   | 2.10 s     | 2.40 s      |",
+        "| postmaster SIGKILL         | –        | –      | 1.40 s   | –        | 1.90 s   | –          | 2.50 s      |",
+        "Acknowledged rows lost over the whole run: 0 of 12 345.",
+        "Failed: kill #2: timed out.",
       ],
     ],
     [
@@ -102,16 +106,19 @@ describe("each bench's section, rendered from a fixture", () => {
     ],
     [
       "figures the renderer cannot read",
-      JSON.stringify({ ...JSON.parse(fixture("failover")), figures: { rows: [] } }),
+      JSON.stringify({ ...JSON.parse(fixture("failover")), figures: { modes: [] } }),
       /cannot be rendered/,
     ],
     [
       "figures of a run that measured nothing",
       JSON.stringify({
         ...JSON.parse(fixture("failover")),
-        figures: { modes: [{ ...JSON.parse(fixture("failover")).figures.modes[0], failovers: 0 }] },
+        figures: {
+          ...JSON.parse(fixture("failover")).figures,
+          faults: [{ ...JSON.parse(fixture("failover")).figures.faults[1], timelines: [] }],
+        },
       }),
-      /async: no failover completed/,
+      /kill: no failover completed/,
     ],
   ])("refuses %s", (_what, text, error) => {
     expect(() => renderResultText("failover", text, "failover.json")).toThrow(error);
