@@ -19,6 +19,7 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "pg";
 import { WRITER_ID_SPACE } from "./ack-log";
+import { stopWhenOrphaned } from "./orphan-guard";
 
 /** TLS of a node-postgres connection (ADR 0017): what to verify, and a client certificate. */
 export interface PgTls {
@@ -224,6 +225,7 @@ if (require.main === module) {
   for (const f of ["acks", "errors", "violations", "primaries", "unsure"])
     writeFileSync(join(cfg.out, f), "");
   process.on("SIGTERM", () => (stopping = true));
+  stopWhenOrphaned(() => (stopping = true));
   const writers = Array.from({ length: Math.max(1, cfg.writers) }, (_, k) => writer(cfg, k));
   void Promise.all([...writers, watch(cfg)]).then(() => process.exit(0));
 }
