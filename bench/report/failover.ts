@@ -148,7 +148,18 @@ function failoverSentence(p: FailoverParameters): string {
 }
 
 const PHASES_TEXT =
-  "Phases, each the moment it last became true for the recovered primary, from the fault: the operator recorded the failover (`detected`), fenced the old primary and chose the target (`fenced`); PostgreSQL answered that only the target accepts writes (`promoted`, polled every 200 ms); only its pod carries the primary label (`labelled`); `<db>-rw`'s ready endpoints are it alone (`endpoint`); kube-proxy's iptables rules lead to it alone (`kube-proxy`), all polled every 100 ms. A phase that never changed (a restart in place keeps its label and address) is counted in fewer failovers.";
+  "Phases, each the moment it last became true for the recovered primary, from the fault: the operator recorded the failover (`detected`), fenced the old primary and chose the target (`fenced`); PostgreSQL answered that only the target accepts writes (`promoted`); only its pod carries the primary label (`labelled`); `<db>-rw`'s ready endpoints are it alone (`endpoint`); kube-proxy's iptables rules lead to it alone (`kube-proxy`), all polled every 100 ms (PostgreSQL over a session kept open to each instance). A phase that never changed (a restart in place keeps its label and address) is counted in fewer failovers.";
+
+/**
+ * A fault some of whose failovers the operator handled (it recorded an operation) and some it
+ * did not (a killed postmaster restarted in place by the kubelet): each kind's count and median.
+ */
+function recoveryKinds(f: FailoverFault): string | undefined {
+  const operated = f.timelines.filter(t => t.detectedMs !== undefined).map(t => t.writtenMs);
+  const inPlace = f.timelines.filter(t => t.detectedMs === undefined).map(t => t.writtenMs);
+  if (operated.length === 0 || inPlace.length === 0) return undefined;
+  return `${FAULT_TEXT[f.fault]}: ${inPlace.length} restarted in place (first write p50 ${secondsAt(inPlace, 0.5)}, max ${secondsAt(inPlace, 1)}), ${operated.length} failed over by the operator (p50 ${secondsAt(operated, 0.5)}, max ${secondsAt(operated, 1)}).`;
+}
 
 /** What makes a run's figures unusable: a fault with no completed failover. */
 export const failoverProblems = (r: FailoverResult): string[] =>
@@ -166,6 +177,7 @@ export function renderFailover(r: FailoverResult): string {
     faultTable(r),
     PHASES_TEXT,
     phaseTable(r),
+    ...r.figures.faults.map(recoveryKinds).filter((x): x is string => x !== undefined),
     rows === null
       ? "Acknowledged rows lost: not counted (the run stopped before its end)."
       : `Acknowledged rows lost over the whole run: ${count(rows.lost)} of ${count(rows.acknowledged)}.`,
