@@ -29,6 +29,10 @@ describe("becameAt", () => {
   });
 });
 
+/** The timeline of a failover whose first write, by `server`, came `writtenMs` after the fault. */
+const timelineAfter = (writtenMs: number, server: string, observations: Observation[]) =>
+  timelineOf({ t0: T0, writtenAt: T0 + writtenMs, server, observations });
+
 describe("timelineOf", () => {
   const observations: Observation[] = [
     seen(100),
@@ -82,12 +86,7 @@ describe("timelineOf", () => {
     const earlier = observations.map(o =>
       o.operation ? { ...o, operation: { ...o.operation, startedAt: iso(-5000) } } : o,
     );
-    const t = timelineOf({
-      t0: T0,
-      writtenAt: T0 + 3100,
-      server: NEW,
-      observations: earlier,
-    });
+    const t = timelineAfter(3100, NEW, earlier);
     expect(t.detectedMs).toBeUndefined();
     expect(t.fencedMs).toBeUndefined();
   });
@@ -99,24 +98,16 @@ describe("timelineOf", () => {
       seen(1400, { rwEndpoints: [] }),
       seen(1500),
     ];
-    expect(
-      timelineOf({
-        t0: T0,
-        writtenAt: T0 + 1600,
-        server: OLD,
-        observations: inPlace,
-      }),
-    ).toEqual({ promotedMs: 1400, endpointsMs: 1500, writtenMs: 1600 });
+    expect(timelineAfter(1600, OLD, inPlace)).toEqual({
+      promotedMs: 1400,
+      endpointsMs: 1500,
+      writtenMs: 1600,
+    });
   });
 
   it("what observers saw later than the write plus the slack is not counted", () => {
     const late = [seen(100, { proxyTargets: [] }), seen(9000, { proxyTargets: [NEW] })];
-    const t = timelineOf({
-      t0: T0,
-      writtenAt: T0 + 3000,
-      server: NEW,
-      observations: late,
-    });
+    const t = timelineAfter(3000, NEW, late);
     expect(t.proxyMs).toBeUndefined();
   });
 });
