@@ -9,6 +9,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { Client } from "pg";
+import { within } from "../../capabilities/database/lib/within";
 import { Credentials, pgConfig, superuserAt } from "../../test/e2e/psql";
 import { LABEL_DATABASE, LABEL_ROLE, ROLE_PRIMARY } from "../../capabilities/database/api/names";
 import { apiClient, Requester } from "../lib/apiclient";
@@ -19,6 +20,7 @@ const POLL_MS = 100;
 const SQL_TIMEOUT_MS = 300;
 const CONNECT_TIMEOUT_MS = 2000;
 const run = promisify(execFile);
+const noAnswer = (ms: number) => () => new Error(`no answer in ${ms} ms`);
 
 interface Pod {
   metadata: { name: string; labels?: Record<string, string> };
@@ -52,12 +54,6 @@ const json = async <T>(api: Requester, path: string): Promise<T> => {
   if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${r.body.slice(0, 200)}`);
   return JSON.parse(r.body) as T;
 };
-
-const within = <T>(ms: number, p: Promise<T>): Promise<T> =>
-  Promise.race([
-    p,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)),
-  ]);
 
 /**
  * One superuser session per instance address, opened again after any failure. Each poll asks
@@ -114,9 +110,13 @@ class Sessions {
         client = new Client(pgConfig(this.credentialsFor(pod)));
         client.on("error", () => undefined);
         this.open.set(ip, client);
-        await within(CONNECT_TIMEOUT_MS, client.connect());
+        await within(client.connect(), CONNECT_TIMEOUT_MS, noAnswer(CONNECT_TIMEOUT_MS));
       }
-      const r = await within(SQL_TIMEOUT_MS, client.query("select pg_is_in_recovery() as r"));
+      const r = await within(
+        client.query("select pg_is_in_recovery() as r"),
+        SQL_TIMEOUT_MS,
+        noAnswer(SQL_TIMEOUT_MS),
+      );
       this.latest.set(ip, !(r.rows[0] as { r: boolean }).r);
     } catch (err) {
       if (this.errors.length < 5) this.errors.push(`${ip}: ${(err as Error).message}`);
