@@ -18,7 +18,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { database, freshNamespace, installCrd } from "../../test/integration/harness/fixtures";
-import { kubectl } from "../../test/integration/harness/kubectl";
 import { webhookTarget } from "../../test/integration/harness/admission-review";
 import { delta, histogramQuantile, scrapeApiserver, Sample } from "../lib/apiserver-metrics";
 import { apiClient, percentile, pool } from "../lib/apiclient";
@@ -28,6 +27,7 @@ import type { AdmissionParameters, ApiserverRow, Latency, WebhookAlone } from ".
 import { latencyWithHostileAlongside } from "./hostile";
 import { runMain } from "../lib/main";
 import { parsePlacement, startOperator } from "../lib/placement";
+import { removeNamespace, requireQuietCluster } from "../lib/namespaces";
 
 const WEBHOOK = "pepr-pgkeeper.pepr.dev";
 const METRIC = "apiserver_admission_webhook_admission_duration_seconds_bucket";
@@ -174,6 +174,7 @@ async function main(): Promise<void> {
   };
   const { creates, concurrencies, persist } = parameters;
   await installCrd();
+  await requireQuietCluster();
   const ns = freshNamespace("bench-admission");
   const operator = await startOperator(parameters.operator!, "bench-admission", {
     LOG_LEVEL: "warn",
@@ -186,7 +187,7 @@ async function main(): Promise<void> {
     const hostile = await latencyWithHostileAlongside(ns, latencyRequests);
     saveResult("admission", start, parameters, { apiserver, webhookAlone, hostile }, smoke);
   } finally {
-    kubectl(["delete", "namespace", ns, "--wait=false"]);
+    await removeNamespace(ns);
     await operator.stop();
   }
 }

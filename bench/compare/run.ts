@@ -21,6 +21,7 @@ import {
   ensurePeprPrerequisites,
 } from "../../test/integration/harness/watcher";
 import { installCrd } from "../../test/integration/harness/fixtures";
+import { requireQuietCluster } from "../lib/namespaces";
 import { removeWebhooks } from "../../test/integration/harness/operator";
 import { AuditCounts, auditMark, countOperatorRequests, writesOf } from "../lib/audit";
 import { kubectlBig } from "../lib/kubectl";
@@ -177,7 +178,6 @@ async function measure(
   n: number,
   o: Options,
   start: (namespace: string) => Promise<RunningOperator>,
-  last: boolean,
 ): Promise<CompareSide> {
   const namespace = `compare-${impl}-${n}-${Date.now() % 100000}`;
   kubectlOk(["create", "namespace", namespace]);
@@ -233,13 +233,12 @@ async function measure(
     kubectl(["delete", "namespace", namespace, "--wait=false"]);
     // No kubelet: nobody finishes the pods' deletion but a forced one.
     kubectl(["delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force"]);
-    // The next operator must not share the machine with this one's garbage collection.
-    if (!last)
-      await waitFor(
-        `namespace ${namespace} to go`,
-        () => kubectl(["get", "namespace", namespace]).code !== 0,
-        { timeoutMs: 900_000, intervalMs: 5000 },
-      ).catch(err => console.warn(String(err)));
+    // The next operator (or bench) must not share the machine with this one's garbage collection.
+    await waitFor(
+      `namespace ${namespace} to go`,
+      () => kubectl(["get", "namespace", namespace]).code !== 0,
+      { timeoutMs: 900_000, intervalMs: 5000 },
+    ).catch(err => console.warn(String(err)));
   }
 }
 
@@ -282,6 +281,7 @@ async function main(): Promise<void> {
   if (o.nodeOptions.length > 0 && o.only !== "pgkeeper")
     throw new Error("--node-options studies pgkeeper alone: add --only pgkeeper");
   await installCrd();
+  await requireQuietCluster();
   removeWebhooks(); // no admission for either operator
   ensurePeprPrerequisites();
   buildWatcher();
@@ -290,17 +290,16 @@ async function main(): Promise<void> {
     baseline: async (ns: string) => startBaseline(o.baseline, o.workers, ns),
     pgkeeper: (ns: string) => startPgkeeper(ns, o),
   };
-  for (const [i, n] of o.sizes.entries()) {
-    const last = i === o.sizes.length - 1;
+  for (const n of o.sizes) {
     if (o.only === "pgkeeper" || o.only === "baseline") {
-      const side = await measure(o.only, n, o, startOne[o.only], last);
+      const side = await measure(o.only, n, o, startOne[o.only]);
       console.log(`\n=== N=${n}, ${o.workers} workers, ${o.only} alone ===`);
       console.log(sideLine(o.only, side, o));
       printDetail(o.only, side);
       continue;
     }
-    const baseline = await measure("baseline", n, o, startOne.baseline, false);
-    const pgkeeper = await measure("pgkeeper", n, o, startOne.pgkeeper, last);
+    const baseline = await measure("baseline", n, o, startOne.baseline);
+    const pgkeeper = await measure("pgkeeper", n, o, startOne.pgkeeper);
     const run = { n, pgkeeper, baseline };
     print(run, o);
     runs.push(run);

@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { env } from "../../test/integration/harness/env";
 import { database, installCrd, freshNamespace } from "../../test/integration/harness/fixtures";
-import { create, get, kubectlOk } from "../../test/integration/harness/kubectl";
+import { create, get } from "../../test/integration/harness/kubectl";
 import { waitFor } from "../../test/integration/harness/wait";
 import { Load } from "../../test/e2e/load";
 import type { Ack } from "../../test/e2e/load";
@@ -29,6 +29,7 @@ import { FAULTS, Fault, FaultRun, Target, inject, movesPrimary, parseFaults } fr
 import { Observer } from "./observer";
 import type { Observation } from "./timeline";
 import { parsePlacement, startOperator } from "../lib/placement";
+import { removeNamespace, requireQuietCluster } from "../lib/namespaces";
 import { Timeline, timelineOf } from "./timeline";
 
 const SMOKE = isSmoke();
@@ -174,6 +175,7 @@ async function runFault(
 async function main(): Promise<void> {
   const start = runStart();
   await installCrd();
+  await requireQuietCluster();
   const operator = await startOperator(PLACEMENT, "bench-failover");
   const ns = freshNamespace("bench-failover");
   const db = "bench";
@@ -238,7 +240,7 @@ async function main(): Promise<void> {
     console.log(`acknowledged rows lost: ${rows.missing} of ${rows.acknowledged}`);
     saveResult("failover", start, parameters(), figures, SMOKE);
   } finally {
-    kubectlOk(["delete", "namespace", ns, "--wait=false"]);
+    await removeNamespace(ns); // its pods stopped before the operator goes
     await operator.stop();
   }
 }

@@ -22,6 +22,7 @@ import {
   ensurePeprPrerequisites,
 } from "../../test/integration/harness/watcher";
 import { installCrd } from "../../test/integration/harness/fixtures";
+import { requireQuietCluster } from "../lib/namespaces";
 import { removeWebhooks } from "../../test/integration/harness/operator";
 import { delta, scrapeApiserver, sumBy } from "../lib/apiserver-metrics";
 import { auditMark, countOperatorRequests, writesOf } from "../lib/audit";
@@ -328,6 +329,7 @@ async function main(): Promise<void> {
   const start = runStart();
   const o = parseArgs(process.argv.slice(2), smoke);
   await installCrd();
+  await requireQuietCluster();
   removeWebhooks(); // no admission here (and none left over from a pepr dev run)
   ensurePeprPrerequisites();
   buildWatcher();
