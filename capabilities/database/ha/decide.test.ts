@@ -121,6 +121,44 @@ describe("decide: failover", () => {
       { kind: "steady" },
     ],
     [
+      "postgres container in CrashLoopBackOff: at once, whatever the probes say",
+      { instances: [primary({}, { crashLooping: true }), up("db-1"), up("db-2")] },
+      {
+        kind: "failover",
+        to: "db-1",
+        reason: "the primary's postgres container db-0 is in CrashLoopBackOff",
+      },
+    ],
+    [
+      "restarted in place 4.9 s ago, probes failing past the threshold: crash recovery, wait",
+      {
+        instances: [failing(primary({}, { restartedAt: 95_100 }), 4), up("db-1"), up("db-2")],
+      },
+      { kind: "steady" },
+    ],
+    [
+      "restarted in place 5 s ago and still not answering: failed over",
+      {
+        instances: [failing(primary({}, { restartedAt: 95_000 }), 5), up("db-1"), up("db-2")],
+      },
+      {
+        kind: "failover",
+        to: "db-1",
+        reason: "db-0 stopped answering SQL probes (3 failed in a row)",
+      },
+    ],
+    [
+      "restarted in place recently, but its pod is being deleted: failed over",
+      {
+        instances: [
+          failing(primary({}, { restartedAt: 99_000, terminating: true }), 1),
+          up("db-1"),
+          up("db-2"),
+        ],
+      },
+      { kind: "failover", to: "db-1", reason: "the primary's pod db-0 is being deleted" },
+    ],
+    [
       "never up (still creating): no failover",
       { wasUp: false, instances: [up("db-1"), up("db-2")] },
       { kind: "steady" },

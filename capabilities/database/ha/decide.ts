@@ -21,6 +21,10 @@ export interface InstanceView {
     revision?: string;
     /** The kubelet cannot pull one of its images (cluster/image-pull.ts): it never started. */
     imagePullFailing?: boolean;
+    /** Its postgres container waits out a crash-loop backoff (postgres-container.ts). */
+    crashLooping?: boolean;
+    /** When the kubelet last restarted its postgres container in place (ms), if it did. */
+    restartedAt?: number;
   };
   sql?: {
     /** The last probe answered (and none failed since). */
@@ -76,15 +80,36 @@ export type Decision =
 const byName = (input: HaInput, name: string): InstanceView | undefined =>
   input.instances.find(i => i.name === name);
 
+/**
+ * How long a primary whose postgres container the kubelet restarted in place may take to answer
+ * again before its failed probes count. The first restart after a crash comes at once, and crash
+ * recovery takes a second or two: in place, writes resume in 2.5 s; failed over, in 7 s
+ * (bench/failover, postmaster SIGKILL). Bounded: a restart that hangs is failed over after it.
+ */
+export const RESTART_IN_PLACE_GRACE_MS = 5000;
+
+/**
+ * Its probes failed `failureThreshold` times in a row, and it is not a primary the kubelet
+ * restarted in place within the grace (its probes fail while crash recovery runs).
+ */
+function stoppedAnswering(primary: InstanceView, input: HaInput): boolean {
+  const sql = primary.sql;
+  if (!sql || sql.ok || sql.failures < input.failureThreshold) return false;
+  const restartedAt = primary.pod?.restartedAt;
+  return restartedAt === undefined || input.now - restartedAt >= RESTART_IN_PLACE_GRACE_MS;
+}
+
 /** Why the primary counts as failed, or undefined when it is healthy (or never started). */
 export function primaryFailure(input: HaInput): string | undefined {
   const primary = byName(input, input.primary);
   if (!primary?.pod) return `the primary's pod ${input.primary} does not exist`;
   if (primary.pod.terminating) return `the primary's pod ${input.primary} is being deleted`;
-  const sql = primary.sql;
-  if (sql && !sql.ok && sql.failures >= input.failureThreshold)
+  // Crashed again soon after a restart: the kubelet waits 10 s or more before the next one.
+  if (primary.pod.crashLooping)
+    return `the primary's postgres container ${input.primary} is in CrashLoopBackOff`;
+  if (stoppedAnswering(primary, input))
     return `${input.primary} stopped answering SQL probes (${input.failureThreshold} failed in a row)`;
-  if (sql?.ok && sql.probe?.inRecovery) return undefined; // restarted as standby: promote via operation
+  // A primary restarted as a standby answers: the operation in progress promotes it.
   return undefined;
 }
 

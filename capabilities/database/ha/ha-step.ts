@@ -8,6 +8,7 @@ import { Database } from "../api/database";
 import { ANNOTATION_SWITCHOVER, databaseKey, ordinalOf } from "../api/names";
 import { KubeObject, isPodReady, isTerminating, podIP, refOf } from "../cluster/cluster";
 import { imagePullProblem } from "../cluster/image-pull";
+import { postgresContainerOf } from "./postgres-container";
 import { parseQuantity } from "../lib/quantity";
 import { Decision, HaInput, InstanceView, decide, primaryFailure } from "./decide";
 import { instanceStatus, InstancesStatus, readServing } from "./instance-status";
@@ -64,6 +65,7 @@ function podView(pod: KubeObject): NonNullable<InstanceView["pod"]> {
     terminating: isTerminating(pod),
     revision: pod.metadata?.labels?.["controller-revision-hash"],
     ...(imagePullProblem(pod) ? { imagePullFailing: true } : {}),
+    ...postgresContainerOf(pod),
   };
 }
 

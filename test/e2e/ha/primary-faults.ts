@@ -41,14 +41,14 @@ export function primaryFaults(ha: HaSuite): void {
     await expectRecovery("primary's pod deleted", primary, ip, t0);
   }, 600_000);
 
-  it("fails over when the primary's postgres is killed with SIGKILL", async () => {
-    const primary = status().currentPrimary!;
-    const pid = postmasterPid(pod(primary)!.metadata.uid!);
-    const t0 = Date.now();
-    process.kill(pid, "SIGKILL");
-    // The kubelet restarts the container at once; whether it comes back before the failure
-    // threshold decides between a restart in place and a failover. Either way: no loss, one
+  it("recovers from a SIGKILL of the primary's postgres, and fails over at once when it crash-loops", async () => {
+    // The kubelet restarts the container at once the first time, and the operator gives a
+    // primary restarted in place a few seconds to answer again (ha/decide.ts), so this first
+    // kill usually ends in a restart in place, else in a failover. Either way: no loss, one
     // writable instance at a time, writes resume.
+    const killed = status().currentPrimary!;
+    const t0 = Date.now();
+    process.kill(postmasterPid(pod(killed)!.metadata.uid!), "SIGKILL");
     await waitFor("the writer to see the kill", () => ha.load.errorTimes().some(t => t >= t0), {
       timeoutMs: 60_000,
       intervalMs: 100,
@@ -56,15 +56,66 @@ export function primaryFaults(ha: HaSuite): void {
     const ack = await waitFor(
       "a write acknowledged after the kill",
       () => ha.load.recoveredAfter(t0),
-      {
-        timeoutMs: 120_000,
-      },
+      { timeoutMs: 120_000 },
     );
     console.log(
-      `SIGKILL of ${primary}'s postgres: primary now ${status().currentPrimary}, first acknowledged write ${ack.at - t0} ms later`,
+      `SIGKILL of ${killed}'s postgres: primary now ${status().currentPrimary}, first acknowledged write ${ack.at - t0} ms later`,
     );
     await settle("primary's postgres SIGKILLed", t0, { firstWriteAt: ack.at });
+
+    // Crashes again soon after a restart: the kubelet waits 10 s or more before the next start
+    // (CrashLoopBackOff). The operator must fail over at once instead of waiting with it.
+    const primary = status().currentPrimary!;
+    const ip = podIp(primary);
+    const crashLoopAt = await crashUntilBackOff(primary);
+    await expectRecovery("primary's postgres crash-looping", primary, ip, crashLoopAt);
+    expect(status().lastFailover).toMatchObject({
+      from: primary,
+      reason: expect.stringContaining("CrashLoopBackOff"),
+    });
   }, 600_000);
+
+  /**
+   * SIGKILLs `primary`'s postmaster, again each time the kubelet restarts it, until the kubelet
+   * holds it back (CrashLoopBackOff) or the operator fails over: returns when the last kill was.
+   */
+  async function crashUntilBackOff(primary: string): Promise<number> {
+    const uid = pod(primary)!.metadata.uid!;
+    for (let attempt = 1; ; attempt++) {
+      const pid = postmasterPid(uid);
+      const at = Date.now();
+      process.kill(pid, "SIGKILL");
+      const next = await waitFor(
+        `${primary}'s postgres restarted or held back after kill ${attempt}`,
+        () => {
+          if (postgresWaitingReason(primary) === "CrashLoopBackOff") return "held back";
+          if (status().currentPrimary !== primary) return "failed over";
+          const restarted = postmasterPidOrNone(uid);
+          return restarted !== undefined && restarted !== pid ? "restarted" : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      console.log(`kill ${attempt} of ${primary}'s postgres: ${next}`);
+      if (next !== "restarted") return at;
+      if (attempt === 3) throw new Error(`${primary}'s postgres restarted at once three times`);
+    }
+  }
+
+  const postgresWaitingReason = (name: string): string | undefined =>
+    (
+      (pod(name)?.status?.containerStatuses ?? []) as {
+        name: string;
+        state?: { waiting?: { reason?: string } };
+      }[]
+    ).find(c => c.name === "postgres")?.state?.waiting?.reason;
+
+  const postmasterPidOrNone = (uid: string): number | undefined => {
+    try {
+      return postmasterPid(uid);
+    } catch {
+      return undefined; // not started (yet)
+    }
+  };
 
   it("fails over when the primary's postmaster alone is stopped (SIGSTOP), fencing it", async () => {
     // Sessions already open keep running: only new connections and the postmaster's own work

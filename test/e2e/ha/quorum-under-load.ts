@@ -33,7 +33,7 @@ export interface Status {
   currentPrimary?: string;
   instances?: InstanceStatus[];
   pendingRestart?: string[];
-  lastFailover?: { from: string; to: string; durationSeconds: number };
+  lastFailover?: { from: string; to: string; reason?: string; durationSeconds: number };
 }
 
 export interface SettleOptions {

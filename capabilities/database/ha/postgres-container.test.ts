@@ -1,0 +1,52 @@
+import type { KubeObject } from "../cluster/objects";
+import { PostgresContainer, postgresContainerOf } from "./postgres-container";
+
+const pod = (postgres?: Record<string, unknown>): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "orders-0" },
+  status: {
+    containerStatuses: [
+      // another container's crash loop is not the instance's
+      { name: "pgbackrest", restartCount: 4, state: { waiting: { reason: "CrashLoopBackOff" } } },
+      ...(postgres ? [{ name: "postgres", ...postgres }] : []),
+    ],
+  },
+});
+
+const STARTED = "2026-12-06T15:00:00Z";
+
+describe("postgresContainerOf", () => {
+  it.each<[string, KubeObject, PostgresContainer]>([
+    ["no status yet", { apiVersion: "v1", kind: "Pod" }, {}],
+    ["no postgres container status", pod(), {}],
+    ["first run", pod({ restartCount: 0, state: { running: { startedAt: STARTED } } }), {}],
+    [
+      "restarted in place by the kubelet",
+      pod({ restartCount: 1, state: { running: { startedAt: STARTED } } }),
+      { restartedAt: Date.parse(STARTED) },
+    ],
+    [
+      "the start time as the client library's Date",
+      pod({ restartCount: 2, state: { running: { startedAt: new Date(STARTED) } } }),
+      { restartedAt: Date.parse(STARTED) },
+    ],
+    [
+      "waiting out a crash-loop backoff",
+      pod({ restartCount: 2, state: { waiting: { reason: "CrashLoopBackOff" } } }),
+      { crashLooping: true },
+    ],
+    [
+      "waiting for another reason (being created)",
+      pod({ restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } }),
+      {},
+    ],
+    [
+      "an unreadable start time is no restart time",
+      pod({ restartCount: 1, state: { running: { startedAt: "soon" } } }),
+      {},
+    ],
+  ])("%s", (_case, given, expected) => {
+    expect(postgresContainerOf(given)).toEqual(expected);
+  });
+});
