@@ -107,18 +107,28 @@ describe("customizeManifest: the operator's Deployments", () => {
     expect(WATCHER_REPLICAS).toBe(2);
     expect(out.spec!.template.spec!.containers[0].resources).toEqual({
       requests: { memory: WATCHER_MEMORY.request, cpu: "200m" },
-      limits: { memory: WATCHER_MEMORY.limit, cpu: "500m" },
+      limits: { memory: WATCHER_MEMORY.limit },
     });
   });
 
-  it("keeps the admission server's replicas and resources as Pepr sets them", () => {
+  it("keeps the admission server's replicas, requests and memory limit as Pepr sets them, without the CPU limit", () => {
     const given = peprDeployment("admission");
     const out = customizeManifest(given, {});
     expect(out.spec!.replicas).toBe(2);
     expect(out.spec!.strategy).toBeUndefined();
-    expect(out.spec!.template.spec!.containers[0].resources).toEqual(
-      given.spec!.template.spec!.containers[0].resources,
-    );
+    expect(out.spec!.template.spec!.containers[0].resources).toEqual({
+      requests: { memory: "256Mi", cpu: "200m" },
+      limits: { memory: "512Mi" },
+    });
+  });
+
+  it("leaves a container with no CPU limit as it is", () => {
+    const given = peprDeployment("admission");
+    given.spec!.template.spec!.containers[0].resources = { requests: { cpu: "200m" } };
+    const out = customizeManifest(given, {});
+    expect(out.spec!.template.spec!.containers[0].resources).toEqual({
+      requests: { cpu: "200m" },
+    });
   });
 
   it.each<[string, Record<string, string>, { name: string; value?: string }[]]>([

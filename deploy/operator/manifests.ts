@@ -9,7 +9,8 @@
  *   other takes over within a Lease's 15 s when the leader's pod goes), spread over nodes, with
  *   memory for bench:scale's peak (516 MiB at 1000 Databases; Pepr gives 512Mi).
  * - Both pods: seccomp RuntimeDefault and a read-only root file system (the restricted Pod
- *   Security Standard, and more).
+ *   Security Standard, and more); a CPU request but no CPU limit (ADR 0036: Pepr's 500m limit
+ *   throttled admission reviews and failover passes in bursts).
  * - RBAC: the leader-election Lease in the operator's namespace only (Pepr grants none), in the
  *   Role Pepr binds in that namespace, whose binding Pepr 1.1.4 gives a ServiceAccount that does
  *   not exist (`<name>-store`); and Pepr's own "create and patch any CRD" narrowed to patching
@@ -100,7 +101,10 @@ function operatorDeployment(
   const pod = spec?.template.spec;
   if (!spec || !pod || (role !== "watcher" && role !== "admission")) return deployment;
   const watcher = role === "watcher";
-  const hardened = hardenedPod(withBuildSettings(pod, buildEnv), spec.selector.matchLabels ?? {});
+  const hardened = hardenedPod(
+    withoutCpuLimit(withBuildSettings(pod, buildEnv)),
+    spec.selector.matchLabels ?? {},
+  );
   return {
     ...deployment,
     spec: {
@@ -168,6 +172,20 @@ function hardenedPod(pod: V1PodSpec, appLabels: Record<string, string>): V1PodSp
       ...sidecars,
     ],
   };
+}
+
+/**
+ * The main container keeps its CPU request (its share under contention) and loses its CPU limit:
+ * a CFS quota stops a burst for the rest of each 100 ms period even on an idle node, and the
+ * operator's work comes in bursts whose latency is the product (ADR 0036).
+ */
+function withoutCpuLimit(pod: V1PodSpec): V1PodSpec {
+  const [main, ...rest] = pod.containers;
+  const limits = main.resources?.limits;
+  if (!limits || !("cpu" in limits)) return pod;
+  const { cpu: _cpu, ...others } = limits;
+  const resources = { ...main.resources, limits: others };
+  return { ...pod, containers: [{ ...main, resources }, ...rest] };
 }
 
 function withWatcherMemory(pod: V1PodSpec): V1PodSpec {
