@@ -214,7 +214,7 @@ export function installedByPeprDeploy(image: string): void {
         runAsNonRoot?: boolean;
         readOnlyRootFilesystem?: boolean;
       };
-      resources?: { limits?: { memory?: string } };
+      resources?: { requests?: { cpu?: string }; limits?: { memory?: string; cpu?: string } };
     }
     interface PodSpec {
       securityContext?: { seccompProfile?: { type?: string }; runAsNonRoot?: boolean };
@@ -246,6 +246,12 @@ export function installedByPeprDeploy(image: string): void {
     }
     const watcher = running.find(p => p.metadata.name.startsWith("pepr-pgkeeper-watcher-"));
     expect(watcher?.spec.containers[0].resources?.limits?.memory).toBe("768Mi");
+    // A CPU request, no CPU limit (ADR 0036): a CFS quota throttled the admission pods' bursts.
+    for (const pod of running)
+      expect([pod.metadata.name, pod.spec.containers[0].resources]).toMatchObject([
+        pod.metadata.name,
+        { requests: { cpu: "200m" }, limits: { cpu: undefined } },
+      ]);
     // The kernel says so too: nothing but the unpacked module's own file can be written.
     const write = kubectl([
       "exec",
