@@ -227,6 +227,9 @@ async function main(): Promise<void> {
         };
         faults.push(figures);
         await runFault({ ns, db, load }, run, figures, saved);
+        const check = await missingAcknowledgedRows(creds, "load", load.acknowledgedRanges());
+        figures.lostSoFar = check.missing;
+        saved();
       }
     } finally {
       await load.stop();

@@ -29,6 +29,12 @@ export interface FailoverFault {
   /** Rounds of the load's watch (every 200 ms) in which two instances accepted writes. */
   twoWritableRounds: number;
   failed: string[];
+  /**
+   * Acknowledged rows missing once this fault's failovers were over, counted from the start of
+   * the run (absent in results of runs before it was counted): the difference from the fault
+   * before is what this one lost.
+   */
+  lostSoFar?: number;
 }
 
 export interface FailoverFigures {
@@ -83,6 +89,13 @@ export function summarize(f: FailoverFault): string {
   return `${f.fault.padEnd(6)} n=${w.length}/${f.attempted} p50=${secondsAt(w, 0.5)} p95=${secondsAt(w, 0.95)} max=${secondsAt(w, 1)} two-writable-rounds=${f.twoWritableRounds}${f.failed.length ? `  failed: ${f.failed.join("; ")}` : ""}`;
 }
 
+/** What `fault` lost: its count so far less the one of the fault before it. */
+function lostIn(faults: FailoverFault[], fault: FailoverFault): string {
+  if (fault.lostSoFar === undefined) return NONE;
+  const before = faults[faults.indexOf(fault) - 1]?.lostSoFar ?? 0;
+  return count(fault.lostSoFar - before);
+}
+
 function faultTable(r: FailoverResult): string {
   return table(
     columns(
@@ -95,6 +108,7 @@ function faultTable(r: FailoverResult): string {
       "write gap p95",
       "p95 goal",
       "two writable",
+      "rows lost",
     ),
     r.figures.faults.map(f => {
       const w = of(f, "writtenMs");
@@ -112,6 +126,7 @@ function faultTable(r: FailoverResult): string {
         secondsAt(gaps, 0.95),
         `${goalOf(f.fault) === "gapMs" ? "gap" : "p95"} ≤ ${goal} s: ${met ? "met" : "**not met**"}`,
         String(f.twoWritableRounds),
+        lostIn(r.figures.faults, f),
       ];
     }),
   );
@@ -144,7 +159,7 @@ function failoverCommand(p: FailoverParameters): string {
 function failoverSentence(p: FailoverParameters): string {
   const probe = `${p.probe.failureThreshold} failed probes, ${p.probe.intervalMs / 1000} s period, ${p.probe.timeoutMs / 1000} s timeout`;
   const where = p.operator === "cluster" ? "installed by `pepr deploy`" : "under `pepr dev`";
-  return `${failoverCommand(p)}: the operator ${where} at its defaults (${probe}); a ${p.instances}-instance Database${p.synchronous ? " (quorum synchronous)" : ""} under a continuous write load through \`<db>-rw\` loses its primary ${p.failovers} times per fault${p.faults.some(f => (p.counts?.[f] ?? p.failovers) !== p.failovers) ? " (as many as FAULTS says where it gives a count)" : ""}. Each time: from the fault to the first write acknowledged by the recovered primary (another server, or the same one restarted after a SIGKILL), and the longest time without an acknowledged write in between`;
+  return `${failoverCommand(p)}: the operator ${where} at its defaults (${probe}); a ${p.instances}-instance Database (${p.synchronous ? "quorum synchronous replication" : "asynchronous replication, the default: a commit is acknowledged once on the primary's disk"}) under a continuous write load through \`<db>-rw\` loses its primary ${p.failovers} times per fault${p.faults.some(f => (p.counts?.[f] ?? p.failovers) !== p.failovers) ? " (as many as FAULTS says where it gives a count)" : ""}. Each time: from the fault to the first write acknowledged by the recovered primary (another server, or the same one restarted after a SIGKILL), and the longest time without an acknowledged write in between`;
 }
 
 const PHASES_TEXT =
