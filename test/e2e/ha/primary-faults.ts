@@ -69,10 +69,12 @@ export function primaryFaults(ha: HaSuite): void {
     const ip = podIp(primary);
     const crashLoopAt = await crashUntilBackOff(primary);
     await expectRecovery("primary's postgres crash-looping", primary, ip, crashLoopAt);
-    expect(status().lastFailover).toMatchObject({
-      from: primary,
-      reason: expect.stringContaining("CrashLoopBackOff"),
-    });
+    // Whichever the operator saw first, the kubelet's backoff or three refused probes: the two
+    // race (bench/failover: about 2 s against 3 s after the kill).
+    const reason = status().lastFailover?.reason ?? "";
+    console.log(`crash-loop failover of ${primary}: ${reason}`);
+    expect(status().lastFailover).toMatchObject({ from: primary });
+    expect(reason).toMatch(/CrashLoopBackOff|stopped answering SQL probes/);
   }, 600_000);
 
   /**
