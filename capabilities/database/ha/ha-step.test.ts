@@ -217,6 +217,43 @@ describe("failover", () => {
     );
   });
 
+  /** Instance 0's pod with its postgres container status as the kubelet reports it. */
+  const withPostgresStatus = (t: ReturnType<typeof setup>, postgres: Record<string, unknown>) => {
+    const pod = t.pod(0)!;
+    t.cluster.put({
+      ...pod,
+      status: {
+        ...(pod.status as object),
+        containerStatuses: [{ name: "postgres", ...postgres }],
+      },
+    });
+  };
+
+  it("fails over at once from the Pod watch when the primary's postgres is in CrashLoopBackOff", async () => {
+    const t = setup();
+    // Its last probe still answered: only the kubelet knows yet.
+    withPostgresStatus(t, { restartCount: 2, state: { waiting: { reason: "CrashLoopBackOff" } } });
+    await t.run();
+    expect(t.stored().status?.operation).toMatchObject({
+      type: "Failover",
+      step: "Fencing",
+      from: "orders-0",
+      reason: "the primary's postgres container orders-0 is in CrashLoopBackOff",
+    });
+  });
+
+  it("leaves a primary the kubelet restarted in place 1 s ago to its crash recovery", async () => {
+    const t = setup();
+    t.probe(0, { ok: false, failures: 3 });
+    withPostgresStatus(t, {
+      restartCount: 1,
+      state: { running: { startedAt: "2026-11-29T09:59:59Z" } },
+    });
+    await t.run();
+    expect(t.stored().status?.operation).toBeUndefined();
+    expect(t.cluster.deletions).toEqual([]);
+  });
+
   it("points every answering standby at the new primary in the pass that promoted it", async () => {
     const t = setup();
     await t.run(); // steady: everyone follows orders-0
