@@ -13,7 +13,7 @@
  * profile, written when it stops), --node-options "<flags>" (V8 flags for pgkeeper's watcher, e.g.
  * "--max-semi-space-size=1": a memory/CPU trade-off to measure).
  */
-import { Obj, kubectl, kubectlOk } from "../../test/integration/harness/kubectl";
+import { Obj, kubectlOk } from "../../test/integration/harness/kubectl";
 import { sleep, waitFor } from "../../test/integration/harness/wait";
 import {
   Watcher,
@@ -21,7 +21,7 @@ import {
   ensurePeprPrerequisites,
 } from "../../test/integration/harness/watcher";
 import { installCrd } from "../../test/integration/harness/fixtures";
-import { requireQuietCluster } from "../lib/namespaces";
+import { removeNamespace, requireQuietCluster } from "../lib/namespaces";
 import { removeWebhooks } from "../../test/integration/harness/operator";
 import { AuditCounts, auditMark, countOperatorRequests, writesOf } from "../lib/audit";
 import { kubectlBig } from "../lib/kubectl";
@@ -230,15 +230,8 @@ async function measure(
     };
   } finally {
     await operator.stop();
-    kubectl(["delete", "namespace", namespace, "--wait=false"]);
-    // No kubelet: nobody finishes the pods' deletion but a forced one.
-    kubectl(["delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force"]);
     // The next operator (or bench) must not share the machine with this one's garbage collection.
-    await waitFor(
-      `namespace ${namespace} to go`,
-      () => kubectl(["get", "namespace", namespace]).code !== 0,
-      { timeoutMs: 900_000, intervalMs: 5000 },
-    ).catch(err => console.warn(String(err)));
+    await removeNamespace(namespace, { forcePods: true }).catch(err => console.warn(String(err)));
   }
 }
 

@@ -10,8 +10,8 @@ import { kubectl } from "../../test/integration/harness/kubectl";
 import { waitFor } from "../../test/integration/harness/wait";
 import { kubectlBig } from "./kubectl";
 
-/** How long a bench's namespace, its pods stopping gracefully, may take to go. */
-const NAMESPACE_GONE_MS = 600_000;
+/** How long a bench's namespace (1,000 Databases' objects, pods stopping gracefully) may take to go. */
+const NAMESPACE_GONE_MS = 900_000;
 
 interface Listed {
   items: { metadata: { name: string; namespace?: string }; status?: { phase?: string } }[];
@@ -20,9 +20,17 @@ interface Listed {
 const listed = (args: string[]): Listed["items"] =>
   (JSON.parse(kubectlBig(["get", ...args, "-o", "json"])) as Listed).items;
 
-/** Deletes `namespace` and waits until the apiserver no longer has it. */
-export async function removeNamespace(namespace: string): Promise<void> {
+/**
+ * Deletes `namespace` and waits until the apiserver no longer has it. `forcePods`: no kubelet
+ * runs them (a control plane alone), so nobody but a forced deletion finishes the pods'.
+ */
+export async function removeNamespace(
+  namespace: string,
+  { forcePods = false } = {},
+): Promise<void> {
   kubectl(["delete", "namespace", namespace, "--wait=false"]);
+  if (forcePods)
+    kubectl(["delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force"]);
   await waitFor(`namespace ${namespace} to go`, () => !exists(namespace), {
     timeoutMs: NAMESPACE_GONE_MS,
     intervalMs: 1000,
