@@ -180,22 +180,26 @@ function hardenedPod(pod: V1PodSpec, appLabels: Record<string, string>): V1PodSp
  * operator's work comes in bursts whose latency is the product (ADR 0036).
  */
 function withoutCpuLimit(pod: V1PodSpec): V1PodSpec {
-  const [main, ...rest] = pod.containers;
-  const limits = main.resources?.limits;
+  const limits = pod.containers[0].resources?.limits;
   if (!limits || !("cpu" in limits)) return pod;
   const { cpu: _cpu, ...others } = limits;
-  const resources = { ...main.resources, limits: others };
-  return { ...pod, containers: [{ ...main, resources }, ...rest] };
+  return withMainResources(pod, resources => ({ ...resources, limits: others }));
 }
 
-function withWatcherMemory(pod: V1PodSpec): V1PodSpec {
+const withWatcherMemory = (pod: V1PodSpec): V1PodSpec =>
+  withMainResources(pod, resources => ({
+    ...resources,
+    requests: { ...resources?.requests, memory: WATCHER_MEMORY.request },
+    limits: { ...resources?.limits, memory: WATCHER_MEMORY.limit },
+  }));
+
+/** The pod with its main (first) container's resources changed by `change`. */
+function withMainResources(
+  pod: V1PodSpec,
+  change: (resources: V1Container["resources"]) => V1Container["resources"],
+): V1PodSpec {
   const [main, ...rest] = pod.containers;
-  const resources = {
-    ...main.resources,
-    requests: { ...main.resources?.requests, memory: WATCHER_MEMORY.request },
-    limits: { ...main.resources?.limits, memory: WATCHER_MEMORY.limit },
-  };
-  return { ...pod, containers: [{ ...main, resources }, ...rest] };
+  return { ...pod, containers: [{ ...main, resources: change(main.resources) }, ...rest] };
 }
 
 /** Replicas on different nodes where there are several (preferred: one node still runs both). */
