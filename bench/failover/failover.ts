@@ -11,26 +11,20 @@
  * BENCH_SMOKE=1 (or --smoke): one pod deletion of a 2-instance Database, the operator under
  * `pepr dev`, unless FAILOVERS, FAULTS, INSTANCES or OPERATOR say otherwise.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { env } from "../../test/integration/harness/env";
 import { database, installCrd, freshNamespace } from "../../test/integration/harness/fixtures";
-import { create, get } from "../../test/integration/harness/kubectl";
+import { create } from "../../test/integration/harness/kubectl";
 import { waitFor } from "../../test/integration/harness/wait";
 import { Load } from "../../test/e2e/load";
-import type { Ack } from "../../test/e2e/load";
 import { missingAcknowledgedRows } from "../../test/e2e/load/rows";
 import { appCredentials, psql } from "../../test/e2e/psql";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import { runMain } from "../lib/main";
 import type { FailoverFault, FailoverParameters } from "../report/failover";
 import { summarize } from "../report/failover";
-import { FAULTS, Fault, FaultRun, Target, inject, movesPrimary, parseFaults } from "./faults";
-import { Observer } from "./observer";
-import type { Observation } from "./timeline";
+import { FAULTS, FaultRun, parseFaults } from "./faults";
+import { failOnce, healthy, timelineLine } from "./measure";
 import { parsePlacement, startOperator } from "../lib/placement";
 import { removeNamespace, requireQuietCluster } from "../lib/namespaces";
-import { Timeline, timelineOf } from "./timeline";
 
 const SMOKE = isSmoke();
 const FAILOVERS = Number(process.env.FAILOVERS ?? (SMOKE ? 1 : 60));
@@ -41,110 +35,6 @@ const FAULT_RUNS = parseFaults(
 const SYNCHRONOUS = process.env.MODE === "sync";
 const INSTANCES = Number(process.env.INSTANCES ?? (SMOKE ? 2 : 3));
 const PLACEMENT = parsePlacement(process.env.OPERATOR ?? (SMOKE ? "dev" : "cluster"));
-/** A killed postmaster's recovery counts once writes have gone this long without failing. */
-const SETTLED_MS = 3000;
-/** How long observers may lag behind the acknowledged write and still count. */
-const OBSERVER_SLACK_MS = 2000;
-
-interface Status {
-  phase?: string;
-  currentPrimary?: string;
-  instances?: { name: string; ready: boolean; role: string; streaming?: boolean }[];
-}
-
-const statusOf = (ns: string, db: string): Status =>
-  (get("database", ns, db)?.status ?? {}) as Status;
-
-/** Every instance ready and every replica streaming (awaited between failovers). */
-const healthy = (ns: string, db: string): Promise<Status> =>
-  waitFor(
-    `${db} healthy`,
-    () => {
-      const s = statusOf(ns, db);
-      const ok =
-        s.phase === "Ready" &&
-        (s.instances ?? []).length === INSTANCES &&
-        (s.instances ?? []).every(i => i.ready && (i.role === "primary" || i.streaming));
-      return ok ? s : undefined;
-    },
-    { timeoutMs: 600_000, intervalMs: 1000 },
-  );
-
-function primaryTarget(ns: string, db: string): Target {
-  const status = statusOf(ns, db);
-  const pod = status.currentPrimary!;
-  const obj = get("pod", ns, pod)!;
-  const ip = String((obj.status as { podIP?: string }).podIP);
-  const replica = (status.instances ?? []).find(i => i.role !== "primary" && i.streaming)?.name;
-  return { namespace: ns, database: db, pod, uid: obj.metadata.uid!, ip, replica: replica ?? "" };
-}
-
-/**
- * Each failover's raw observations, in the tier's log directory: what a surprising phase is
- * checked against.
- */
-function saveObservations(
-  fault: Fault,
-  t0: number,
-  ack: Ack,
-  observations: Observation[],
-  errors: string[],
-): void {
-  const dir = join(env.logDir, "failover-observations");
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${fault}-${t0}.json`);
-  writeFileSync(file, JSON.stringify({ fault, t0, ack, errors, observations }, null, 1));
-  if (errors.length > 0) console.log(`  observer errors (${file}): ${errors.join("; ")}`);
-}
-
-/** The write that ends the outage the fault caused (see movesPrimary). */
-function recovered(load: Load, fault: Fault, t0: number, old: Target): Ack | undefined {
-  if (movesPrimary(fault)) return load.firstAckAfter(t0, old.ip);
-  const ack = load.recoveredAfter(t0);
-  return ack && Date.now() - ack.at >= SETTLED_MS ? ack : undefined;
-}
-
-/** One failover: the fault, the recovered write, the timeline. */
-async function failOnce(ns: string, db: string, load: Load, fault: Fault): Promise<Timeline> {
-  const old = primaryTarget(ns, db);
-  const observer = new Observer(ns, db);
-  observer.start();
-  const t0 = Date.now();
-  const undo = inject(fault, old);
-  let ack: Ack;
-  try {
-    ack = await waitFor(
-      "the recovered primary's first write",
-      () => recovered(load, fault, t0, old),
-      {
-        timeoutMs: 180_000,
-        intervalMs: 100,
-      },
-    );
-  } finally {
-    undo();
-  }
-  await waitFor("the observers to catch up", () => Date.now() >= ack.at + OBSERVER_SLACK_MS, {
-    timeoutMs: OBSERVER_SLACK_MS + 1000,
-    intervalMs: 100,
-  });
-  const { observations, errors } = await observer.stop();
-  saveObservations(fault, t0, ack, observations, errors);
-  const timeline = timelineOf({
-    t0,
-    writtenAt: ack.at,
-    server: ack.server,
-    observations,
-    slackMs: OBSERVER_SLACK_MS,
-  });
-  return { ...timeline, gapMs: load.longestGap(t0, ack.at) };
-}
-
-const line = (t: Timeline): string =>
-  Object.entries(t)
-    .map(([k, v]) => `${k.replace(/Ms$/, "")} ${(Number(v) / 1000).toFixed(2)}`)
-    .join(", ");
-
 /**
  * The failovers of one fault, each added to `figures` as it ends (the run saves them after
  * each, so a long run stopped midway keeps every failover it measured).
@@ -160,14 +50,16 @@ async function runFault(
     try {
       const t = await failOnce(ns, db, load, figures.fault);
       figures.timelines.push(t);
-      console.log(`${new Date().toISOString().slice(11, 19)} ${figures.fault} #${i}: ${line(t)} s`);
+      console.log(
+        `${new Date().toISOString().slice(11, 19)} ${figures.fault} #${i}: ${timelineLine(t)} s`,
+      );
     } catch (err) {
       figures.failed.push(`#${i}: ${(err as Error).message.split("\n")[0]}`);
       console.log(`${figures.fault} #${i}: FAILED ${(err as Error).message}`);
     }
     figures.attempted = i;
     figures.twoWritableRounds = load.violations().length - violationsBefore;
-    await healthy(ns, db);
+    await healthy(ns, db, INSTANCES);
     saved();
   }
 }
@@ -200,7 +92,7 @@ async function main(): Promise<void> {
         ...(SYNCHRONOUS ? { postgresql: { synchronous: { mode: "quorum", number: 1 } } } : {}),
       }),
     );
-    await healthy(ns, db);
+    await healthy(ns, db, INSTANCES);
     const creds = appCredentials(ns, db);
     await waitFor("SQL", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
     psql(creds, "create table load (id bigint primary key, at timestamptz default now())");

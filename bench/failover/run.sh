@@ -17,13 +17,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-source hack/cluster/use.sh
-source hack/need.sh
-export PGKEEPER_NODE=1
-stop_cluster_on_exit always
-bash hack/images/build-all.sh
-use_cluster
-need psql postgresql-client
-# Where pepr deploy's operator finds pgkeeper's PostgreSQL images: the cluster's registry.
-export PGKEEPER_IMAGE_REPOSITORY="${PGKEEPER_REGISTRY:?the cluster exports no PGKEEPER_REGISTRY}/pgkeeper"
+source bench/lib/node-tier.sh
 npx ts-node --transpile-only bench/failover/failover.ts
