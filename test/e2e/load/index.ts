@@ -3,13 +3,14 @@
  * Acknowledgements are read incrementally (ack-log.ts); rows are checked inside PostgreSQL
  * (rows.ts): nothing here grows with the machine's speed but two small typed arrays.
  */
-import { ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { env } from "../../integration/harness/env";
 import { get } from "../../integration/harness/kubectl";
 import { Ack, AckLog, ackAfterOutage } from "./ack-log";
+import { startChild, stopChild } from "./child";
 import type { LoadConfig } from "./load";
 
 export type { Ack };
@@ -20,6 +21,20 @@ const decode = (b64: string | undefined): string => Buffer.from(b64 ?? "", "base
 /** Writers in the load: 1, or PGKEEPER_E2E_WRITERS; CI_STRESS=1 runs 8 to push the limits. */
 export const loadWriters = (e: Record<string, string | undefined> = process.env): number =>
   Number(e.PGKEEPER_E2E_WRITERS) > 0 ? Number(e.PGKEEPER_E2E_WRITERS) : e.CI_STRESS === "1" ? 8 : 1;
+
+/** The application's login through `<db>-rw` (its Service's ClusterIP), over verified TLS. */
+export function appConnection(namespace: string, database: string): LoadConfig["app"] {
+  const app = get("secret", namespace, `${database}-app`)?.data ?? {};
+  const svc = get("service", namespace, `${database}-rw`);
+  return {
+    host: String((svc?.spec as { clusterIP: string }).clusterIP),
+    port: 5432,
+    user: decode(app.username),
+    password: decode(app.password),
+    database: decode(app.dbname),
+    ssl: { ca: decode(app["ca.crt"]), servername: decode(app.host) },
+  };
+}
 
 export class Load {
   private child?: ChildProcess;
@@ -34,20 +49,11 @@ export class Load {
 
   /** Starts writing through `<db>-rw` (the table must exist) and watching the instances. */
   start(): void {
-    const app = get("secret", this.namespace, `${this.database}-app`)?.data ?? {};
     const superuser = get("secret", this.namespace, `${this.database}-superuser`)?.data ?? {};
     const ca = get("secret", this.namespace, `${this.database}-ca`)?.data ?? {};
-    const svc = get("service", this.namespace, `${this.database}-rw`);
     const cfg: LoadConfig = {
       out: this.out,
-      app: {
-        host: String((svc?.spec as { clusterIP: string }).clusterIP),
-        port: 5432,
-        user: decode(app.username),
-        password: decode(app.password),
-        database: decode(app.dbname),
-        ssl: { ca: decode(app["ca.crt"]), servername: decode(app.host) },
-      },
+      app: appConnection(this.namespace, this.database),
       superuserPassword: decode(superuser.password),
       superuserTls: {
         ca: decode(superuser["ca.crt"]),
@@ -61,23 +67,11 @@ export class Load {
       table: this.table,
       writers: loadWriters(),
     };
-    const file = join(this.out, "config.json");
-    writeFileSync(file, JSON.stringify(cfg), { mode: 0o600 });
-    this.child = spawn(
-      process.execPath,
-      ["-r", "ts-node/register/transpile-only", join(__dirname, "load.ts"), file],
-      { stdio: "inherit", env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true" } },
-    );
+    this.child = startChild(join(__dirname, "load.ts"), this.out, cfg);
   }
 
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>(resolve => {
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
-    });
+  stop(): Promise<void> {
+    return stopChild(this.child);
   }
 
   private lines(file: string): string[] {

@@ -4,6 +4,7 @@
  * answers, not even an exec.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { podCgroup } from "./pod-cgroup";
 import { podProcesses } from "./processes";
 
 export interface FreezerControl {
@@ -13,24 +14,12 @@ export interface FreezerControl {
   thawed: string;
 }
 
-/**
- * The freezer of the pod's cgroup, from one of its processes' /proc/<pid>/cgroup: the v1 freezer
- * hierarchy when mounted, else the v2 unified one. The pod's cgroup is the path up to the segment
- * naming its UID (its containers' cgroups are below it).
- */
+/** The freezer of the pod's cgroup (pod-cgroup.ts), from one of its processes' /proc/<pid>/cgroup. */
 export function podFreezer(procCgroup: string, podUid: string): FreezerControl {
-  const marks = [podUid, podUid.replace(/-/g, "_")];
-  const lines = procCgroup.split("\n").filter(Boolean);
-  const v1 = lines.find(l => l.split(":")[1]?.split(",").includes("freezer"));
-  const line = v1 ?? lines.find(l => l.startsWith("0::"));
-  if (!line) throw new Error(`no freezer cgroup in:\n${procCgroup}`);
-  const segments = line.split(":").slice(2).join(":").split("/");
-  const podAt = segments.findIndex(s => marks.some(m => s.includes(m)));
-  if (podAt < 0) throw new Error(`no segment of pod ${podUid} in ${line}`);
-  const podPath = segments.slice(0, podAt + 1).join("/");
-  return v1
-    ? { file: `/sys/fs/cgroup/freezer${podPath}/freezer.state`, frozen: "FROZEN", thawed: "THAWED" }
-    : { file: `/sys/fs/cgroup${podPath}/cgroup.freeze`, frozen: "1", thawed: "0" };
+  const { dir, version } = podCgroup(procCgroup, podUid, "freezer");
+  return version === 1
+    ? { file: `${dir}/freezer.state`, frozen: "FROZEN", thawed: "THAWED" }
+    : { file: `${dir}/cgroup.freeze`, frozen: "1", thawed: "0" };
 }
 
 /** Freezes the pod whose postgres runs; `thaw` undoes it (and may be called more than once). */
