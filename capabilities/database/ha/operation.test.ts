@@ -6,13 +6,19 @@ import { DatabaseWriter } from "../cluster/database-writer";
 import { FakeCluster } from "../../../test/unit/fake-cluster";
 import { Operation, OperationContext, runOperation, stoppedForGood } from "./operation";
 
-const pod = (deletion: string | undefined, grace: number, finished: (string | undefined)[]) =>
+const pod = (
+  deletion: string | undefined,
+  grace: number,
+  finished: (string | undefined)[],
+  phase = "Running",
+) =>
   ({
     metadata: {
       name: "db-0",
       ...(deletion ? { deletionTimestamp: deletion, deletionGracePeriodSeconds: grace } : {}),
     },
     status: {
+      phase,
       containerStatuses: finished.map(f =>
         f ? { state: { terminated: { finishedAt: f } } } : { state: { running: {} } },
       ),
@@ -34,6 +40,21 @@ describe("stoppedForGood: the old primary's pod cannot run postgres any more", (
       false,
     ],
     ["no container status yet", pod("2026-11-29T10:00:01Z", 1, []), false],
+    [
+      "deleted while crash-looping (its container waiting, ended before the request), phase Failed",
+      pod("2026-11-29T10:00:01Z", 1, ["2026-11-29T09:59:59Z"], "Failed"),
+      true,
+    ],
+    [
+      "phase Succeeded (every container exited 0)",
+      pod("2026-11-29T10:00:01Z", 1, [undefined], "Succeeded"),
+      true,
+    ],
+    [
+      "deleted while crash-looping, the kubelet not done yet (phase still Running)",
+      pod("2026-11-29T10:00:01Z", 1, ["2026-11-29T09:59:59Z"], "Running"),
+      false,
+    ],
   ])("%s → %p", (_, p, expected) => {
     expect(stoppedForGood(p)).toBe(expected);
   });

@@ -219,12 +219,19 @@ async function fence(
 }
 
 /**
- * The pod is being deleted and every container ended after the deletion was requested: the
- * kubelet never restarts containers of a terminating pod, so nothing of the old primary runs any
- * more, seconds before the API drops the pod (volumes, sandbox and status still to clean up).
- * A container that ended before the request (a crash) may have been restarted since: not enough.
+ * Nothing of the old primary can run in this pod any more, seconds before the API drops it
+ * (volumes, sandbox and status still to clean up), when either:
+ * - its phase is terminal (Failed, Succeeded): the kubelet writes it only after it killed every
+ *   container and its runtime confirmed none runs, and never starts one again in such a pod. A
+ *   crash-looping postgres, waiting for its next start when the fence deletes the pod, has no
+ *   container status that ended after the request: this is how its stop shows (ADR 0037);
+ * - it is being deleted and every container ended after the deletion was requested: the kubelet
+ *   never restarts containers of a terminating pod. A container that ended before the request
+ *   (a crash) may have been restarted since: not enough.
  */
 export function stoppedForGood(pod: KubeObject): boolean {
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  if (phase === "Failed" || phase === "Succeeded") return true;
   const meta = pod.metadata as
     | { deletionTimestamp?: string | Date; deletionGracePeriodSeconds?: number }
     | undefined;
