@@ -21,8 +21,8 @@ import { isSmoke, runStart, saveResult } from "../lib/result";
 import { runMain } from "../lib/main";
 import type { FailoverFault, FailoverParameters } from "../report/failover";
 import { summarize } from "../report/failover";
-import { FAULTS, FaultRun, parseFaults } from "./faults";
-import { failOnce, healthy, timelineLine } from "./measure";
+import { FAULTS, parseFaults } from "./faults";
+import { healthy, runFault } from "./measure";
 import { parsePlacement, startOperator } from "../lib/placement";
 import { removeNamespace, requireQuietCluster } from "../lib/namespaces";
 
@@ -35,34 +35,6 @@ const FAULT_RUNS = parseFaults(
 const SYNCHRONOUS = process.env.MODE === "sync";
 const INSTANCES = Number(process.env.INSTANCES ?? (SMOKE ? 2 : 3));
 const PLACEMENT = parsePlacement(process.env.OPERATOR ?? (SMOKE ? "dev" : "cluster"));
-/**
- * The failovers of one fault, each added to `figures` as it ends (the run saves them after
- * each, so a long run stopped midway keeps every failover it measured).
- */
-async function runFault(
-  { ns, db, load }: { ns: string; db: string; load: Load },
-  run: FaultRun,
-  figures: FailoverFault,
-  saved: () => void,
-): Promise<void> {
-  const violationsBefore = load.violations().length;
-  for (let i = 1; i <= run.count; i++) {
-    try {
-      const t = await failOnce(ns, db, load, figures.fault);
-      figures.timelines.push(t);
-      console.log(
-        `${new Date().toISOString().slice(11, 19)} ${figures.fault} #${i}: ${timelineLine(t)} s`,
-      );
-    } catch (err) {
-      figures.failed.push(`#${i}: ${(err as Error).message.split("\n")[0]}`);
-      console.log(`${figures.fault} #${i}: FAILED ${(err as Error).message}`);
-    }
-    figures.attempted = i;
-    figures.twoWritableRounds = load.violations().length - violationsBefore;
-    await healthy(ns, db, INSTANCES);
-    saved();
-  }
-}
 
 async function main(): Promise<void> {
   const start = runStart();
@@ -109,20 +81,8 @@ async function main(): Promise<void> {
           console.log(`results not saved yet: ${(err as Error).message}`);
         }
       };
-      for (const run of FAULT_RUNS) {
-        const figures: FailoverFault = {
-          fault: run.fault,
-          attempted: 0,
-          timelines: [],
-          twoWritableRounds: 0,
-          failed: [],
-        };
-        faults.push(figures);
-        await runFault({ ns, db, load }, run, figures, saved);
-        const check = await missingAcknowledgedRows(creds, "load", load.acknowledgedRanges());
-        figures.lostSoFar = check.missing;
-        saved();
-      }
+      for (const run of FAULT_RUNS)
+        await runFault({ ns, db, load, instances: INSTANCES }, run, faults, saved);
     } finally {
       await load.stop();
     }

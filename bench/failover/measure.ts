@@ -10,7 +10,10 @@ import { env } from "../../test/integration/harness/env";
 import { get } from "../../test/integration/harness/kubectl";
 import { waitFor } from "../../test/integration/harness/wait";
 import type { Ack, Load } from "../../test/e2e/load";
-import { Fault, Target, inject, movesPrimary } from "./faults";
+import { missingAcknowledgedRows } from "../../test/e2e/load/rows";
+import { appCredentials } from "../../test/e2e/psql";
+import type { FailoverFault } from "../report/failover";
+import { Fault, FaultRun, Target, inject, movesPrimary } from "./faults";
 import { Observer } from "./observer";
 import { Observation, Timeline, timelineOf } from "./timeline";
 
@@ -125,3 +128,54 @@ export const timelineLine = (t: Timeline): string =>
   Object.entries(t)
     .map(([k, v]) => `${k.replace(/Ms$/, "")} ${(Number(v) / 1000).toFixed(2)}`)
     .join(", ");
+
+/** A Database under the write load: what a run of failovers works on. */
+export interface UnderLoad {
+  ns: string;
+  db: string;
+  load: Load;
+  instances: number;
+}
+
+/**
+ * The failovers of one fault, added to `faults` and to its figures as each ends (`saved` after
+ * each, so a long run stopped midway keeps every failover it measured); then the acknowledged
+ * rows missing so far.
+ */
+export async function runFault(
+  { ns, db, load, instances }: UnderLoad,
+  run: FaultRun,
+  faults: FailoverFault[],
+  saved: () => void,
+): Promise<void> {
+  const figures: FailoverFault = {
+    fault: run.fault,
+    attempted: 0,
+    timelines: [],
+    twoWritableRounds: 0,
+    failed: [],
+  };
+  faults.push(figures);
+  const violationsBefore = load.violations().length;
+  for (let i = 1; i <= run.count; i++) {
+    try {
+      const t = await failOnce(ns, db, load, figures.fault);
+      figures.timelines.push(t);
+      console.log(
+        `${new Date().toISOString().slice(11, 19)} ${figures.fault} #${i}: ${timelineLine(t)} s`,
+      );
+    } catch (err) {
+      figures.failed.push(`#${i}: ${(err as Error).message.split("\n")[0]}`);
+      console.log(`${figures.fault} #${i}: FAILED ${(err as Error).message}`);
+    }
+    figures.attempted = i;
+    figures.twoWritableRounds = load.violations().length - violationsBefore;
+    await healthy(ns, db, instances);
+    saved();
+  }
+  const creds = appCredentials(ns, db);
+  figures.lostSoFar = (
+    await missingAcknowledgedRows(creds, "load", load.acknowledgedRanges())
+  ).missing;
+  saved();
+}
