@@ -120,10 +120,17 @@ describe("restoring a Database from an object-store backup (bootstrap.recovery)"
         psql(primary, "select count(*) from pg_stat_replication where state = 'streaming'") === "1",
       { timeoutMs: 120_000, intervalMs: 1000 },
     );
-    await waitFor(
-      "the restored Database archiving into its own repository",
-      () => condition("restored", "ContinuousArchiving")?.status === "True",
-      { timeoutMs: 120_000, intervalMs: 1000 },
+    // Diagnosed: a CI run saw the first push (the new timeline's history file) fail for over
+    // two minutes, and only postgres's log says what pgBackRest answered.
+    await diagnosed(
+      waitFor(
+        "the restored Database archiving into its own repository",
+        () => condition("restored", "ContinuousArchiving")?.status === "True",
+        { timeoutMs: 120_000, intervalMs: 1000 },
+      ),
+      ns,
+      "restored",
+      operator.logFile,
     );
   }, 1_200_000);
 
