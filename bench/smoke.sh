@@ -7,7 +7,8 @@
 #
 #   postgres     probe, backup  (PG_BIN, pgBackRest and versitygw as hack/test-postgres.sh has them)
 #   integration  scale, admission, fuzz  (the control plane hack/test-integration.sh started)
-#   e2e          failover  (the cluster with its node, images and psql, as hack/test-e2e.sh has it)
+#   e2e          failover, fleet  (the cluster with its node, images and psql, as hack/test-e2e.sh
+#                has it)
 #
 # It starts and stops no cluster: the calling tier script has brought it up (KUBECONFIG and the
 # cluster's variables exported by hack/cluster/use.sh) and stops it afterwards.
@@ -59,6 +60,7 @@ case "$tier" in
     ;;
   e2e)
     smoke failover "${ts_node[@]}" bench/failover/failover.ts
+    smoke fleet "${ts_node[@]}" bench/fleet/run.ts
     ;;
   *)
     echo "usage: bash bench/smoke.sh postgres|integration|e2e" >&2

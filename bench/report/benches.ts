@@ -7,6 +7,7 @@ import { backupProblems, renderBackup } from "./backup";
 import { compareProblems, renderCompare } from "./compare";
 import { BenchResult, parseResult } from "./envelope";
 import { failoverProblems, renderFailover } from "./failover";
+import { fleetProblems, renderFleet } from "./fleet";
 import { fuzzProblems, renderFuzz } from "./fuzz";
 import { probeProblems, renderProbe } from "./probe";
 import { renderScale, scaleProblems } from "./scale";
@@ -28,6 +29,7 @@ export const BENCHES = {
   admission: bench({ render: renderAdmission, problems: admissionProblems }),
   fuzz: bench({ render: renderFuzz, problems: fuzzProblems }),
   compare: bench({ render: renderCompare, problems: compareProblems }),
+  fleet: bench({ render: renderFleet, problems: fleetProblems }),
 };
 
 export type BenchName = keyof typeof BENCHES;

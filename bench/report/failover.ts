@@ -96,7 +96,8 @@ function lostIn(faults: FailoverFault[], fault: FailoverFault): string {
   return count(fault.lostSoFar - before);
 }
 
-function faultTable(r: FailoverResult): string {
+/** A row per fault: its failovers' p50/p95/max, write gaps, the goal, and what it lost. */
+export function faultTable(faults: FailoverFault[]): string {
   return table(
     columns(
       "fault",
@@ -110,7 +111,7 @@ function faultTable(r: FailoverResult): string {
       "two writable",
       "rows lost",
     ),
-    r.figures.faults.map(f => {
+    faults.map(f => {
       const w = of(f, "writtenMs");
       const gaps = of(f, "gapMs");
       const goal = P95_GOAL_SECONDS[f.fault];
@@ -126,7 +127,7 @@ function faultTable(r: FailoverResult): string {
         secondsAt(gaps, 0.95),
         `${goalOf(f.fault) === "gapMs" ? "gap" : "p95"} ≤ ${goal} s: ${met ? "met" : "**not met**"}`,
         String(f.twoWritableRounds),
-        lostIn(r.figures.faults, f),
+        lostIn(faults, f),
       ];
     }),
   );
@@ -189,7 +190,7 @@ export function renderFailover(r: FailoverResult): string {
   const rows = r.figures.rows;
   return [
     `${failoverSentence(r.parameters)}.`,
-    faultTable(r),
+    faultTable(r.figures.faults),
     PHASES_TEXT,
     phaseTable(r),
     ...r.figures.faults.map(recoveryKinds).filter((x): x is string => x !== undefined),
