@@ -9,7 +9,8 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "pg";
+import type { Client } from "pg";
+import { openClient } from "../../test/e2e/load/pg-client";
 import type { LoadConfig } from "../../test/e2e/load/load";
 import { stopWhenOrphaned } from "../../test/e2e/load/orphan-guard";
 
@@ -38,13 +39,7 @@ async function write(target: WritersConfig["targets"][number], rate: number, cou
     next += everyMs;
     try {
       if (!client) {
-        client = new Client({
-          ...target.app,
-          connectionTimeoutMillis: TIMEOUT_MS,
-          query_timeout: TIMEOUT_MS,
-        });
-        client.on("error", () => undefined);
-        await client.connect();
+        client = await openClient(target.app, TIMEOUT_MS);
         await client.query("create table if not exists fleet_load (at timestamptz default now())");
       }
       await client.query("insert into fleet_load default values");

@@ -27,13 +27,17 @@ type Status = {
 const status = (db: string): Status => (get("database", ns, db)?.status ?? {}) as Status;
 const condition = (db: string, type: string) => status(db).conditions?.find(c => c.type === type);
 
+/** Waits for `test` on `db`; a timeout prints the diagnosis (the instances' and operator's logs). */
+const until = (
+  db: string,
+  what: string,
+  test: () => boolean,
+  timeoutMs: number,
+  intervalMs: number,
+) => diagnosed(waitFor(what, test, { timeoutMs, intervalMs }), ns, db, operator.logFile);
+
 const ready = (db: string, timeoutMs = 420_000) =>
-  diagnosed(
-    waitFor(`${db} Ready`, () => status(db).phase === "Ready", { timeoutMs, intervalMs: 2000 }),
-    ns,
-    db,
-    operator.logFile,
-  );
+  until(db, `${db} Ready`, () => status(db).phase === "Ready", timeoutMs, 2000);
 
 const pgbackrest = (pod: string, ...args: string[]): string => pgbackrestIn(ns, pod, ...args);
 
@@ -122,15 +126,12 @@ describe("restoring a Database from an object-store backup (bootstrap.recovery)"
     );
     // Diagnosed: a CI run saw the first push (the new timeline's history file) fail for over
     // two minutes, and only postgres's log says what pgBackRest answered.
-    await diagnosed(
-      waitFor(
-        "the restored Database archiving into its own repository",
-        () => condition("restored", "ContinuousArchiving")?.status === "True",
-        { timeoutMs: 120_000, intervalMs: 1000 },
-      ),
-      ns,
+    await until(
       "restored",
-      operator.logFile,
+      "the restored Database archiving into its own repository",
+      () => condition("restored", "ContinuousArchiving")?.status === "True",
+      120_000,
+      1000,
     );
   }, 1_200_000);
 
@@ -141,15 +142,12 @@ describe("restoring a Database from an object-store backup (bootstrap.recovery)"
         bootstrap: recoveryOf(`/${ns}/never-existed/0000`),
       }),
     );
-    await diagnosed(
-      waitFor(
-        "Recovered False",
-        () => condition("nothing", "Recovered")?.reason === "RecoveryFailed",
-        { timeoutMs: 240_000, intervalMs: 2000 },
-      ),
-      ns,
+    await until(
       "nothing",
-      operator.logFile,
+      "Recovered False",
+      () => condition("nothing", "Recovered")?.reason === "RecoveryFailed",
+      240_000,
+      2000,
     );
     expect(status("nothing").phase).toBe("Failed");
     expect(condition("nothing", "Recovered")?.message).toMatch(

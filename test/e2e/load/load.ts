@@ -18,6 +18,7 @@ import { execFile } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "pg";
+import { openClient } from "./pg-client";
 import { WRITER_ID_SPACE } from "./ack-log";
 import { stopWhenOrphaned } from "./orphan-guard";
 
@@ -66,13 +67,7 @@ async function writer(cfg: LoadConfig, index: number): Promise<void> {
     id++;
     try {
       if (!client) {
-        client = new Client({
-          ...cfg.app,
-          connectionTimeoutMillis: TIMEOUT_MS,
-          query_timeout: TIMEOUT_MS,
-        });
-        client.on("error", () => undefined);
-        await client.connect();
+        client = await openClient(cfg.app, TIMEOUT_MS);
       }
       const r = await client.query<{ addr: string }>(
         `insert into ${cfg.table} (id) values ($1) returning host(inet_server_addr()) as addr`,
