@@ -91,7 +91,10 @@ describe("informers: only objects of known Databases are held", () => {
   it(`holds the known Database's ConfigMap and none of ${IMPOSTORS} impostors`, () => {
     expect(names(own)).toEqual(["orders-config"]);
     expect(names(tenant)).toEqual([]);
-    expect(held()).toBeLessThan(10);
+    // The reflectors hold no impostor either. Other files' Databases share this apiserver and
+    // their namespaces may still be terminating (CI once counted 55 of their objects here), so the
+    // bound is the impostors' count, which a leak would reach, not a small number.
+    expect(held()).toBeLessThan(IMPOSTORS);
     // Known from the first list: handed on at once (reconcile reads the API until kinds sync).
     expect(handedOn.map(d => d.name)).toContain("orders");
   });
