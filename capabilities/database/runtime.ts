@@ -26,6 +26,7 @@ import { LeaderElector } from "./leader/elector";
 import { apiLeaseClient } from "./leader/lease-client";
 import { releaseOnSigterm } from "./leader/release-on-sigterm";
 import { systemClock } from "./lib/clock";
+import { LoopLag } from "./lib/loop-lag";
 import { operatorConfig } from "./lib/config";
 import { WEBHOOK_CERTIFICATE_FILE, expiryWarning, notAfterOf } from "./lib/certificate-expiry";
 import { errorMessage } from "./lib/errors";
@@ -102,6 +103,9 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     },
   }));
   const config = operatorConfig();
+  // How late the operator's own loop runs: a probe's silence then may be ours (ADR 0038).
+  const loopLag = new LoopLag();
+  loopLag.start();
   // The instance monitor probes over the real SQL edge and wakes the controller on changes.
   const monitor = new InstanceMonitor({
     sql: new ProbeSessions({ acceptCheckMs: config.probeAcceptCheckMs }),
@@ -111,6 +115,16 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     onChange: key => {
       const { namespace, name } = splitDatabaseKey(key);
       ctl.wake(namespace, name);
+    },
+    loopLag,
+    onDiscount: (key, instance, discount, again) => {
+      const { namespace, name } = splitDatabaseKey(key);
+      m.recordDiscountedSilence(namespace, name, discount.reason);
+      if (!again)
+        log.warn(
+          { namespace, database: name, instance, reason: discount.reason },
+          `Probe silence not counted: ${discount.message}`,
+        );
     },
   });
   const ha: HaDeps = {

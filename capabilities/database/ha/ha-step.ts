@@ -146,6 +146,7 @@ const probeTargets = (pods: KubeObject[], target: TargetOf): ProbeTarget[] =>
       name: p.metadata?.name ?? "",
       uid: p.metadata?.uid ?? "",
       target: target(podIP(p) ?? ""),
+      node: (p.spec as { nodeName?: string } | undefined)?.nodeName,
     }));
 
 const keyOf = (db: Database): string =>

@@ -1,5 +1,6 @@
 import { FakeClock } from "../../../test/unit/fake-clock";
 import { InstanceMonitor } from "./monitor";
+import { NO_ANSWER } from "./sql-session";
 import { InstanceProbe, InstanceTarget } from "./types";
 
 const answer = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
@@ -13,10 +14,11 @@ const answer = (over: Partial<InstanceProbe> = {}): InstanceProbe => ({
 });
 
 /** A scripted PostgreSQL: per host, an answer or an error. */
-function setup() {
+function setup(loopLagMs = 0) {
   const behaviour = new Map<string, InstanceProbe | Error>();
   const asked: InstanceTarget[] = [];
   const changes: string[] = [];
+  const discounts: string[] = [];
   const clock = new FakeClock(1_000);
   const monitor = new InstanceMonitor({
     sql: {
@@ -31,9 +33,11 @@ function setup() {
     timeoutMs: 500,
     failureThreshold: 3,
     onChange: key => changes.push(key),
+    loopLag: { maxSince: () => loopLagMs },
+    onDiscount: (key, instance, d) => discounts.push(`${key} ${instance}: ${d.reason}`),
     clock,
   });
-  return { behaviour, asked, changes, clock, monitor };
+  return { behaviour, asked, changes, clock, monitor, discounts };
 }
 
 /** An instance to probe at `ip`, as the monitor role would log in there. */
@@ -187,5 +191,74 @@ describe("InstanceMonitor", () => {
     monitor.untrack("ns/b");
     monitor.untrackAll();
     expect(kept).toEqual([["10.0.0.1:5432", "10.0.1.1:5432"], ["10.0.0.1:5432"], []]);
+  });
+
+  describe("silence (no answer in time)", () => {
+    const silence = () => Object.assign(new Error("no answer within 500 ms"), { code: NO_ANSWER });
+    const onNode = (name: string, ip: string, node: string) => ({
+      ...at(name, `uid-${name}`, ip),
+      node,
+    });
+
+    /** Rounds one second apart; the failures in a row each instance has after them. */
+    async function rounds(m: InstanceMonitor, clock: FakeClock, n: number) {
+      for (let i = 0; i < n; i++) {
+        await m.probeAll();
+        clock.advance(1000);
+      }
+    }
+
+    it("is not counted when another Database's instances on the node are silent while one there answers", async () => {
+      const { behaviour, clock, monitor, discounts } = setup();
+      behaviour.set("10.0.0.9", answer());
+      behaviour.set("10.0.0.1", silence());
+      behaviour.set("10.0.0.2", silence());
+      monitor.track("ns/alive", [onNode("alive-0", "10.0.0.9", "node-a")]);
+      monitor.track("ns/orders", [onNode("orders-0", "10.0.0.1", "node-a")]);
+      monitor.track("ns/billing", [onNode("billing-0", "10.0.0.2", "node-a")]);
+      await rounds(monitor, clock, 5);
+      // The first silence had nothing to compare with; none after it counted.
+      expect(monitor.view("ns/orders").get("orders-0")).toMatchObject({ ok: false, failures: 1 });
+      expect(monitor.view("ns/billing").get("billing-0")).toMatchObject({ ok: false, failures: 0 });
+      expect(monitor.view("ns/billing").get("billing-0")?.discounted).toMatch(/node node-a/);
+      expect(discounts).toContain("ns/billing billing-0: slowNode");
+    });
+
+    it("counts when nothing on the node answers (a dead node), and a refusal always", async () => {
+      const { behaviour, clock, monitor } = setup();
+      behaviour.set("10.0.0.1", silence());
+      behaviour.set("10.0.0.2", silence());
+      behaviour.set("10.0.0.3", answer());
+      behaviour.set("10.0.0.4", new Error("connect ECONNREFUSED"));
+      monitor.track("ns/orders", [onNode("orders-0", "10.0.0.1", "node-a")]);
+      monitor.track("ns/billing", [onNode("billing-0", "10.0.0.2", "node-a")]);
+      monitor.track("ns/ledger", [
+        onNode("ledger-0", "10.0.0.3", "node-b"),
+        onNode("ledger-1", "10.0.0.4", "node-b"),
+      ]);
+      await rounds(monitor, clock, 3);
+      expect(monitor.view("ns/orders").get("orders-0")?.failures).toBe(3);
+      expect(monitor.view("ns/billing").get("billing-0")?.failures).toBe(3);
+      expect(monitor.view("ns/ledger").get("ledger-1")?.failures).toBe(3);
+    });
+
+    it("is not counted while the operator's own loop lagged, and a refusal still is", async () => {
+      const { behaviour, clock, monitor, discounts } = setup(400);
+      behaviour.set("10.0.0.1", silence());
+      behaviour.set("10.0.0.2", new Error("connect ECONNREFUSED"));
+      monitor.track("ns/db", targets);
+      await rounds(monitor, clock, 3);
+      expect(monitor.view("ns/db").get("db-0")).toMatchObject({ failures: 0 });
+      expect(monitor.view("ns/db").get("db-1")).toMatchObject({ failures: 3 });
+      expect(discounts).toEqual(Array(3).fill("ns/db db-0: operatorLag"));
+    });
+
+    it("counts again once one instance has been silent for the whole hold", async () => {
+      const { behaviour, clock, monitor } = setup(400);
+      behaviour.set("10.0.0.1", silence());
+      monitor.track("ns/db", targets.slice(0, 1));
+      await rounds(monitor, clock, 63);
+      expect(monitor.view("ns/db").get("db-0")?.failures).toBe(3); // seconds 60, 61, 62
+    });
   });
 });

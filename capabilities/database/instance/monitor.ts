@@ -5,12 +5,19 @@
  * threshold, changed role, timeline, streaming state, synchronous set or pending restarts).
  * Replication progress alone never triggers a reconcile: that would be a storm under load.
  *
+ * A probe that got no answer in time counts as a failure only when the silence is the instance's
+ * own (timeout-verdict.ts): silence across Databases on a node that still answers, or while the
+ * operator's own loop lagged, leaves the run of failures where it was (ADR 0038).
+ *
  * Reconcile tells it what to probe (`track`) and reads its view (`view`); the monitor never
  * writes to the API itself.
  */
 import { Clock, TimerHandle, systemClock } from "../lib/clock";
 import { errorMessage } from "../lib/errors";
+import type { LoopLagReader } from "../lib/loop-lag";
 import { lagBytes } from "./lsn";
+import { isSilence } from "./sql-session";
+import { Discount, ProbeOutcome, discountSilence } from "./timeout-verdict";
 import type { InstanceProbe, InstanceSql, InstanceTarget } from "./types";
 
 export interface ProbeTarget {
@@ -19,6 +26,8 @@ export interface ProbeTarget {
   uid: string;
   /** Where and as whom to probe it (instance/targets.ts). */
   target: InstanceTarget;
+  /** The node its pod runs on: silence shared by a node's Databases is the node's. */
+  node?: string;
 }
 
 export interface ProbeRecord {
@@ -29,6 +38,8 @@ export interface ProbeRecord {
   lastError?: string;
   /** When the current run of failures began. */
   failingSince?: number;
+  /** Why the last failure, a silence, was not counted (timeout-verdict.ts). */
+  discounted?: string;
 }
 
 export interface MonitorOptions {
@@ -40,6 +51,13 @@ export interface MonitorOptions {
   timeoutMs: number;
   failureThreshold: number;
   onChange: (key: string) => void;
+  /** The operator's event-loop lag (lib/loop-lag.ts); without it, lag discounts nothing. */
+  loopLag?: LoopLagReader;
+  /**
+   * A silence not counted against `instance` of Database `key`, and why; `again` when its last
+   * failure was a discounted silence too (a log says it once per run).
+   */
+  onDiscount?: (key: string, instance: string, discount: Discount, again: boolean) => void;
   clock?: Clock;
 }
 
@@ -87,6 +105,9 @@ function lagBucketChanged(entry: Tracked, name: string): boolean {
 
 export class InstanceMonitor {
   private readonly tracked = new Map<string, Tracked>();
+  /** Every Database's recent probe ends, for the verdict on a silence (timeout-verdict.ts). */
+  private recent: ProbeOutcome[] = [];
+  private prunedAt = 0;
   private readonly clock: Clock;
   private timer?: TimerHandle;
 
@@ -175,14 +196,17 @@ export class InstanceMonitor {
   private async probeOne(key: string, entry: Tracked, target: ProbeTarget): Promise<void> {
     entry.inFlight.add(target.name);
     const before = entry.records.get(target.name);
+    const startedAt = this.clock.now();
     let next: ProbeRecord;
     try {
       next = await this.answer(entry, target);
     } catch (err) {
-      next = this.failure(before?.uid === target.uid ? before : undefined, target, err);
+      const previous = before?.uid === target.uid ? before : undefined;
+      next = this.failure(key, previous, target, err, startedAt);
     } finally {
       entry.inFlight.delete(target.name);
     }
+    this.note({ key, node: target.node, at: this.clock.now(), answered: next.ok });
     // The Database may have been untracked, or the pod replaced, while the probe ran.
     if (this.tracked.get(key) !== entry) return;
     if (!entry.targets.some(t => t.name === target.name && t.uid === target.uid)) return;
@@ -198,19 +222,68 @@ export class InstanceMonitor {
     return { uid: target.uid, ok: true, failures: 0, probe };
   }
 
-  /** One more failure in a row; the last answer is kept (failover compares received LSNs). */
+  /**
+   * One more failure in a row, unless it is a silence the verdict discounts (then the run stays
+   * where it was); the last answer is kept (failover compares received LSNs).
+   */
   private failure(
+    key: string,
     previous: ProbeRecord | undefined,
     target: ProbeTarget,
     err: unknown,
+    startedAt: number,
   ): ProbeRecord {
+    const now = this.clock.now();
+    const failingSince = previous?.failingSince ?? now;
+    const discount = isSilence(err)
+      ? this.verdict(key, target, startedAt, failingSince)
+      : undefined;
+    if (discount) this.opts.onDiscount?.(key, target.name, discount, !!previous?.discounted);
     return {
       uid: target.uid,
       ok: false,
-      failures: (previous?.failures ?? 0) + 1,
+      failures: (previous?.failures ?? 0) + (discount ? 0 : 1),
       probe: previous?.probe,
       lastError: errorMessage(err),
-      failingSince: previous?.failingSince ?? this.clock.now(),
+      failingSince,
+      ...(discount ? { discounted: discount.message } : {}),
     };
+  }
+
+  private verdict(
+    key: string,
+    target: ProbeTarget,
+    startedAt: number,
+    failingSince: number,
+  ): Discount | undefined {
+    return discountSilence({
+      key,
+      node: target.node,
+      startedAt,
+      now: this.clock.now(),
+      timeoutMs: this.opts.timeoutMs,
+      failingSince,
+      operatorLagMs: this.opts.loopLag?.maxSince(startedAt) ?? 0,
+      recent: this.recent,
+      windowMs: this.windowMs,
+    });
+  }
+
+  /** The span of a run of failures up to the threshold: another Database's silence is looked for there. */
+  private get windowMs(): number {
+    return this.opts.failureThreshold * this.opts.intervalMs + this.opts.timeoutMs;
+  }
+
+  /**
+   * Keeps a probe's end for the verdicts of others; once an interval, forgets ends no verdict reads
+   * any more (not on every end: a fleet's thousands of ends a second would each copy the list).
+   */
+  private note(outcome: ProbeOutcome): void {
+    if (outcome.at - this.prunedAt >= this.opts.intervalMs) {
+      const horizon = outcome.at - Math.max(this.windowMs, this.opts.timeoutMs * 2);
+      this.recent = this.recent.filter(o => o.at >= horizon);
+      this.prunedAt = outcome.at;
+    }
+    this.recent.push(outcome);
   }
 }

@@ -21,6 +21,7 @@ import { within } from "../lib/within";
 import { probeQueries } from "./instance-sql";
 import {
   InstanceSqlError,
+  NO_ANSWER,
   addressOf,
   close,
   newClient,
@@ -237,7 +238,10 @@ async function withDeadline<T>(
     // An answer that came in while the operator's event loop stalled still counts (lib/within.ts).
     return await within(work(), Math.max(0, deadline.remaining), () => {
       client.connection.stream.destroy();
-      return new InstanceSqlError(`probe on ${addressOf(t)}: no answer within ${timeoutMs} ms`);
+      return new InstanceSqlError(
+        `probe on ${addressOf(t)}: no answer within ${timeoutMs} ms`,
+        NO_ANSWER,
+      );
     });
   } catch (err) {
     throw wrap(err, "probe", t);
@@ -266,6 +270,8 @@ function acceptsConnections(t: InstanceTarget, deadline: Deadline): Promise<void
   });
   return within(answered, Math.max(1, deadline.remaining), () => {
     socket.destroy();
-    return new Error("new connections are not accepted: no answer to SSLRequest");
+    return Object.assign(new Error("new connections are not accepted: no answer to SSLRequest"), {
+      code: NO_ANSWER,
+    });
   });
 }

@@ -33,6 +33,16 @@ export class InstanceSqlError extends Error {
   }
 }
 
+/**
+ * The code of a call that got no answer in time: silence, which a slow node or a starved operator
+ * causes as well as a dead server (instance/timeout-verdict.ts), unlike a refusal or an error.
+ */
+export const NO_ANSWER = "PGKEEPER_NO_ANSWER";
+
+/** Whether `err` is a call that got no answer in time. */
+export const isSilence = (err: unknown): boolean =>
+  (err as { code?: unknown } | null)?.code === NO_ANSWER;
+
 /** A polite close (Terminate message) may take this long before the socket is destroyed. */
 const CLOSE_GRACE_MS = 500;
 const RELOAD_POLL_MS = 20;
@@ -270,7 +280,10 @@ async function onFreshClient<T>(
     // An answer that came in while the event loop stalled still counts (lib/within.ts).
     return await within(run(), budgetMs, () => {
       client.connection.stream.destroy();
-      return new InstanceSqlError(`${what} on ${addressOf(t)}: no answer within ${budgetMs} ms`);
+      return new InstanceSqlError(
+        `${what} on ${addressOf(t)}: no answer within ${budgetMs} ms`,
+        NO_ANSWER,
+      );
     });
   } catch (err) {
     throw wrap(err, what, t);

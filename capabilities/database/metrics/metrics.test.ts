@@ -83,6 +83,18 @@ describe("OperatorMetrics", () => {
     expect(await sample(registry, "pgkeeper_failover_duration_seconds_sum")).toBe(12.5);
   });
 
+  it("counts the probe silences not held against an instance, by reason", async () => {
+    const { registry, m } = setup();
+    m.recordDiscountedSilence("team", "ledger", "slowNode");
+    m.recordDiscountedSilence("team", "ledger", "slowNode");
+    expect(
+      await sample(
+        registry,
+        'pgkeeper_probe_silences_discounted_total{namespace="team",database="ledger",reason="slowNode"}',
+      ),
+    ).toBe(2);
+  });
+
   it("per-instance health replaces the Database's series and forgets them when it goes", async () => {
     const { registry, m } = setup();
     const l = (i: string) => `namespace="team",database="ledger",instance="${i}"`;

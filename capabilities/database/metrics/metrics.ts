@@ -44,6 +44,7 @@ export class OperatorMetrics {
   private readonly leader: Gauge;
   private readonly webhookCertificateExpiry: Gauge;
   private readonly failovers: Counter<"namespace" | "database">;
+  private readonly silencesDiscounted: Counter<"namespace" | "database" | "reason">;
   private readonly failoverDuration: Histogram;
   private readonly instanceRole: Gauge<"namespace" | "database" | "instance" | "role">;
   private readonly instanceReady: Gauge<"namespace" | "database" | "instance">;
@@ -144,6 +145,12 @@ export class OperatorMetrics {
       labelNames: ["namespace", "database"],
       registers,
     });
+    this.silencesDiscounted = new Counter({
+      name: "pgkeeper_probe_silences_discounted_total",
+      help: "Probes that got no answer in time and did not count toward a failover, by reason: slowNode (other Databases on the node silent too while it answers), operatorLag (the operator's own loop lagged).",
+      labelNames: ["namespace", "database", "reason"],
+      registers,
+    });
     this.failoverDuration = new Histogram({
       name: "pgkeeper_failover_duration_seconds",
       help: "Time from the primary found unhealthy to the new primary serving.",
@@ -215,6 +222,11 @@ export class OperatorMetrics {
   recordFailover(namespace: string, database: string, seconds: number): void {
     this.failovers.inc({ namespace, database });
     this.failoverDuration.observe(seconds);
+  }
+
+  /** A probe's silence the monitor did not count against the instance (instance/timeout-verdict.ts). */
+  recordDiscountedSilence(namespace: string, database: string, reason: string): void {
+    this.silencesDiscounted.inc({ namespace, database, reason });
   }
 
   /** Replaces the per-instance series of one Database with `instances`. */
