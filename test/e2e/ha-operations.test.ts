@@ -8,7 +8,10 @@
 import { database } from "../integration/harness/fixtures";
 import { Obj, create, get, kubectlOk, list } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
+import { readFileSync } from "node:fs";
+import { eventsSince } from "./ha/events";
 import { DB, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-load";
+import { freezePod } from "./load/pod-freezer";
 import { appCredentials, psql, superuserAt } from "./psql";
 
 const ha = quorumDatabaseUnderLoad("ha-operations");
@@ -160,6 +163,61 @@ describe("scaling a Database 1 → 3 → 2", () => {
     await waitFor("pod grow-2 gone", () => pod("grow-2") === undefined, { timeoutMs: 120_000 });
     expect(psql(creds, "select count(*) from t")).toBe("500");
   }, 900_000);
+});
+
+/**
+ * How long the node stays slow after the operator first said so: three times what a failover on
+ * probes needs (3 failures 1 s apart, each given 1.5 s), so a silence wrongly counted would show.
+ */
+const SLOW_FOR_MS = 3 * (3 * 1000 + 1500);
+
+describe("a slow node is not a failed primary (ADR 0038)", () => {
+  // After the scaling test: "grow" (two instances) and the suite's Database, on one node.
+  it("fails nothing over while two Databases' primaries are silent and their replicas answer", async () => {
+    const databases = [DB, "grow"];
+    const instances = ha.status().instances!.length;
+    const primaries = databases.map(d => ha.status(d).currentPrimary!);
+    const startOf = (i: number) =>
+      psql(
+        superuserAt(ha.ns, databases[i], pod(primaries[i])!),
+        "select pg_postmaster_start_time()",
+      );
+    const started = primaries.map((_, i) => startOf(i));
+    const t0 = Date.now();
+    const frozen = primaries.map(p => freezePod(pod(p)!.metadata.uid!));
+    try {
+      // The log may be pretty-printed over several lines: the message alone is matched.
+      const said = () =>
+        readFileSync(
+          String(typeof ha.operatorLog === "function" ? ha.operatorLog() : ha.operatorLog),
+          "utf8",
+        )
+          .split("\n")
+          .filter(l => l.includes("Probe silence not counted") && l.includes("the node is slow"));
+      await waitFor("the operator to call the silence the node's", () => said().length > 0, {
+        timeoutMs: 60_000,
+      });
+      const until = Date.now() + SLOW_FOR_MS;
+      while (Date.now() < until) {
+        expect(eventsSince(ha.ns, "FailoverStarted", t0)).toEqual([]);
+        await new Promise(r => setTimeout(r, 500));
+      }
+    } finally {
+      frozen.forEach(f => f.thaw());
+    }
+    await settle("two Databases' primaries silent on a live node (slow node): no failover", t0, {
+      instances,
+    });
+    await healthy("grow", 2);
+    expect(eventsSince(ha.ns, "FailoverStarted", t0)).toEqual([]);
+    // Asked of PostgreSQL: the same postmasters still run, as primaries.
+    databases.forEach((d, i) => {
+      expect(startOf(i)).toBe(started[i]);
+      expect(psql(superuserAt(ha.ns, d, pod(primaries[i])!), "select pg_is_in_recovery()")).toBe(
+        "f",
+      );
+    });
+  }, 600_000);
 });
 
 const count = (p: Obj, db: string): string =>

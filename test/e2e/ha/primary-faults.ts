@@ -4,12 +4,13 @@
  * (a new or the same primary, writes acknowledged again, no acknowledged row lost, never two
  * writable instances) and a fault-matrix row. Registered by in-cluster.test.ts against the operator as users install it.
  */
-import { kubectlOk, list } from "../../integration/harness/kubectl";
+import { kubectlOk } from "../../integration/harness/kubectl";
 import { waitFor } from "../../integration/harness/wait";
 import { diagnosed } from "../diagnosis";
 import { postmasterPid, signalEach } from "../load";
 import { freezePod } from "../load/pod-freezer";
 import { cutOff } from "../network-fault";
+import { eventsSince } from "./events";
 import { psql, superuserAt } from "../psql";
 import { DB, type HaSuite, restartCount } from "./quorum-under-load";
 
@@ -21,15 +22,8 @@ import { DB, type HaSuite, restartCount } from "./quorum-under-load";
 const FOLLOW_WITHIN_MS = 30_000;
 
 /** The message of a FenceTimeout Warning recorded in `namespace` at or after `since`, if any. */
-function fenceTimeoutSince(namespace: string, since: number): string | undefined {
-  type Event = { reason?: string; message?: string; lastTimestamp?: string; eventTime?: string };
-  const at = (e: Event): number => Date.parse(e.lastTimestamp ?? e.eventTime ?? "");
-  // Event times have a resolution of one second.
-  const found = (list("event", namespace) as Event[]).find(
-    e => e.reason === "FenceTimeout" && at(e) >= since - 1000,
-  );
-  return found?.message;
-}
+const fenceTimeoutSince = (namespace: string, since: number): string | undefined =>
+  eventsSince(namespace, "FenceTimeout", since)[0];
 
 export function primaryFaults(ha: HaSuite): void {
   const { status, pod, podIp, newPrimaryInsteadOf, expectRecovery, settle } = ha;
