@@ -60,10 +60,34 @@ type Status = {
 const status = (): Status => (get("database", ns, DB)?.status ?? {}) as Status;
 const archiving = () => status().conditions?.find(c => c.type === "ContinuousArchiving");
 
+/** Backed up every minute; retention 1 and two backups: the first expired by the second. */
+const SCHEDULED = "sched";
+const RETAINED = 1;
+
 describe("continuous WAL archiving into the local object store", () => {
-  it("archives into the Database's own path and goes on on the new timeline after a failover", async () => {
+  // The later tests' Databases start with the first one's: the scheduled one backs up while the
+  // failover test runs, so its test finds its backups made rather than waiting minutes of cron
+  // for them (it is checked before the store's outage, which would fail a backup due then), and
+  // the outage's is Ready by its turn.
+  beforeAll(() => {
     expect(S3.endpoint).not.toBe("");
     createStoreSecrets(ns);
+    create(
+      database(ns, SCHEDULED, {
+        instances: 1,
+        backup: { objectStore: localObjectStore(), schedule: "* * * * *", retention: RETAINED },
+      }),
+    );
+    create(
+      database(ns, "outage", {
+        instances: 1,
+        backup: { objectStore: localObjectStore(), archiveTimeoutSeconds: 5 },
+      }),
+    );
+  });
+
+  it("archives into the Database's own path and goes on on the new timeline after a failover", async () => {
+    expect(S3.endpoint).not.toBe("");
     create(
       database(ns, DB, {
         instances: 2,
@@ -213,13 +237,62 @@ describe("continuous WAL archiving into the local object store", () => {
     ).toBeGreaterThan(2);
   }, 1_200_000);
 
-  it("says when the store stops answering, keeps every segment, and archives them all once it is back", async () => {
-    create(
-      database(ns, "outage", {
-        instances: 1,
-        backup: { objectStore: localObjectStore(), archiveTimeoutSeconds: 5 },
+  it("backs up on schedule into Backup objects, keeps exactly the retained number, and outlives its Database", async () => {
+    const name = SCHEDULED;
+    type Backup = { metadata: { name: string }; spec: { database: string }; status?: BackupStatus };
+    const backups = () =>
+      (list("backup", ns) as unknown as Backup[]).filter(b => b.spec.database === name);
+    const completed = () => backups().filter(b => b.status?.phase === "Completed");
+    await diagnosed(
+      waitFor("two scheduled backups Completed", () => completed().length > RETAINED, {
+        timeoutMs: 480_000,
+        intervalMs: 5000,
       }),
+      ns,
+      name,
+      operator.logFile,
     );
+    // Stop the schedule and let what it queued finish, so the count below is final.
+    kubectlOk([
+      ...["patch", "database", name, "-n", ns, "--type", "json"],
+      ...["-p", '[{"op":"remove","path":"/spec/backup/schedule"}]'],
+    ]);
+    await waitFor(
+      "every Backup finished",
+      () => backups().every(b => ["Completed", "Failed"].includes(b.status?.phase ?? "")),
+      { timeoutMs: 300_000, intervalMs: 5000 },
+    );
+    expect(backups().filter(b => b.status?.phase === "Failed")).toEqual([]);
+    for (const b of backups()) {
+      expect(b.metadata.name).toMatch(new RegExp(`^${name}-\\d{12}$`));
+    }
+    // pgBackRest expired all but the newest full backup, and the WAL only older ones needed.
+    const info = JSON.parse(pgbackrestIn(ns, `${name}-0`, "info", "--output=json")) as {
+      backup: { label: string; type: string }[];
+    }[];
+    const newest = completed()
+      .map(b => b.status!)
+      .sort((a, b) => (a.stoppedAt ?? "").localeCompare(b.stoppedAt ?? ""))
+      .slice(-RETAINED)
+      .map(s => s.label);
+    expect(info[0].backup.map(b => b.label)).toEqual(newest);
+    expect(info[0].backup.every(b => b.type === "full")).toBe(true);
+    const db = get("database", ns, name)!.status as { firstRecoverabilityPoint?: string };
+    const oldestKept = completed().find(b => b.status?.label === newest[0])!.status!.stoppedAt;
+    expect(db.firstRecoverabilityPoint).toBe(oldestKept);
+
+    // Deleting the Database leaves its Backups and its repository.
+    const uid = get("database", ns, name)!.metadata.uid!;
+    const count = backups().length;
+    kubectlOk(["delete", "database", name, "-n", ns, "--wait=true", "--timeout=120s"]);
+    expect(backups().length).toBe(count);
+    // (Listed by the file's own prefix: a listing stops at 1,000 keys, and the backups' files sort first.)
+    expect(listKeys(`${ns}/${name}/${uid}/backup/db/backup.info`)).toContain(
+      `${ns}/${name}/${uid}/backup/db/backup.info`,
+    );
+  }, 1_200_000);
+
+  it("says when the store stops answering, keeps every segment, and archives them all once it is back", async () => {
     const statusOf = () => (get("database", ns, "outage")?.status ?? {}) as Status;
     const condition = () => statusOf().conditions?.find(c => c.type === "ContinuousArchiving");
     await diagnosed(
@@ -295,68 +368,4 @@ describe("continuous WAL archiving into the local object store", () => {
     pgbackrestIn(ns, "outage-0", "check");
     pgbackrestIn(ns, "outage-0", "verify");
   }, 900_000);
-
-  it("backs up on schedule into Backup objects, keeps exactly the retained number, and outlives its Database", async () => {
-    const name = "sched";
-    const RETAINED = 1;
-    create(
-      database(ns, name, {
-        instances: 1,
-        // retention 1 and two backups: the first expired by the second (a minute of the tier's
-        // time less than three backups with retention 2, the same rule exercised).
-        backup: { objectStore: localObjectStore(), schedule: "* * * * *", retention: RETAINED },
-      }),
-    );
-    type Backup = { metadata: { name: string }; spec: { database: string }; status?: BackupStatus };
-    const backups = () =>
-      (list("backup", ns) as unknown as Backup[]).filter(b => b.spec.database === name);
-    const completed = () => backups().filter(b => b.status?.phase === "Completed");
-    await diagnosed(
-      waitFor("two scheduled backups Completed", () => completed().length > RETAINED, {
-        timeoutMs: 480_000,
-        intervalMs: 5000,
-      }),
-      ns,
-      name,
-      operator.logFile,
-    );
-    // Stop the schedule and let what it queued finish, so the count below is final.
-    kubectlOk([
-      ...["patch", "database", name, "-n", ns, "--type", "json"],
-      ...["-p", '[{"op":"remove","path":"/spec/backup/schedule"}]'],
-    ]);
-    await waitFor(
-      "every Backup finished",
-      () => backups().every(b => ["Completed", "Failed"].includes(b.status?.phase ?? "")),
-      { timeoutMs: 300_000, intervalMs: 5000 },
-    );
-    expect(backups().filter(b => b.status?.phase === "Failed")).toEqual([]);
-    for (const b of backups()) {
-      expect(b.metadata.name).toMatch(new RegExp(`^${name}-\\d{12}$`));
-    }
-    // pgBackRest expired all but the newest full backup, and the WAL only older ones needed.
-    const info = JSON.parse(pgbackrestIn(ns, `${name}-0`, "info", "--output=json")) as {
-      backup: { label: string; type: string }[];
-    }[];
-    const newest = completed()
-      .map(b => b.status!)
-      .sort((a, b) => (a.stoppedAt ?? "").localeCompare(b.stoppedAt ?? ""))
-      .slice(-RETAINED)
-      .map(s => s.label);
-    expect(info[0].backup.map(b => b.label)).toEqual(newest);
-    expect(info[0].backup.every(b => b.type === "full")).toBe(true);
-    const db = get("database", ns, name)!.status as { firstRecoverabilityPoint?: string };
-    const oldestKept = completed().find(b => b.status?.label === newest[0])!.status!.stoppedAt;
-    expect(db.firstRecoverabilityPoint).toBe(oldestKept);
-
-    // Deleting the Database leaves its Backups and its repository.
-    const uid = get("database", ns, name)!.metadata.uid!;
-    const count = backups().length;
-    kubectlOk(["delete", "database", name, "-n", ns, "--wait=true", "--timeout=120s"]);
-    expect(backups().length).toBe(count);
-    // (Listed by the file's own prefix: a listing stops at 1,000 keys, and the backups' files sort first.)
-    expect(listKeys(`${ns}/${name}/${uid}/backup/db/backup.info`)).toContain(
-      `${ns}/${name}/${uid}/backup/db/backup.info`,
-    );
-  }, 1_200_000);
 });
