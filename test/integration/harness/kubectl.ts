@@ -17,6 +17,8 @@ export function kubectl(args: string[], input?: string, kubeconfig = env.kubecon
     input,
     encoding: "utf8",
     timeout: 60_000,
+    // A namespace's Events at fleet scale (bench/fleet: 16 Databases) outgrow the default 1 MiB.
+    maxBuffer: 256 * 1024 * 1024,
   });
   const timedOut = run.signal !== null || run.error !== undefined;
   const stderr =
@@ -25,11 +27,11 @@ export function kubectl(args: string[], input?: string, kubeconfig = env.kubecon
   return { code: timedOut ? -1 : (run.status ?? -1), stdout: run.stdout ?? "", stderr };
 }
 
-/** Runs kubectl and throws with its stderr on failure. */
 /** A JSON merge patch of one object; the result says whether the apiserver took it. */
 export const mergePatch = (kind: string, namespace: string, name: string, patch: object): Result =>
   kubectl(["patch", kind, name, "-n", namespace, "--type=merge", "-p", JSON.stringify(patch)]);
 
+/** Runs kubectl and throws with its stderr on failure. */
 export function kubectlOk(args: string[], input?: string): string {
   const r = kubectl(args, input);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
