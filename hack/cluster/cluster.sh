@@ -21,6 +21,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${CLUSTER_DIR}/pki.sh"
 # shellcheck source-path=SCRIPTDIR source=node.sh
 source "${CLUSTER_DIR}/node.sh"
+# shellcheck source-path=SCRIPTDIR source=await-exec.sh
+source "${CLUSTER_DIR}/await-exec.sh"
 
 CONTROL_PLANE=(etcd kube-apiserver kube-controller-manager kube-scheduler) # start order
 COMPONENTS=("${CONTROL_PLANE[@]}")
@@ -205,8 +207,12 @@ start_component() {
   # 8>&-: the component must not inherit (and hold forever) the lock of serialize. The subshell
   # execs setsid, which execs the binary: $! is the component's PID.
   (umask "${mask}" && exec setsid "${binary}" "${ARGS[@]}") </dev/null >>"${LOG_DIR}/${name}.log" 2>&1 8>&- &
-  echo "$! ${binary}" >"$(pid_file "${name}")"
-  log "${name}: started (pid $!${port:+, ${port}})"
+  pid=$!
+  echo "${pid} ${binary}" >"$(pid_file "${name}")"
+  # Until the execs are done the PID runs bash: running_pid would call it gone. If it really
+  # ended, the wait that follows says so with its log.
+  await_exec "${pid}" "${binary}" || true
+  log "${name}: started (pid ${pid}${port:+, ${port}})"
 }
 
 # wait_until COMPONENT DESCRIPTION COMMAND...: polls COMMAND; fails early if COMPONENT died.
