@@ -110,6 +110,25 @@ const failoversStarted = (ns: string): number =>
     ) as { items: { count?: number }[] }
   ).items.reduce((n, e) => n + (e.count ?? 1), 0);
 
+/**
+ * Runs of an instance's probe silence the watchers did not count (ADR 0038): their "Probe silence
+ * not counted" log lines, one per instance and run.
+ */
+function silencesDiscounted(): number {
+  const pods = kubectlOk([
+    ...["get", "pods", "-n", OPERATOR_NAMESPACE, "-o", "name"],
+    ...["-l", "pepr.dev/controller=watcher"],
+  ])
+    .split("\n")
+    .filter(Boolean);
+  return pods
+    .map(pod => kubectlOk(["logs", "-n", OPERATOR_NAMESPACE, pod, "-c", "watcher"]))
+    .reduce(
+      (n, log) => n + log.split("\n").filter(l => l.includes("Probe silence not counted")).length,
+      0,
+    );
+}
+
 /** The fleet, CREATE_BATCH Databases at a time; seconds until the last batch was healthy. */
 async function createFleet(ns: string): Promise<number> {
   const t0 = Date.now();
@@ -225,6 +244,7 @@ async function main(): Promise<void> {
   try {
     figures.readySeconds = await createFleet(ns);
     figures.failoversWhileCreating = failoversStarted(ns);
+    figures.silencesDiscounted = silencesDiscounted();
     console.log(
       `${DATABASES} Databases of ${INSTANCES} instances healthy after ${figures.readySeconds.toFixed(0)} s`,
     );

@@ -29,6 +29,12 @@ export interface FleetFigures {
   createBatch: number;
   /** Failovers the operator started while the fleet was created (nothing failed on purpose). */
   failoversWhileCreating: number;
+  /**
+   * Instances whose probes' silence the operator did not count while the fleet was created (its
+   * watchers' "Probe silence not counted" lines, one per instance and run: ADR 0038); absent in
+   * runs from before it.
+   */
+  silencesDiscounted?: number;
   /** Failovers it started over the windows at rest (null until measured). */
   failoversAtRest: number | null;
   /** Null until the window at rest was measured. */
@@ -106,7 +112,7 @@ export function renderFleet(r: FleetResult): string {
     .join(",");
   const bg = f.background;
   return [
-    `\`DATABASES=${p.databases} REST_SECONDS=${p.restSeconds} RATE=${p.rate} FAULTS=${faults} npm run bench:fleet\`: ${p.databases} Databases of ${p.instances} instances (real PostgreSQL 15, failover on) on the local node, the operator installed by \`pepr deploy\` at its defaults (${probe}). Created ${f.createBatch} at a time, each batch awaited Ready with every replica streaming: all of them **${seconds(f.readySeconds, 0)}** after the first create; **${count(f.failoversWhileCreating)} failovers** started meanwhile and ${f.failoversAtRest === null ? "–" : count(f.failoversAtRest)} over the windows at rest, with nothing failed on purpose.`,
+    `\`DATABASES=${p.databases} REST_SECONDS=${p.restSeconds} RATE=${p.rate} FAULTS=${faults} npm run bench:fleet\`: ${p.databases} Databases of ${p.instances} instances (real PostgreSQL 15, failover on) on the local node, the operator installed by \`pepr deploy\` at its defaults (${probe}). Created ${f.createBatch} at a time, each batch awaited Ready with every replica streaming: all of them **${seconds(f.readySeconds, 0)}** after the first create; **${count(f.failoversWhileCreating)} failovers** started meanwhile and ${f.failoversAtRest === null ? "–" : count(f.failoversAtRest)} over the windows at rest, with nothing failed on purpose.${f.silencesDiscounted === undefined ? "" : ` While the fleet was created, ${count(f.silencesDiscounted)} runs of an instance's probe silence were not counted toward a failover (ADR 0038: the node slow, or the operator).`}`,
     `At rest for ${seconds(f.rest!.seconds, 0)} (CPU from each pod's cgroup, exited backends included; memory of the watcher's node process), then as long with the watchers scaled to zero: the difference is what the probes cost the servers.`,
     restTable(r),
     `One Database's failovers while the ${p.databases - 1} others each take ${p.rate} inserts/s through their own \`<db>-rw\`${bg ? ` (${count(bg.acknowledged)} acknowledged, ${count(bg.failed)} failed, over ${seconds(bg.seconds, 0)})` : ""}: from the fault to the first write the recovered primary acknowledged.`,
