@@ -103,9 +103,11 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
     },
   }));
   const config = operatorConfig();
-  // How late the operator's own loop runs: a probe's silence then may be ours (ADR 0038).
+  // How late the operator's own loop runs, and the node it runs on (learnt from its pod when it
+  // starts leading): a probe's silence then may be ours, or a slow node's (ADR 0038).
   const loopLag = new LoopLag();
   loopLag.start();
+  let operatorNode: string | undefined;
   // The instance monitor probes over the real SQL edge and wakes the controller on changes.
   const monitor = new InstanceMonitor({
     sql: new ProbeSessions({ acceptCheckMs: config.probeAcceptCheckMs }),
@@ -117,6 +119,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
       ctl.wake(namespace, name);
     },
     loopLag,
+    operatorNode: () => operatorNode,
     onDiscount: (key, instance, discount, again) => {
       const { namespace, name } = splitDatabaseKey(key);
       m.recordDiscountedSilence(namespace, name, discount.reason);
@@ -207,12 +210,15 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
   });
   const markOwnPod = (leading: boolean): void => {
     if (!pod) return;
-    kubeRequest("PATCH", `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}`, {
-      body: deletionCostPatch(leading),
-      contentType: "application/merge-patch+json",
-    }).catch(err =>
-      log.warn({ error: errorMessage(err), leading }, "Could not mark the pod's deletion cost"),
-    );
+    kubeRequest<{ spec?: { nodeName?: string } }>(
+      "PATCH",
+      `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}`,
+      { body: deletionCostPatch(leading), contentType: "application/merge-patch+json" },
+    )
+      .then(patched => (operatorNode = patched.spec?.nodeName ?? operatorNode))
+      .catch(err =>
+        log.warn({ error: errorMessage(err), leading }, "Could not mark the pod's deletion cost"),
+      );
   };
 
   if (!election.enabled) {

@@ -62,6 +62,28 @@ describe("decide: failover", () => {
       { kind: "failover", to: "db-1", reason: "the primary's pod db-0 is being deleted" },
     ],
     [
+      "primary failing probes at the threshold: the reason says what the last one got",
+      {
+        instances: [
+          {
+            ...failing(primary(), 3),
+            sql: {
+              ok: false,
+              failures: 3,
+              lastError: "probe on 10.0.0.1:5432: connect ECONNREFUSED",
+            },
+          },
+          up("db-1"),
+        ],
+      },
+      {
+        kind: "failover",
+        to: "db-1",
+        reason:
+          "db-0 stopped answering SQL probes (3 failed in a row; the last: probe on 10.0.0.1:5432: connect ECONNREFUSED)",
+      },
+    ],
+    [
       "primary failing probes at the threshold",
       { instances: [failing(primary(), 3), up("db-1"), up("db-2", { lsn: "1/0" })] },
       {

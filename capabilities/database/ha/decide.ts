@@ -33,6 +33,8 @@ export interface InstanceView {
     failures: number;
     /** The last answer, kept while later probes fail. */
     probe?: InstanceProbe;
+    /** Why the last probe failed: said in the failover's reason. */
+    lastError?: string;
   };
   /**
    * Restart-only parameters that our last ALTER SYSTEM + reload on this postmaster left pending:
@@ -107,8 +109,10 @@ export function primaryFailure(input: HaInput): string | undefined {
   // Crashed again soon after a restart: the kubelet waits 10 s or more before the next one.
   if (primary.pod.crashLooping)
     return `the primary's postgres container ${input.primary} is in CrashLoopBackOff`;
-  if (stoppedAnswering(primary, input))
-    return `${input.primary} stopped answering SQL probes (${input.failureThreshold} failed in a row)`;
+  if (stoppedAnswering(primary, input)) {
+    const last = primary.sql?.lastError ? `; the last: ${primary.sql.lastError}` : "";
+    return `${input.primary} stopped answering SQL probes (${input.failureThreshold} failed in a row${last})`;
+  }
   // A primary restarted as a standby answers: the operation in progress promotes it.
   return undefined;
 }

@@ -78,7 +78,12 @@ function viewOf(
   const record = records.get(name);
   const view: InstanceView = { name, ordinal: ordinalOf(name), pod: podView(pod) };
   if (record && record.uid === pod.metadata?.uid)
-    view.sql = { ok: record.ok, failures: record.failures, probe: record.probe };
+    view.sql = {
+      ok: record.ok,
+      failures: record.failures,
+      probe: record.probe,
+      ...(record.lastError ? { lastError: record.lastError } : {}),
+    };
   return withReload(view, reloads.get(view.pod?.uid ?? ""));
 }
 

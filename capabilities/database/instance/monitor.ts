@@ -53,6 +53,8 @@ export interface MonitorOptions {
   onChange: (key: string) => void;
   /** The operator's event-loop lag (lib/loop-lag.ts); without it, lag discounts nothing. */
   loopLag?: LoopLagReader;
+  /** The node the operator runs on, once known (its own pod's): a node alive by that fact. */
+  operatorNode?: () => string | undefined;
   /**
    * A silence not counted against `instance` of Database `key`, and why; `again` when its last
    * failure was a discounted silence too (a log says it once per run).
@@ -264,6 +266,7 @@ export class InstanceMonitor {
       timeoutMs: this.opts.timeoutMs,
       failingSince,
       operatorLagMs: this.opts.loopLag?.maxSince(startedAt) ?? 0,
+      operatorNode: this.opts.operatorNode?.(),
       recent: this.recent,
       windowMs: this.windowMs,
     });

@@ -9,7 +9,9 @@
  *   (the answer may have been there; we were not);
  * - instances of another Database on the same node went silent too, while some instance on that
  *   node answered within this probe's own window: the node is alive and slow. A node that died
- *   or was cut off answers nothing, so its silence still counts.
+ *   or was cut off answers nothing, so its silence still counts; but the operator's own node is
+ *   alive by the fact that the operator runs there, answers or not (a saturated node can leave
+ *   every server silent for a second and more: bench/fleet at 20 Databases).
  * Never for longer than SLOW_NODE_HOLD_MS of one instance's run of failures: two primaries that
  * hang at once on one live node are failed over after it.
  */
@@ -36,6 +38,8 @@ export interface SilentProbe {
   failingSince: number;
   /** The operator's longest event-loop lag (ms) while the probe waited. */
   operatorLagMs: number;
+  /** The node the operator itself runs on, when known (in a pod). */
+  operatorNode?: string;
   /** Other probes' ends, the recent ones at least (recentWindowMs). */
   recent: readonly ProbeOutcome[];
   /** How far back another Database's silence is looked for (the failure threshold's span). */
@@ -70,8 +74,8 @@ export function discountSilence(p: SilentProbe): Discount | undefined {
       .filter(o => !o.answered && o.key !== p.key && o.at >= p.now - p.windowMs)
       .map(o => o.key),
   );
-  const answeredMeanwhile = onNode.some(o => o.answered && o.at >= p.startedAt);
-  if (alsoSilent.size === 0 || !answeredMeanwhile) return undefined;
+  const alive = p.node === p.operatorNode || onNode.some(o => o.answered && o.at >= p.startedAt);
+  if (alsoSilent.size === 0 || !alive) return undefined;
   return {
     reason: "slowNode",
     message: `instances of ${alsoSilent.size + 1} Databases on node ${p.node} went silent while others there answered: the node is slow`,
