@@ -104,9 +104,13 @@ function podLog(ns: string, pod: string): string {
  */
 export type OperatorLog = string | (() => string | undefined);
 
+/** The file of the operator's log, written now if it is written on demand. */
+export const operatorLogFile = (log?: OperatorLog): string | undefined =>
+  typeof log === "function" ? log() : log;
+
 /** A bounded report of the Database, its pods and their logs, and the operator's log. */
 export function diagnosis(ns: string, name: string, operatorLog?: OperatorLog): string {
-  const operatorLogFile = typeof operatorLog === "function" ? operatorLog() : operatorLog;
+  const logFile = operatorLogFile(operatorLog);
   const pods = list("pod", ns, `pgkeeper.dev/database=${name}`).map(p => p.metadata.name);
   const parts = [
     `--- diagnosis of ${ns}/${name} ---`,
@@ -117,12 +121,12 @@ export function diagnosis(ns: string, name: string, operatorLog?: OperatorLog): 
     ...recentEvents(ns),
     ...pods.map(p => `--- last ${POD_LOG_LINES} lines of ${p}'s postgres ---\n${podLog(ns, p)}`),
   ];
-  if (operatorLogFile) {
+  if (logFile) {
     let entries: string;
     try {
-      entries = operatorEntries(tailOfFile(operatorLogFile), `${ns}/${name}`, OPERATOR_LOG_ENTRIES);
+      entries = operatorEntries(tailOfFile(logFile), `${ns}/${name}`, OPERATOR_LOG_ENTRIES);
     } catch (err) {
-      entries = `(cannot read ${operatorLogFile}: ${(err as Error).message})`;
+      entries = `(cannot read ${logFile}: ${(err as Error).message})`;
     }
     parts.push(
       `--- the operator's last ${OPERATOR_LOG_ENTRIES} entries on ${ns}/${name}, and warnings ---`,

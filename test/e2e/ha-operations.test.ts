@@ -9,6 +9,7 @@ import { database } from "../integration/harness/fixtures";
 import { Obj, create, get, kubectlOk, list } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
 import { readFileSync } from "node:fs";
+import { operatorLogFile } from "./diagnosis";
 import { eventsSince } from "./ha/events";
 import { DB, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-load";
 import { freezePod } from "./load/pod-freezer";
@@ -193,7 +194,7 @@ describe("a slow node is not a failed primary (ADR 0038)", () => {
         await new Promise(r => setTimeout(r, 500));
       }
       // And the operator said why (the log may be pretty-printed: the message alone is matched).
-      const log = String(typeof ha.operatorLog === "function" ? ha.operatorLog() : ha.operatorLog);
+      const log = String(operatorLogFile(ha.operatorLog));
       await waitFor("the operator to call the silence the node's", () =>
         readFileSync(log, "utf8").includes(
           "went silent while others there answered: the node is slow",
