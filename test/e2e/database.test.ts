@@ -8,6 +8,7 @@ import { database, freshNamespace, installCrd } from "../integration/harness/fix
 import { create, get, kubectl, kubectlOk, mergePatch } from "../integration/harness/kubectl";
 import { waitFor } from "../integration/harness/wait";
 import { NamespacedInstall, clusterWrites, operatorGrants } from "./namespaced-install";
+import { kubeletProbeCounts, runsOf } from "./kubelet-probes";
 import { appCredentials, psql } from "./psql";
 import { createPullSecret, privatePostgresImage } from "./registry";
 
@@ -108,6 +109,23 @@ describe("a single-instance Database", () => {
     psql(creds, "insert into orders select g, 'item-' || g from generate_series(1, 1000) g");
     expect(psql(creds, "select count(*) from orders")).toBe("1000");
   }, 360_000);
+
+  it("runs no probe in its pod once started: one startup success, then TCP liveness alone (ADR 0039)", async () => {
+    const counts = () => kubeletProbeCounts(ns, "shop-0", "postgres");
+    const started = counts();
+    expect(started["Startup/successful"]).toBe(1);
+    // Two more liveness connects: the kubelet has been probing this container meanwhile.
+    const later = await waitFor(
+      "two more liveness probes of shop-0",
+      () => {
+        const now = counts();
+        return runsOf(now, "Liveness") >= runsOf(started, "Liveness") + 2 ? now : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 2000 },
+    );
+    expect(runsOf(later, "Startup")).toBe(runsOf(started, "Startup"));
+    expect(runsOf(later, "Readiness")).toBe(0);
+  }, 120_000);
 
   it("survives pod deletion: same volume, rows intact, Degraded then Ready", async () => {
     const podUid = get("pod", ns, "shop-0")?.metadata.uid;

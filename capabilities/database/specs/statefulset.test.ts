@@ -126,15 +126,11 @@ describe("postgres container", () => {
   it.each([
     [
       "startupProbe",
-      { tcpSocket: { port: 5432 }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 360 },
-    ],
-    [
-      "readinessProbe",
       {
         exec: { command: ["/bin/sh", "/config/probe.sh", "ready"] },
         periodSeconds: 5,
         timeoutSeconds: 5,
-        failureThreshold: 3,
+        failureThreshold: 720,
       },
     ],
     [
@@ -145,9 +141,23 @@ describe("postgres container", () => {
     expect(c).toHaveProperty(probe, expected);
   });
 
+  it("runs no exec probe after the start: no readiness probe, liveness by a TCP connect (ADR 0039)", () => {
+    expect(c.readinessProbe).toBeUndefined();
+    expect(c.livenessProbe?.exec).toBeUndefined();
+  });
+
   it("gives startup at least half an hour (initdb, clone, crash recovery)", () => {
     const p = c.startupProbe!;
     expect(p.periodSeconds! * p.failureThreshold!).toBeGreaterThanOrEqual(1800);
+  });
+
+  it("gives a restore from a backup a day to start, with the same probe", () => {
+    const store = { endpoint: "s3.internal:9000", bucket: "pg", credentials: { secretName: "s3" } };
+    const restoring = container({
+      bootstrap: { recovery: { source: { objectStore: store, repositoryPath: "/ns/a/1b2c" } } },
+    } as Partial<DatabaseSpec>).startupProbe!;
+    expect(restoring.exec).toEqual(c.startupProbe!.exec);
+    expect(restoring.periodSeconds! * restoring.failureThreshold!).toBe(86400);
   });
 
   it.each([

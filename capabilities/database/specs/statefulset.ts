@@ -76,31 +76,36 @@ import { containerSecurityContext, podSecurityContext } from "./security";
 const TERMINATION_GRACE_SECONDS = 60;
 
 /**
- * The startup probe holds liveness off while the port is closed: initdb, a pg_basebackup clone of
- * a large primary, crash recovery. One hour, as CloudNativePG's default startDelay.
+ * Started = the local server accepts connections on its Unix socket (a standby: once it reached
+ * a consistent state), which `probe.sh ready` asks with pg_isready. It runs only until it first
+ * succeeds, then never again in this container (ADR 0039): the kubelet runs an exec probe as a
+ * process in the pod through the container runtime, and one every few seconds per instance for
+ * the pod's whole life cost more CPU than the idle server. It also holds liveness off while the
+ * server is not up yet: initdb, a pg_basebackup clone of a large primary, crash recovery. One
+ * hour, as CloudNativePG's default startDelay.
  */
 const STARTUP_PROBE: V1Probe = {
-  tcpSocket: { port: POSTGRES_PORT },
-  periodSeconds: 10,
+  exec: { command: ["/bin/sh", `${CONFIG_DIR}/${FILE_PROBE}`, "ready"] },
+  periodSeconds: 5,
   timeoutSeconds: 5,
-  failureThreshold: 360,
+  failureThreshold: 720,
 };
 
 /**
  * A Database created from a backup: the first instance downloads the backup and replays the
- * source's WAL before its port opens, which for a large database takes hours. A day, so the
- * kubelet never restarts a restore that is making progress; one that fails ends the container
- * itself.
+ * source's WAL before its server accepts connections, which for a large database takes hours. A
+ * day, so the kubelet never restarts a restore that is making progress; one that fails ends the
+ * container itself.
  */
-const RECOVERY_STARTUP_PROBE: V1Probe = { ...STARTUP_PROBE, failureThreshold: 8640 };
+const RECOVERY_STARTUP_PROBE: V1Probe = { ...STARTUP_PROBE, failureThreshold: 17280 };
 
-/** Ready = accepts connections on the local socket (a standby: once consistent). */
-const READINESS_PROBE: V1Probe = {
-  exec: { command: ["/bin/sh", `${CONFIG_DIR}/${FILE_PROBE}`, "ready"] },
-  periodSeconds: 5,
-  timeoutSeconds: 5,
-  failureThreshold: 3,
-};
+/*
+ * No readiness probe: a container is ready once its startup probe succeeded, and stays so while
+ * it runs. Whether a started server still serves is the operator's judgement, from its own SQL
+ * probes: it takes a replica that stops answering or streaming out of `<db>-ro` by its role
+ * label (serving.ts), and `<db>-rw` follows the primary label alone (ADR 0035). ADR 0039 says
+ * what this gives up while the operator is down.
+ */
 
 /**
  * Liveness only asks whether the postmaster still listens. The HA logic, not the kubelet, judges
@@ -183,7 +188,6 @@ function postgresContainer(input: BuildInput): V1Container {
     env: env(input),
     ports: [{ name: POSTGRES_PORT_NAME, containerPort: POSTGRES_PORT, protocol: "TCP" }],
     startupProbe: input.spec.bootstrap?.recovery ? RECOVERY_STARTUP_PROBE : STARTUP_PROBE,
-    readinessProbe: READINESS_PROBE,
     livenessProbe: LIVENESS_PROBE,
     lifecycle: {
       preStop: { exec: { command: ["/bin/sh", `${CONFIG_DIR}/${FILE_PROBE}`, "stop"] } },

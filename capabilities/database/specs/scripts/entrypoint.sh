@@ -415,7 +415,8 @@ reclone() {
 }
 
 # A standby that failed to start several times in a row (e.g. a timeline it cannot follow) heals
-# by cloning again. probe.sh resets the count once the server accepts connections.
+# by cloning again. probe.sh (the startup probe) resets the count once the server accepts
+# connections.
 FAILED_STARTS_LIMIT=3
 count_start() {
   n=$(cat "$PGDATA.failed-starts" 2>/dev/null || echo 0)

@@ -1,8 +1,9 @@
 #!/bin/sh
-# probe.sh: readiness check and preStop hook of the postgres container.
+# probe.sh: startup check and preStop hook of the postgres container.
 #
 # `ready` asks the local server over the Unix socket (no network, no password) whether it accepts
-# connections; a standby answers yes once it reached a consistent state.
+# connections; a standby answers yes once it reached a consistent state. It is the startup probe,
+# which the kubelet runs until it first succeeds and never again in this container (ADR 0039).
 #
 # `stop` requests a fast shutdown (SIGINT: roll back sessions, checkpoint, exit) and returns at
 # once. The kubelet's SIGTERM that follows would only ask for a smart shutdown, which waits for
