@@ -3,8 +3,9 @@
  * (so a failover is a relabel), `<db>-hl` is the StatefulSet's headless governing Service.
  * `<db>-rw` follows the label alone, ready or not (ADR 0035): the operator takes the label off
  * before anything else when it fences a primary, and a primary restarted in place serves as soon
- * as PostgreSQL accepts connections, not at the kubelet's next readiness probe. `<db>-ro` keeps
- * the readiness gate: a replica serves reads once consistent.
+ * as PostgreSQL accepts connections, not at the kubelet's next probe. `<db>-ro` keeps the pod's
+ * readiness, which the startup probe gives once the server is consistent (ADR 0039): a replica
+ * serves reads from then on, until the operator relabels it.
  */
 import type { V1Service, V1ServicePort } from "@kubernetes/client-node";
 import { LABEL_ROLE, selectorLabels } from "../api/names";
