@@ -5,30 +5,14 @@
  * - a field we set differs in the live object: someone edited it (drift).
  * Fields others add (labels, server defaults) are ignored, so a converged child costs no write.
  */
-import { createHash } from "node:crypto";
+import { contentDigest } from "../lib/content-hash";
 import { parseQuantity } from "../lib/quantity";
 import { KubeObject } from "../cluster/cluster";
 
 export const ANNOTATION_APPLIED_HASH = "pgkeeper.dev/applied-hash";
 
-const canonical = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.keys(value as object)
-        .sort()
-        .map(k => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-};
-
-/** Stable content hash of an object (key order does not matter). */
-export const contentHash = (value: unknown): string =>
-  createHash("sha256")
-    .update(JSON.stringify(canonical(value)))
-    .digest("hex")
-    .slice(0, 16);
+/** Stable content hash of an object (key order does not matter; lib/content-hash.ts). */
+export const contentHash = (value: unknown): string => contentDigest(value).slice(0, 16);
 
 /** The desired object stamped with the hash of its own content. */
 export function withAppliedHash(desired: KubeObject): KubeObject {

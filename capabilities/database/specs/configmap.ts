@@ -6,7 +6,8 @@
  * reloadable parameters without copying anything.
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
-import { createHash } from "node:crypto";
+import { omit } from "ramda";
+import { contentDigest } from "../lib/content-hash";
 import {
   FILE_ARCHIVE,
   FILE_BOOTSTRAP_SQL,
@@ -78,10 +79,5 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
  * pg_hba.conf: PostgreSQL reloads it, and ha/ reloads each instance once the new file is there.
  */
 export function configHash(configMap: V1ConfigMap): string {
-  const data = configMap.data ?? {};
-  const entries = Object.keys(data)
-    .filter(key => key !== FILE_MANAGED_CONF && key !== FILE_PG_HBA)
-    .sort()
-    .map(key => [key, data[key]]);
-  return createHash("sha256").update(JSON.stringify(entries)).digest("hex");
+  return contentDigest(omit([FILE_MANAGED_CONF, FILE_PG_HBA], configMap.data ?? {}));
 }

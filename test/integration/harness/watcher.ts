@@ -28,6 +28,8 @@ export function buildWatcher(): string {
     format: "cjs",
     packages: "external",
     outfile: bundle,
+    // For bench/profile, which names the source file of each frame of a CPU profile.
+    sourcemap: true,
     logLevel: "warning",
   });
   return bundle;
