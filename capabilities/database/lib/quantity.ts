@@ -90,8 +90,11 @@ function toExact(input: unknown): Exact {
     }
     return { num: BigInt(input), den: 1n };
   }
-  throw new QuantityError(`${show(input)} is not a quantity: expected a string (${HINT})`);
+  throw new QuantityError(notText(input));
 }
+
+const notText = (input: unknown): string =>
+  `${show(input)} is not a quantity: expected a string (${HINT})`;
 
 /**
  * Parses a quantity to a plain number (bytes for memory and storage, cores for CPU).
@@ -104,6 +107,9 @@ export function parseQuantity(input: unknown): number {
 
 /** The reason `input` is not a valid quantity, or undefined when it is one. */
 export function quantityError(input: unknown): string | undefined {
+  // An absent optional field is the common case (the rules run on every reconcile pass too), and
+  // an Error's stack costs far more than saying so.
+  if (typeof input !== "string" && typeof input !== "number") return notText(input);
   try {
     toExact(input);
     return undefined;
