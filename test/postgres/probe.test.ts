@@ -21,7 +21,14 @@ afterAll(() => cluster.destroy());
 
 describe("probeInstance", () => {
   it("reads a primary: role, timeline 1, WAL position, quorum standbys, start time", async () => {
-    const p = await probeInstance(primary.target, TIMEOUT_MS);
+    // A standby counts toward the quorum once it has reported where it flushed to: until its
+    // first reply, which can come after it shows as streaming, the primary lists it as async.
+    const p = await eventually(async () => {
+      const probe = await probeInstance(primary.target, TIMEOUT_MS);
+      if (probe.standbys.length < 2 || probe.standbys.some(s => !s.flushLsn))
+        throw new Error(`standbys not both reporting yet: ${JSON.stringify(probe.standbys)}`);
+      return probe;
+    });
     expect(p).toMatchObject({ inRecovery: false, timeline: 1, pendingRestart: [] });
     // The values a standby must match, as the server runs them (the harness sets 10 senders).
     expect(p.hotStandbyLimits).toEqual({
