@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { appConnection } from "../../test/e2e/load";
 import { startChild, stopChild } from "../../test/e2e/load/child";
-import type { WriterCounts, WritersConfig } from "./writers";
+import type { WriterCounts } from "./writer-counts";
+import type { WritersConfig } from "./writers";
 
 export class BackgroundLoad {
   private child?: ChildProcess;

@@ -13,17 +13,14 @@ import type { Client } from "pg";
 import { openClient } from "../../test/e2e/load/pg-client";
 import type { LoadConfig } from "../../test/e2e/load/load";
 import { stopWhenOrphaned } from "../../test/e2e/load/orphan-guard";
+import { countFailure } from "./writer-counts";
+import type { WriterCounts } from "./writer-counts";
 
 export interface WritersConfig {
   out: string;
   /** Inserts per second per Database. */
   rate: number;
   targets: { name: string; app: LoadConfig["app"] }[];
-}
-
-export interface WriterCounts {
-  acknowledged: number;
-  failed: number;
 }
 
 const TIMEOUT_MS = 2000;
@@ -44,8 +41,8 @@ async function write(target: WritersConfig["targets"][number], rate: number, cou
       }
       await client.query("insert into fleet_load default values");
       counts.acknowledged++;
-    } catch {
-      counts.failed++;
+    } catch (err) {
+      countFailure(counts, err);
       const dead = client;
       client = undefined;
       void dead?.end().catch(() => undefined);

@@ -51,7 +51,12 @@ export interface FleetFigures {
   } | null;
   failovers: FailoverFault[];
   /** The other Databases' writers over the failovers. */
-  background: { acknowledged: number; failed: number; seconds: number } | null;
+  background: {
+    acknowledged: number;
+    failed: number;
+    seconds: number;
+    reasons?: Record<string, number>;
+  } | null;
   rows: { acknowledged: number; lost: number } | null;
 }
 
@@ -103,6 +108,13 @@ export const fleetProblems = (r: FleetResult): string[] => [
     .map(f => `${f.fault}: no failover completed`),
 ];
 
+/** ": `reason` ×n, …", the most frequent first; nothing when the run kept no reasons. */
+function failedBecause(reasons: Record<string, number> | undefined): string {
+  const listed = Object.entries(reasons ?? {}).sort(([, a], [, b]) => b - a);
+  if (listed.length === 0) return "";
+  return `: ${listed.map(([reason, n]) => `\`${reason}\` ×${count(n)}`).join(", ")}`;
+}
+
 export function renderFleet(r: FleetResult): string {
   const p = r.parameters;
   const f = r.figures;
@@ -115,7 +127,7 @@ export function renderFleet(r: FleetResult): string {
     `\`DATABASES=${p.databases} REST_SECONDS=${p.restSeconds} RATE=${p.rate} FAULTS=${faults} npm run bench:fleet\`: ${p.databases} Databases of ${p.instances} instances (real PostgreSQL 15, failover on) on the local node, the operator installed by \`pepr deploy\` at its defaults (${probe}). Created ${f.createBatch} at a time, each batch awaited Ready with every replica streaming: all of them **${seconds(f.readySeconds, 0)}** after the first create; **${count(f.failoversWhileCreating)} failovers** started meanwhile and ${f.failoversAtRest === null ? "–" : count(f.failoversAtRest)} over the windows at rest, with nothing failed on purpose.${f.silencesDiscounted === undefined ? "" : ` While the fleet was created, ${count(f.silencesDiscounted)} runs of an instance's probe silence were not counted toward a failover (ADR 0038: the node slow, or the operator).`}`,
     `At rest for ${seconds(f.rest!.seconds, 0)} (CPU from each pod's cgroup, exited backends included; memory of the watcher's node process), then as long with the watchers scaled to zero: the difference is what the probes cost the servers.`,
     restTable(r),
-    `One Database's failovers while the ${p.databases - 1} others each take ${p.rate} inserts/s through their own \`<db>-rw\`${bg ? ` (${count(bg.acknowledged)} acknowledged, ${count(bg.failed)} failed, over ${seconds(bg.seconds, 0)})` : ""}: from the fault to the first write the recovered primary acknowledged.`,
+    `One Database's failovers while the ${p.databases - 1} others each take ${p.rate} inserts/s through their own \`<db>-rw\`${bg ? ` (${count(bg.acknowledged)} acknowledged, ${count(bg.failed)} failed${failedBecause(bg.reasons)}, over ${seconds(bg.seconds, 0)})` : ""}: from the fault to the first write the recovered primary acknowledged.`,
     faultTable(f.failovers),
     f.rows === null
       ? "Acknowledged rows lost: not counted (the run stopped before its end)."

@@ -92,7 +92,7 @@ describe("each bench's section, rendered from a fixture", () => {
         "Created 2 at a time, each batch awaited Ready with every replica streaming: all of them **120 s** after the first create; **1 failovers** started meanwhile and 0 over the windows at rest, with nothing failed on purpose. While the fleet was created, 19 runs of an instance's probe silence were not counted toward a failover (ADR 0038: the node slow, or the operator).",
         "| leading watcher                    | 6.0% of a core  | 5.00 ms                 | 120.5 MiB RSS (peak 130.3 MiB) |",
         "| what the probes cost the instances | 6.0% of a core  | 5.00 ms                 |                                |",
-        "while the 3 others each take 5 inserts/s through their own `<db>-rw` (900 acknowledged, 2 failed, over 60 s)",
+        "while the 3 others each take 5 inserts/s through their own `<db>-rw` (900 acknowledged, 2 failed: `Query read timeout` ×1, `Connection terminated unexpectedly` ×1, over 60 s)",
         "| pod deleted | 1         | 2.40 s | 2.40 s | 2.40 s |",
         "Acknowledged rows lost (the Database that failed over): 0 of 1234.",
       ],
