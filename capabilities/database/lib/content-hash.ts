@@ -31,18 +31,22 @@ function textDigest(text: string): string {
   return digest;
 }
 
-/** What JSON.stringify calls an array index, and lists before every other key of an object. */
-const isIndex = (key: string): boolean => /^(0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
+/** What JSON.stringify calls an array index. The first character rules out almost every key. */
+function isIndex(key: string): boolean {
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && /^(0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
+}
 
 /**
- * The order JSON.stringify gives an object built from `keys` sorted: array indexes first in
- * numeric order (JavaScript keeps them so in every object), then the others sorted.
+ * The order JSON.stringify gives an object built from its keys sorted: array indexes first in
+ * numeric order, which is where and how Object.keys already lists them, then the others sorted.
  */
 function keyOrder(value: object): string[] {
-  const keys = Object.keys(value).sort();
-  if (!keys.some(isIndex)) return keys;
-  const indexes = keys.filter(isIndex).sort((a, b) => Number(a) - Number(b));
-  return [...indexes, ...keys.filter(k => !isIndex(k))];
+  const keys = Object.keys(value);
+  let indexes = 0;
+  while (indexes < keys.length && isIndex(keys[indexes])) indexes++;
+  if (indexes === 0) return keys.sort();
+  return [...keys.slice(0, indexes), ...keys.slice(indexes).sort()];
 }
 
 const omitted = (v: unknown): boolean =>
