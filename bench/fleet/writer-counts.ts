@@ -15,6 +15,6 @@ export function countFailure(counts: WriterCounts, err: unknown): void {
   counts.failed++;
   const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0].slice(0, 120);
   const reasons = (counts.reasons ??= {});
-  if (reason in reasons || Object.keys(reasons).length < REASONS_KEPT)
+  if (Object.hasOwn(reasons, reason) || Object.keys(reasons).length < REASONS_KEPT)
     reasons[reason] = (reasons[reason] ?? 0) + 1;
 }
