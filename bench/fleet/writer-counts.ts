@@ -15,6 +15,7 @@ export function countFailure(counts: WriterCounts, err: unknown): void {
   counts.failed++;
   const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0].slice(0, 120);
   const reasons = (counts.reasons ??= {});
-  if (Object.hasOwn(reasons, reason) || Object.keys(reasons).length < REASONS_KEPT)
-    reasons[reason] = (reasons[reason] ?? 0) + 1;
+  const known = Object.hasOwn(reasons, reason);
+  if (known || Object.keys(reasons).length < REASONS_KEPT)
+    reasons[reason] = (known ? reasons[reason] : 0) + 1;
 }
