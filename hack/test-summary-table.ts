@@ -12,7 +12,52 @@ export interface StepRow {
 export interface JestReport {
   numTotalTests: number;
   numFailedTests: number;
-  testResults: { name: string; startTime: number; endTime: number; status: string }[];
+  testResults: {
+    name: string;
+    startTime: number;
+    endTime: number;
+    status: string;
+    /** A suite that failed to run at all says why here, with no assertion failed. */
+    message?: string;
+    assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
+  }[];
+}
+
+// eslint-disable-next-line no-control-regex -- jest colours its messages
+const ansi = /\u001b\[[0-9;]*m/g;
+
+/** The first line of a failure that says something (jest's own header lines skipped). */
+const firstLine = (message: string | undefined): string =>
+  (message ?? "")
+    .replace(ansi, "")
+    .split("\n")
+    .map(l => l.trim())
+    .find(l => l !== "" && !l.startsWith("●")) ?? "";
+
+const MAX_FAILURES_LISTED = 10;
+
+/**
+ * Each failed test, by file and full name, with the first line of why: a CI log keeps only the
+ * end of the run, and the failing tier's own log may be long gone by then.
+ */
+export function failures(
+  reports: Record<string, JestReport>,
+  shortPath: (path: string) => string = p => p,
+): string[] {
+  const all = Object.values(reports).flatMap(r =>
+    r.testResults.flatMap(file => {
+      const failed = (file.assertionResults ?? []).filter(a => a.status === "failed");
+      if (failed.length === 0 && file.status === "failed")
+        return [`${shortPath(file.name)}: ${firstLine(file.message)}`];
+      return failed.map(
+        a => `${shortPath(file.name)} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`,
+      );
+    }),
+  );
+  const listed = all.slice(0, MAX_FAILURES_LISTED).map(f => `  ${f}`);
+  return all.length > MAX_FAILURES_LISTED
+    ? [...listed, `  … and ${all.length - MAX_FAILURES_LISTED} more`]
+    : listed;
 }
 
 export function parseSteps(tsv: string): StepRow[] {
@@ -68,9 +113,11 @@ export function summarize(
     .map(t => ({ name: shortPath(t.name), seconds: (t.endTime - t.startTime) / 1000 }))
     .sort((a, b) => b.seconds - a.seconds)
     .slice(0, 5);
+  const failed = failures(reports, shortPath);
   return [
     "",
     "=== npm test: summary ===",
+    ...(failed.length > 0 ? ["failed tests:", ...failed, ""] : []),
     line(table[0]),
     ...rows.map(line),
     line(total),
