@@ -1,4 +1,10 @@
-import { compareQuantities, parseQuantity, QuantityError, quantityError } from "./quantity";
+import {
+  compareQuantities,
+  parseQuantity,
+  QuantityError,
+  quantityError,
+  quantityValue,
+} from "./quantity";
 
 describe("parseQuantity", () => {
   it.each<[string | number, number]>([
@@ -68,6 +74,22 @@ describe("parseQuantity", () => {
   it("quantityError is undefined for valid quantities", () => {
     expect(quantityError("1Gi")).toBeUndefined();
     expect(quantityError(5)).toBeUndefined();
+  });
+});
+
+describe("quantityValue", () => {
+  it.each<[unknown, number | undefined]>([
+    ["1Gi", 1073741824],
+    ["500m", 0.5],
+    [3, 3],
+    ["2026-12-07T04:22:20Z", undefined],
+    ["10.0.0.1", undefined],
+    ["", undefined],
+    [1.5, undefined],
+    [undefined, undefined],
+    [{}, undefined],
+  ])("%p is %p, and never throws", (input, expected) => {
+    expect(quantityValue(input)).toBe(expected);
   });
 });
 

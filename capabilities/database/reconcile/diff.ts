@@ -6,7 +6,7 @@
  * Fields others add (labels, server defaults) are ignored, so a converged child costs no write.
  */
 import { contentDigest } from "../lib/content-hash";
-import { parseQuantity } from "../lib/quantity";
+import { quantityValue } from "../lib/quantity";
 import { KubeObject } from "../cluster/cluster";
 
 export const ANNOTATION_APPLIED_HASH = "pgkeeper.dev/applied-hash";
@@ -26,19 +26,10 @@ export function withAppliedHash(desired: KubeObject): KubeObject {
   };
 }
 
-/** Could be a quantity: a number, or text that starts as one (most differing strings do not). */
-const mayBeQuantity = (v: unknown): v is string | number =>
-  typeof v === "number" || (typeof v === "string" && /^[+\-.\d]/.test(v));
-
 /** Quantities are normalised by the apiserver ("0.5" → "500m", "1024Mi" → "1Gi"). */
 const sameQuantity = (a: unknown, b: unknown): boolean => {
-  // Checked first: a failed parse throws, and an Error's stack costs more than the comparison.
-  if (!mayBeQuantity(a) || !mayBeQuantity(b)) return false;
-  try {
-    return parseQuantity(a) === parseQuantity(b);
-  } catch {
-    return false;
-  }
+  const x = quantityValue(a);
+  return x !== undefined && x === quantityValue(b);
 };
 
 /** True when every field of `desired` has the same value in `live` (extra fields in live are fine). */
