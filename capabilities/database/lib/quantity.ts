@@ -77,10 +77,14 @@ function exactOrReason(input: unknown): Exact | string {
     return `${show(input)} is not a quantity: expected a string (${HINT})`;
   if (input.length === 0) return `an empty string is not a quantity (${HINT})`;
   if (input.length > MAX_LENGTH) return `quantity is longer than ${MAX_LENGTH} characters`;
-  const match = NUMBER.exec(input);
+  return exactOfText(input);
+}
+
+function exactOfText(text: string): Exact | string {
+  const match = NUMBER.exec(text);
   const scale = match ? scaleOf(match[3]) : undefined;
-  if (!match || !scale) return `${show(input)} is not a quantity (${HINT})`;
-  if (Number.isNaN(scale.exp10)) return `${show(input)}: exponent out of range (-60..60)`;
+  if (!match || !scale) return `${show(text)} is not a quantity (${HINT})`;
+  if (Number.isNaN(scale.exp10)) return `${show(text)}: exponent out of range (-60..60)`;
   const [intPart, fracPart = ""] = match[2].split(".");
   const sign = match[1] === "-" ? -1n : 1n;
   let num = sign * BigInt(`${intPart}${fracPart}` || "0") * 2n ** BigInt(scale.exp2);
