@@ -34,6 +34,7 @@ import { RuntimeConfig, readRuntimeConfig } from "./lib/runtime-config";
 import { kubeRequest } from "./lib/kube-api";
 import { OperatorMetrics, metrics } from "./metrics/metrics";
 import { serveMetrics } from "./metrics/server";
+import { ConvergedChildren } from "./reconcile/converged-children";
 import { PasswordMemory } from "./reconcile/password-memory";
 
 /** The webhook certificate is read again this often (it changes only with a deploy). */
@@ -153,6 +154,7 @@ export function startWatcherRuntime(runtime: RuntimeConfig = readRuntimeConfig()
       instances: { sql: instanceSql, monitor },
       ha,
       passwords: new PasswordMemory(),
+      converged: new ConvergedChildren(),
     },
     { isLeader, metrics: m, cache },
   );

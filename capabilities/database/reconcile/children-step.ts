@@ -5,10 +5,11 @@
  * happened to the rest.
  */
 import { Database } from "../api/database";
-import { Cluster, EventInput, describeRef } from "../cluster/cluster";
+import { Cluster, EventInput, KubeObject, describeRef, refOf } from "../cluster/cluster";
 import { ensureBackupTls } from "../pki/backup-tls";
 import { ensureTls } from "../pki/database-tls";
 import {
+  KeyMaterial,
   Passwords,
   desiredChildren,
   obsoleteChildren,
@@ -16,7 +17,8 @@ import {
   serverDnsNames,
 } from "../specs";
 import { ChildResult, convergeChild, pruneChild } from "./children";
-import { withAppliedHash } from "./diff";
+import { Converged, ConvergedChild, inputsDigest, refKey } from "./converged-children";
+import { ANNOTATION_APPLIED_HASH, withAppliedHash } from "./diff";
 import type { Pass, StepResult } from "./pass";
 import { RestoredSecret } from "./passwords";
 
@@ -37,10 +39,29 @@ export async function childrenStep(
 }
 
 /** Applies what differs, prunes what must not exist; returns when to look again, if ever. */
-async function convergeChildren(
-  { deps, db, input }: Pass,
-  passwords: Passwords,
-): Promise<number | undefined> {
+async function convergeChildren(pass: Pass, passwords: Passwords): Promise<number | undefined> {
+  const { deps, db, input } = pass;
+  const { keys, lookAgainMs } = await ensureKeys(pass);
+  const results: ChildResult[] = [];
+  try {
+    await applyUnlessConverged(pass, passwords, keys, results);
+    const namespace = db.metadata?.namespace ?? "";
+    for (const ref of obsoleteChildren(input))
+      results.push(await pruneChild(deps.cluster, db, { ...ref, namespace }));
+  } finally {
+    // What was done is told even when the pass fails: the next pass finds those children as it
+    // wants them, and would never say they were created.
+    await announceChanges(deps.cluster, db, results);
+  }
+  return lookAgainMs;
+}
+
+/** The TLS material, kept while sound and issued anew otherwise (pki/). */
+async function ensureKeys({
+  deps,
+  db,
+  input,
+}: Pass): Promise<{ keys: KeyMaterial; lookAgainMs?: number }> {
   const now = deps.now();
   const pki = await ensureTls(deps.cluster, db, postgresDnsNames(input), now);
   const backup = input.spec.backup?.objectStore
@@ -51,31 +72,79 @@ async function convergeChildren(
         overlapMs: deps.config.trustOverlapSeconds * 1000,
       })
     : undefined;
-  const keys = { tls: pki.tls, backupTls: backup?.tls };
-  const children = desiredChildren(input, passwords, keys, deps.config.operatorNamespace);
-  // Two waves, each all at once: what the pods need (Secrets, ConfigMaps, the ServiceAccount,
-  // the NetworkPolicy that guards them), then the StatefulSet and what follows it. A new
-  // Database's children are a dozen creates: at once, they cost one round trip each wave.
-  const statefulSet = children.findIndex(c => c.kind === "StatefulSet");
-  const waves =
-    statefulSet < 0 ? [children] : [children.slice(0, statefulSet), children.slice(statefulSet)];
-  const results: ChildResult[] = [];
-  try {
-    for (const wave of waves)
-      await settleWave(
-        wave.map(child => convergeChild(deps.cluster, db, withAppliedHash(child))),
-        results,
-      );
-    const namespace = db.metadata?.namespace ?? "";
-    for (const ref of obsoleteChildren(input))
-      results.push(await pruneChild(deps.cluster, db, { ...ref, namespace }));
-  } finally {
-    // What was done is told even when the pass fails: the next pass finds those children as it
-    // wants them, and would never say they were created.
-    await announceChanges(deps.cluster, db, results);
-  }
-  return backup?.lookAgainMs;
+  return { keys: { tls: pki.tls, backupTls: backup?.tls }, lookAgainMs: backup?.lookAgainMs };
 }
+
+/**
+ * Builds the children and applies what differs, unless the last pass built them from the same
+ * inputs and the cache holds each at the version it found as wanted (converged-children.ts).
+ */
+async function applyUnlessConverged(
+  { deps, db, input, key }: Pass,
+  passwords: Passwords,
+  keys: KeyMaterial,
+  results: ChildResult[],
+): Promise<void> {
+  const { operatorNamespace } = deps.config;
+  const memory = deps.converged;
+  const inputs = memory && inputsDigest(input, passwords, keys, operatorNamespace);
+  const learnt = inputs ? memory.of(key, inputs) : undefined;
+  if (learnt && (await allStillAsVerified(deps.cluster, learnt))) return;
+  const children = desiredChildren(input, passwords, keys, operatorNamespace);
+  const known = learnt && sameRefs(learnt, children) ? learnt.children : undefined;
+  const stamped = children.map((child, i) => withAppliedHash(child, known?.[i].hash));
+  await applyChildren(deps.cluster, db, stamped, known, results);
+  if (memory && inputs) memory.remember(key, learntFrom(inputs, stamped, results));
+}
+
+/**
+ * Two waves, each all at once: what the pods need (Secrets, ConfigMaps, the ServiceAccount, the
+ * NetworkPolicy that guards them), then the StatefulSet and what follows it. A new Database's
+ * children are a dozen creates: at once, they cost one round trip each wave.
+ */
+async function applyChildren(
+  cluster: Cluster,
+  db: Database,
+  stamped: KubeObject[],
+  known: ConvergedChild[] | undefined,
+  results: ChildResult[],
+): Promise<void> {
+  const converge = (child: KubeObject, i: number) =>
+    convergeChild(cluster, db, child, known?.[i].verifiedAt);
+  const statefulSet = stamped.findIndex(c => c.kind === "StatefulSet");
+  const split = statefulSet < 0 ? stamped.length : statefulSet;
+  await settleWave(stamped.slice(0, split).map(converge), results);
+  await settleWave(
+    stamped.slice(split).map((child, i) => converge(child, split + i)),
+    results,
+  );
+}
+
+/** Every child learnt as wanted is still at the version it was found at (the cache says so). */
+async function allStillAsVerified(cluster: Cluster, learnt: Converged): Promise<boolean> {
+  for (const child of learnt.children) {
+    if (child.verifiedAt === undefined) return false;
+    const live = await cluster.get(child.ref, { missingIsAbsent: true });
+    if (live?.metadata?.resourceVersion !== child.verifiedAt) return false;
+  }
+  return true;
+}
+
+const sameRefs = (learnt: Converged, children: KubeObject[]): boolean =>
+  learnt.children.length === children.length &&
+  learnt.children.every((c, i) => refKey(c.ref) === refKey(refOf(children[i])));
+
+/** What this pass learnt: each child's hash, and the version of each it found as wanted. */
+const learntFrom = (inputs: string, stamped: KubeObject[], results: ChildResult[]): Converged => ({
+  inputs,
+  children: stamped.map((child, i) => ({
+    ref: refOf(child),
+    hash: child.metadata?.annotations?.[ANNOTATION_APPLIED_HASH] ?? "",
+    ...(results[i]?.change === "none" && results[i].version !== undefined
+      ? { verifiedAt: results[i].version }
+      : {}),
+  })),
+});
 
 /**
  * Waits for every write of the wave, so none is still on its way when the pass reports, adds

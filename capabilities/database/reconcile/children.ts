@@ -14,6 +14,8 @@ import { isOwnedBy } from "./ownership";
 export interface ChildResult {
   ref: ObjectRef;
   change: ChildChange | "deleted";
+  /** The live resourceVersion found as wanted (change "none"). */
+  version?: string;
 }
 
 /** Fields of a StatefulSet the apiserver refuses to change: a change means recreating it. */
@@ -85,14 +87,20 @@ async function recreateStatefulSet(
  * without our label; only then is it read, to tell our own (its labels removed by hand: they are
  * put back, nothing else, and the pass fails so that the next one builds from it) from someone
  * else's (never touched).
+ *
+ * `verifiedAt`: the resourceVersion at which this same desired object was found as wanted; the
+ * live object still at that version is as wanted, with nothing to compare.
  */
 export async function convergeChild(
   cluster: Cluster,
   db: Database,
   desired: KubeObject,
+  verifiedAt?: string,
 ): Promise<ChildResult> {
   const ref = refOf(desired);
   const cached = await cluster.get(ref, { missingIsAbsent: true });
+  const version = cached?.metadata?.resourceVersion;
+  if (verifiedAt !== undefined && version === verifiedAt) return { ref, change: "none", version };
   const live = cached ?? (await createOrFind(cluster, desired));
   if (live === "created") return { ref, change: "create" };
   if (!isOwnedBy(live, db)) {
@@ -101,26 +109,41 @@ export async function convergeChild(
       `${describeRef(ref)} exists but is not owned by Database ${db.metadata?.name}; pgkeeper will not touch it (delete or rename it)`,
     );
   }
-  if (!cached) {
-    // Ours, unseen by the cache: its labels were removed. What this pass built assumed it absent
-    // (new credentials, a new CA): only the labels go back, and the next pass works from it.
-    await cluster.patchLabels(ref, desired.metadata?.labels ?? {});
-    throw new ReconcileError(
-      "LabelsRestored",
-      `${describeRef(ref)} had lost pgkeeper's labels (removed by hand?); they are back, and the next pass reconciles it from what it holds`,
-    );
-  }
+  if (!cached) return restoreLabels(cluster, desired);
   const change = childChange(desired, live);
-  if (change === "none") return { ref, change };
-  if (ref.kind === "StatefulSet" && immutableChanges(desired, live).length > 0) {
+  if (change === "none") return { ref, change, version };
+  await writeChild(cluster, db, desired, live);
+  return { ref, change };
+}
+
+/**
+ * Ours, unseen by the cache: its labels were removed. What this pass built assumed it absent (new
+ * credentials, a new CA): only the labels go back, and the next pass works from it.
+ */
+async function restoreLabels(cluster: Cluster, desired: KubeObject): Promise<never> {
+  const ref = refOf(desired);
+  await cluster.patchLabels(ref, desired.metadata?.labels ?? {});
+  throw new ReconcileError(
+    "LabelsRestored",
+    `${describeRef(ref)} had lost pgkeeper's labels (removed by hand?); they are back, and the next pass reconciles it from what it holds`,
+  );
+}
+
+/** Applies `desired` over `live`; a StatefulSet whose immutable fields change is recreated. */
+async function writeChild(
+  cluster: Cluster,
+  db: Database,
+  desired: KubeObject,
+  live: KubeObject,
+): Promise<void> {
+  if (desired.kind === "StatefulSet" && immutableChanges(desired, live).length > 0) {
     await recreateStatefulSet(cluster, db, desired, live);
     await cluster.apply(desired); // recreated: applied from the start, nothing to adopt
-    return { ref, change };
+    return;
   }
   const created = createdFieldsEntry(live);
-  if (created !== undefined) await cluster.adoptCreatedFields(ref, created);
+  if (created !== undefined) await cluster.adoptCreatedFields(refOf(desired), created);
   await cluster.apply(desired);
-  return { ref, change };
 }
 
 /** Creates `desired`, or reads what holds its name already. */

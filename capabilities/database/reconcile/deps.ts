@@ -10,6 +10,7 @@ import type { HaDeps } from "../ha/step-input";
 import { guardSql } from "../instance/guard-sql";
 import type { InstancePort } from "../instance/port";
 import { OperatorConfig } from "../lib/config";
+import { ConvergedChildren } from "./converged-children";
 import { PasswordMemory } from "./password-memory";
 
 export interface Denial {
@@ -30,6 +31,8 @@ export interface ReconcileDeps {
   ha?: HaDeps;
   /** The passwords in use per Database (a Secret deleted or edited by hand is put back from them). */
   passwords?: PasswordMemory;
+  /** What the last pass learnt of each Database's children (absent: every pass builds and compares all). */
+  converged?: ConvergedChildren;
 }
 
 /**
@@ -51,6 +54,7 @@ export function forgetDatabase(deps: ReconcileDeps, key: string): void {
   deps.instances?.monitor.untrack?.(key);
   deps.ha?.memory.forget(key);
   deps.passwords?.forget(key);
+  deps.converged?.forget(key);
 }
 
 /** Leadership lost: stop probing old pod IPs, and forget what this leadership learnt. */
@@ -58,4 +62,5 @@ export function forgetAll(deps: ReconcileDeps): void {
   deps.instances?.monitor.untrackAll?.();
   deps.ha?.memory.clear();
   deps.passwords?.clear();
+  deps.converged?.clear();
 }

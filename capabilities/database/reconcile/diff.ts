@@ -14,9 +14,11 @@ export const ANNOTATION_APPLIED_HASH = "pgkeeper.dev/applied-hash";
 /** Stable content hash of an object (key order does not matter; lib/content-hash.ts). */
 export const contentHash = (value: unknown): string => contentDigest(value).slice(0, 16);
 
-/** The desired object stamped with the hash of its own content. */
-export function withAppliedHash(desired: KubeObject): KubeObject {
-  const hash = contentHash(desired);
+/**
+ * The desired object stamped with the hash of its own content, or with `hash` when it is already
+ * known (the same inputs built the same object before: reconcile/converged-children.ts).
+ */
+export function withAppliedHash(desired: KubeObject, hash = contentHash(desired)): KubeObject {
   return {
     ...desired,
     metadata: {

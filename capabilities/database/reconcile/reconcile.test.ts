@@ -13,6 +13,7 @@ import { ANNOTATION_APPLIED_HASH } from "./diff";
 import { LEAF_LIFETIME_DAYS, RENEW_BEFORE_DAYS } from "../pki/policy";
 import { KubeApiError } from "../lib/kube-api";
 import { ReconcileError } from "../lib/errors";
+import { ConvergedChildren } from "./converged-children";
 import { recordFailure } from "./failure";
 import { LEGACY_FINALIZER, ReconcileDeps, reconcile } from "./reconcile";
 import { FakeCluster } from "../../../test/unit/fake-cluster";
@@ -31,6 +32,7 @@ function setup(spec: Partial<DatabaseSpec> = {}, extra: Partial<Database["metada
     now: () => new Date(t),
     validate: () => denials,
     newPassword: () => `pw-${++passwordCounter}`,
+    converged: new ConvergedChildren(),
   };
   const db = cluster.addDatabase({
     apiVersion: "pgkeeper.dev/v1alpha1",
@@ -240,8 +242,10 @@ describe("reconcile: changes and drift", () => {
   ])("repairs %s", async (_name, edit, kind, name) => {
     const { cluster, run } = setup();
     await run();
-    const live = cluster.find(kind, NS, name)!;
+    await run(); // a pass that found every child as wanted, and remembered it
+    const live = structuredClone(cluster.find(kind, NS, name)!);
     edit(live);
+    cluster.put(live); // a new resourceVersion, as the apiserver gives every write
     await run();
     const events = cluster.events.filter(e => e.reason === "DriftRepaired");
     expect(events).toHaveLength(1);
@@ -261,8 +265,10 @@ describe("reconcile: changes and drift", () => {
   it("keeps labels others added to a child", async () => {
     const { cluster, run } = setup();
     await run();
-    const svc = cluster.find("Service", NS, "orders-rw")!;
+    await run();
+    const svc = structuredClone(cluster.find("Service", NS, "orders-rw")!);
     svc.metadata!.labels = { ...svc.metadata!.labels, "team.example/cost-center": "42" };
+    cluster.put(svc);
     const report = await run();
     expect(report.writes).toBe(0);
   });

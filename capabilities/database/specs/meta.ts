@@ -3,7 +3,6 @@
  */
 import type { V1ObjectMeta, V1OwnerReference } from "@kubernetes/client-node";
 import type { ResolvedSpec } from "../api/defaults";
-import type { Database } from "../api/database";
 import { childNames, commonLabels } from "../api/names";
 import type { ChildNames } from "../api/names";
 import { API_VERSION, KIND } from "../api/identity";
@@ -12,9 +11,19 @@ import { API_VERSION, KIND } from "../api/identity";
 export const OWNER_API_VERSION = API_VERSION;
 export const OWNER_KIND = KIND;
 
+/**
+ * What a builder may read of the Database: its identity, and when it was first initialized.
+ * Narrow by type, so that what reconcile remembers of a converged pass (the digest of its inputs,
+ * reconcile/converged-children.ts) covers everything the children are built from.
+ */
+export interface BuildDatabase {
+  metadata?: { name?: string; namespace?: string; uid?: string };
+  status?: { initializedAt?: string };
+}
+
 /** Input of every builder: the Database (for its identity) and its spec with defaults filled. */
 export interface BuildInput {
-  db: Database;
+  db: BuildDatabase;
   spec: ResolvedSpec;
   /** The instance that must be primary (status.targetPrimary); default `<db>-0`. */
   primary?: string;
@@ -51,7 +60,7 @@ interface Identity {
  * Name, namespace and uid of the Database. Builders only see objects read from the API server,
  * which always have them; a missing one is a programming error, so this throws.
  */
-export function identity(db: Database): Identity {
+export function identity(db: BuildDatabase): Identity {
   const { name, namespace, uid } = db.metadata ?? {};
   if (!name || !namespace || !uid) {
     throw new Error("Database metadata must have name, namespace and uid to build its children");
@@ -60,7 +69,7 @@ export function identity(db: Database): Identity {
 }
 
 /** The controller reference to the Database: garbage collection deletes children with it. */
-export function ownerReference(db: Database): V1OwnerReference {
+export function ownerReference(db: BuildDatabase): V1OwnerReference {
   const { name, uid } = identity(db);
   return {
     apiVersion: OWNER_API_VERSION,
