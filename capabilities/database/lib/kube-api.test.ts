@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage, isNotFound } from "./errors";
 import { Connection, KubeApiError, METADATA_ONLY, connect, requester } from "./kube-api";
-import { RawWatchEvent, splitLines, watchStreamer } from "./kube-watch";
+import { LineSplitter, RawWatchEvent, watchStreamer } from "./kube-watch";
 
 interface Seen {
   method: string;
@@ -323,7 +323,28 @@ describe("kube-watch: a watch request as a stream of events", () => {
     await conn.streams.close();
   });
 
-  it("splitLines keeps the unfinished line and skips blank ones", () => {
-    expect(splitLines('{"a":1}\n\n{"b"')).toEqual({ lines: ['{"a":1}'], rest: '{"b"' });
+  it.each<[string, string[], string[][]]>([
+    ["one chunk, a blank line, an unfinished one", ['{"a":1}\n\n{"b"'], [['{"a":1}']]],
+    ["a line in three chunks", ['{"a', '":', "1}\n"], [[], [], ['{"a":1}']]],
+    [
+      "a line's end and the next lines",
+      ['{"a"', ':1}\n{"b":2}\n{"c"', ":3}\n"],
+      [[], ['{"a":1}', '{"b":2}'], ['{"c":3}']],
+    ],
+    ["empty chunks", ["", '{"a":1}', "", "\n"], [[], [], [], ['{"a":1}']]],
+  ])("the line splitter: %s", (_name, chunks, expected) => {
+    const splitter = new LineSplitter();
+    expect(chunks.map(c => splitter.push(c))).toEqual(expected);
+  });
+
+  it("the line splitter counts the unfinished line, and forgets a finished one", () => {
+    const splitter = new LineSplitter();
+    splitter.push("abc");
+    splitter.push("de");
+    expect(splitter.pending).toBe(5);
+    splitter.push("\nxy");
+    expect(splitter.pending).toBe(2);
+    splitter.push("\n");
+    expect(splitter.pending).toBe(0);
   });
 });

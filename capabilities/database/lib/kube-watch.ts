@@ -29,11 +29,35 @@ export type WatchStream = (
   options: WatchOptions,
 ) => AsyncIterable<RawWatchEvent>;
 
-/** Complete lines of `text`, and what is left after the last newline. */
-export function splitLines(text: string): { lines: string[]; rest: string } {
-  const parts = text.split("\n");
-  const rest = parts.pop() ?? "";
-  return { lines: parts.filter(line => line.trim() !== ""), rest };
+/**
+ * The complete lines of a stream of text chunks, blank ones skipped. A chunk with no newline (a
+ * large object arrives in many) is only kept: the line is joined once, when its end arrives, so
+ * a 60 KiB ConfigMap in 16 KiB chunks is not copied and scanned again at every chunk.
+ */
+export class LineSplitter {
+  private parts: string[] = [];
+  private length = 0;
+
+  /** The lines `text` completes. */
+  push(text: string): string[] {
+    const end = text.indexOf("\n");
+    if (end < 0) {
+      if (text !== "") this.parts.push(text);
+      this.length += text.length;
+      return [];
+    }
+    const first = this.parts.join("") + text.slice(0, end);
+    const more = text.slice(end + 1).split("\n");
+    const rest = more.pop() ?? "";
+    this.parts = rest === "" ? [] : [rest];
+    this.length = rest.length;
+    return [first, ...more].filter(line => line.trim() !== "");
+  }
+
+  /** How long the unfinished line is so far. */
+  get pending(): number {
+    return this.length;
+  }
 }
 
 export function watchStreamer(connection: () => Promise<Connection>): WatchStream {
@@ -52,12 +76,11 @@ export function watchStreamer(connection: () => Promise<Connection>): WatchStrea
     if (response.statusCode < 200 || response.statusCode >= 300)
       throw new KubeApiError(response.statusCode, parse(await response.body.text()), "WATCH", path);
     const decoder = new StringDecoder("utf8");
-    let pending = "";
+    const splitter = new LineSplitter();
     try {
       for await (const chunk of response.body) {
-        const { lines, rest } = splitLines(pending + decoder.write(chunk as Buffer));
-        pending = rest;
-        if (pending.length > MAX_EVENT_BYTES)
+        const lines = splitter.push(decoder.write(chunk as Buffer));
+        if (splitter.pending > MAX_EVENT_BYTES)
           throw new Error(`watch ${path}: an event longer than ${MAX_EVENT_BYTES} bytes`);
         for (const line of lines) yield JSON.parse(line) as RawWatchEvent;
       }
