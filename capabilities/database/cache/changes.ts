@@ -7,7 +7,8 @@
  * - a change confined to `status` (and bookkeeping metadata) is not a reason either, except for
  *   Pods, whose status (readiness) is exactly what reconcile observes.
  */
-import { equals, omit } from "ramda";
+import { omit } from "ramda";
+import { jsonEqual } from "../lib/json-equal";
 import { KubeObject } from "../cluster/cluster";
 import { UpsertOutcome } from "./object-cache";
 
@@ -31,7 +32,7 @@ const withoutBookkeeping = (obj: KubeObject): unknown => ({
 export function isMeaningfulChange(previous: KubeObject | undefined, next: KubeObject): boolean {
   if (!previous) return true;
   if (STATUS_MATTERS.has(next.kind ?? "")) return true;
-  return !equals(withoutBookkeeping(previous), withoutBookkeeping(next));
+  return !jsonEqual(withoutBookkeeping(previous), withoutBookkeeping(next));
 }
 
 /** Whether an ADDED/MODIFIED event, stored with `outcome`, should trigger a reconcile. */

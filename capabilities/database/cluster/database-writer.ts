@@ -6,7 +6,7 @@
  * overwriting something newer. It never mutates the Database it was given: cached objects are
  * shared and must stay as delivered.
  */
-import { equals } from "ramda";
+import { jsonEqual } from "../lib/json-equal";
 import { Database } from "../api/database";
 import { DatabaseStatus } from "../api/database-schema";
 import { Cluster, DatabaseStatusPatch, DatabaseVersion } from "./cluster";
@@ -22,7 +22,7 @@ export function statusPatch(
   prev: DatabaseStatus | undefined,
   next: DatabaseStatus,
 ): DatabaseStatusPatch | undefined {
-  if (equals(prev ?? {}, next)) return undefined;
+  if (jsonEqual(prev ?? {}, next)) return undefined;
   const patch: DatabaseStatusPatch = { ...next };
   for (const key of Object.keys(prev ?? {}) as (keyof DatabaseStatus)[]) {
     if (!(key in next)) patch[key] = null;

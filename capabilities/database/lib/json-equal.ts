@@ -1,0 +1,24 @@
+/**
+ * Deep equality of JSON values (what the apiserver sends and what we build to send it): objects,
+ * arrays, strings, numbers, booleans, null. Ramda's `equals` handles every JavaScript type, and
+ * so asks each object's constructor for its name, by a regular expression over its source text:
+ * on every watch event's object that was 2.6 s of a converge of 1,000 Databases.
+ * A key whose value is undefined counts as present, as in ramda.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  for (const key of keys)
+    if (!Object.hasOwn(right, key) || !jsonEqual(left[key], right[key])) return false;
+  return true;
+}
