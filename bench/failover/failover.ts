@@ -8,6 +8,10 @@
  * fault, and the JSON (bench/lib/result.ts), written again after each failover so that a long
  * run stopped midway keeps what it measured.
  *
+ * KEEP=1: the faults this run does not run keep their rows from the committed results
+ * (bench/results/failover.json), marked with the run they come from, so a run of the slow faults
+ * does not drop the table's others.
+ *
  * BENCH_SMOKE=1 (or --smoke): one pod deletion of a 2-instance Database, the operator under
  * `pepr dev`, unless FAILOVERS, FAULTS, INSTANCES or OPERATOR say otherwise.
  */
@@ -19,8 +23,11 @@ import { missingAcknowledgedRows } from "../../test/e2e/load/rows";
 import { appCredentials, psql } from "../../test/e2e/psql";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import { runMain } from "../lib/main";
-import type { FailoverFault, FailoverParameters } from "../report/failover";
-import { summarize } from "../report/failover";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FailoverFault, FailoverParameters, FailoverResult } from "../report/failover";
+import { keptFaults, summarize, withKept } from "../report/failover";
+import { RESULTS_DIR } from "../report/sections";
 import { FAULTS, parseFaults } from "./faults";
 import { healthy, runFault } from "./measure";
 import { parsePlacement, startOperator } from "../lib/placement";
@@ -35,6 +42,18 @@ const FAULT_RUNS = parseFaults(
 const SYNCHRONOUS = process.env.MODE === "sync";
 const INSTANCES = Number(process.env.INSTANCES ?? (SMOKE ? 2 : 3));
 const PLACEMENT = parsePlacement(process.env.OPERATOR ?? (SMOKE ? "dev" : "cluster"));
+const KEEP = process.env.KEEP === "1";
+
+/** The committed run's faults this run does not run (KEEP=1). */
+function kept(): FailoverFault[] {
+  const file = join(RESULTS_DIR, "failover.json");
+  if (!KEEP || SMOKE || !existsSync(file)) return [];
+  const previous = JSON.parse(readFileSync(file, "utf8")) as FailoverResult;
+  return keptFaults(
+    previous,
+    FAULT_RUNS.map(r => r.fault),
+  );
+}
 
 async function main(): Promise<void> {
   const start = runStart();
@@ -44,6 +63,8 @@ async function main(): Promise<void> {
   const ns = freshNamespace("bench-failover");
   const db = "bench";
   const faults: FailoverFault[] = [];
+  const keep = kept();
+  const all = () => withKept(FAULTS, faults, keep);
   const parameters = (): FailoverParameters => ({
     failovers: FAILOVERS,
     faults: FAULT_RUNS.map(r => r.fault),
@@ -75,7 +96,7 @@ async function main(): Promise<void> {
       const saved = () => {
         if (SMOKE) return;
         try {
-          saveResult("failover", start, parameters(), { faults, rows: null }, SMOKE);
+          saveResult("failover", start, parameters(), { faults: all(), rows: null }, SMOKE);
         } catch (err) {
           // Figures not usable yet (a fault with no failover completed so far): the next one may be.
           console.log(`results not saved yet: ${(err as Error).message}`);
@@ -87,7 +108,10 @@ async function main(): Promise<void> {
       await load.stop();
     }
     const rows = await missingAcknowledgedRows(creds, "load", load.acknowledgedRanges(), 120_000);
-    const figures = { faults, rows: { acknowledged: rows.acknowledged, lost: rows.missing } };
+    const figures = {
+      faults: all(),
+      rows: { acknowledged: rows.acknowledged, lost: rows.missing },
+    };
     console.log(
       "\n=== bench/failover: fault → first write acknowledged by the recovered primary ===",
     );

@@ -35,6 +35,11 @@ export interface FailoverFault {
    * before is what this one lost.
    */
   lostSoFar?: number;
+  /**
+   * A fault kept from an earlier run (KEEP=1: a run of some faults keeps the others' rows): when
+   * and how it ran, and the acknowledged rows it lost there.
+   */
+  earlier?: { date: string | null; commit: string | null; command: string; lost?: number };
 }
 
 export interface FailoverFigures {
@@ -89,12 +94,53 @@ export function summarize(f: FailoverFault): string {
   return `${f.fault.padEnd(6)} n=${w.length}/${f.attempted} p50=${secondsAt(w, 0.5)} p95=${secondsAt(w, 0.95)} max=${secondsAt(w, 1)} two-writable-rounds=${f.twoWritableRounds}${f.failed.length ? `  failed: ${f.failed.join("; ")}` : ""}`;
 }
 
-/** What `fault` lost: its count so far less the one of the fault before it. */
+/**
+ * What `fault` lost: its count so far less the one of the fault of the same run before it; a
+ * fault kept from an earlier run says what it lost there.
+ */
 function lostIn(faults: FailoverFault[], fault: FailoverFault): string {
+  if (fault.earlier) return fault.earlier.lost === undefined ? NONE : count(fault.earlier.lost);
   if (fault.lostSoFar === undefined) return NONE;
-  const before = faults[faults.indexOf(fault) - 1]?.lostSoFar ?? 0;
-  return count(fault.lostSoFar - before);
+  const before = faults
+    .slice(0, faults.indexOf(fault))
+    .filter(f => !f.earlier)
+    .at(-1)?.lostSoFar;
+  return count(fault.lostSoFar - (before ?? 0));
 }
+
+/** The faults of `previous` that this run does not run, each marked with the run it comes from. */
+export function keptFaults(
+  previous: FailoverResult | undefined,
+  running: readonly Fault[],
+): FailoverFault[] {
+  if (!previous) return [];
+  const faults = previous.figures.faults;
+  return faults
+    .filter(f => !running.includes(f.fault))
+    .map(f => ({
+      ...f,
+      earlier: f.earlier ?? {
+        date: previous.date,
+        commit: previous.commit,
+        command: failoverCommand(previous.parameters),
+        ...(f.lostSoFar === undefined ? {} : { lost: ownLoss(faults, f) }),
+      },
+    }));
+}
+
+/** Rows `fault` lost in its own run (its run's count so far less the fault's before it). */
+const ownLoss = (faults: FailoverFault[], fault: FailoverFault): number =>
+  (fault.lostSoFar ?? 0) - (faults[faults.indexOf(fault) - 1]?.lostSoFar ?? 0);
+
+/** This run's faults and the kept ones, in the order of FAULTS. */
+export const withKept = (
+  order: readonly Fault[],
+  current: FailoverFault[],
+  kept: FailoverFault[],
+): FailoverFault[] =>
+  [...kept, ...current].sort((a, b) => order.indexOf(a.fault) - order.indexOf(b.fault));
+
+const KEPT_MARK = " ¹";
 
 /** A row per fault: its failovers' p50/p95/max, write gaps, the goal, and what it lost. */
 export function faultTable(faults: FailoverFault[]): string {
@@ -118,7 +164,7 @@ export function faultTable(faults: FailoverFault[]): string {
       const judged = of(f, goalOf(f.fault));
       const met = judged.length > 0 && percentile(judged, 0.95) <= goal * 1000;
       return [
-        FAULT_TEXT[f.fault],
+        FAULT_TEXT[f.fault] + (f.earlier ? KEPT_MARK : ""),
         w.length === f.attempted ? String(w.length) : `${w.length} of ${f.attempted}`,
         secondsAt(w, 0.5),
         secondsAt(w, 0.95),
@@ -138,7 +184,7 @@ function phaseTable(r: FailoverResult): string {
   return table(
     columns("fault (p50 from the fault)", ...PHASES.map(p => PHASE_TEXT[p])),
     r.figures.faults.map(f => [
-      FAULT_TEXT[f.fault],
+      FAULT_TEXT[f.fault] + (f.earlier ? KEPT_MARK : ""),
       ...PHASES.map(p => {
         const v = of(f, p);
         const n = f.timelines.length;
@@ -185,12 +231,31 @@ export const failoverProblems = (r: FailoverResult): string[] =>
         .filter(f => f.timelines.length === 0)
         .map(f => `${f.fault}: no failover completed`);
 
+/** Where the kept faults' rows come from, one line per earlier run. */
+function keptNote(faults: FailoverFault[]): string | undefined {
+  const runOf = (f: FailoverFault): string =>
+    f.earlier ? JSON.stringify([f.earlier.date, f.earlier.commit, f.earlier.command]) : "";
+  const runs = [...new Set(faults.map(runOf).filter(run => run !== ""))];
+  if (runs.length === 0) return undefined;
+  return runs
+    .map(run => {
+      const which = faults.filter(f => runOf(f) === run);
+      const e = which[0].earlier!;
+      const them = which.length === 1 ? "it" : "them";
+      return `¹ ${which.map(f => FAULT_TEXT[f.fault]).join(", ")}: kept from the run of ${e.date?.slice(0, 10) ?? "an unknown date"} at commit \`${e.commit ?? "unknown"}\` (${e.command}); this run did not run ${them}, and its totals below leave ${them} out.`;
+    })
+    .join("\n\n");
+}
+
 export function renderFailover(r: FailoverResult): string {
-  const failed = r.figures.faults.flatMap(f => f.failed.map(x => `${f.fault} ${x}`));
+  const current = r.figures.faults.filter(f => !f.earlier);
+  const failed = current.flatMap(f => f.failed.map(x => `${f.fault} ${x}`));
   const rows = r.figures.rows;
+  const kept = keptNote(r.figures.faults);
   return [
     `${failoverSentence(r.parameters)}.`,
     faultTable(r.figures.faults),
+    ...(kept ? [kept] : []),
     PHASES_TEXT,
     phaseTable(r),
     ...r.figures.faults.map(recoveryKinds).filter((x): x is string => x !== undefined),
