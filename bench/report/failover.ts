@@ -195,18 +195,18 @@ function phaseTable(r: FailoverResult): string {
   );
 }
 
-function failoverCommand(p: FailoverParameters): string {
+function failoverCommand(p: FailoverParameters, keep = false): string {
   const counted = p.faults.map(f => {
     const n = p.counts?.[f] ?? p.failovers;
     return n === p.failovers ? f : `${f}:${n}`;
   });
-  return `\`FAILOVERS=${p.failovers} FAULTS=${counted.join(",")}${p.synchronous ? " MODE=sync" : ""} npm run bench:failover\``;
+  return `\`${keep ? "KEEP=1 " : ""}FAILOVERS=${p.failovers} FAULTS=${counted.join(",")}${p.synchronous ? " MODE=sync" : ""} npm run bench:failover\``;
 }
 
-function failoverSentence(p: FailoverParameters): string {
+function failoverSentence(p: FailoverParameters, keep: boolean): string {
   const probe = `${p.probe.failureThreshold} failed probes, ${p.probe.intervalMs / 1000} s period, ${p.probe.timeoutMs / 1000} s timeout`;
   const where = p.operator === "cluster" ? "installed by `pepr deploy`" : "under `pepr dev`";
-  return `${failoverCommand(p)}: the operator ${where} at its defaults (${probe}); a ${p.instances}-instance Database (${p.synchronous ? "quorum synchronous replication" : "asynchronous replication, the default: a commit is acknowledged once on the primary's disk"}) under a continuous write load through \`<db>-rw\` loses its primary ${p.failovers} times per fault${p.faults.some(f => (p.counts?.[f] ?? p.failovers) !== p.failovers) ? " (as many as FAULTS says where it gives a count)" : ""}. Each time: from the fault to the first write acknowledged by the recovered primary (another server, or the same one restarted after a SIGKILL), and the longest time without an acknowledged write in between`;
+  return `${failoverCommand(p, keep)}: the operator ${where} at its defaults (${probe}); a ${p.instances}-instance Database (${p.synchronous ? "quorum synchronous replication" : "asynchronous replication, the default: a commit is acknowledged once on the primary's disk"}) under a continuous write load through \`<db>-rw\` loses its primary ${p.failovers} times per fault${p.faults.some(f => (p.counts?.[f] ?? p.failovers) !== p.failovers) ? " (as many as FAULTS says where it gives a count)" : ""}. Each time: from the fault to the first write acknowledged by the recovered primary (another server, or the same one restarted after a SIGKILL), and the longest time without an acknowledged write in between`;
 }
 
 const PHASES_TEXT =
@@ -253,7 +253,10 @@ export function renderFailover(r: FailoverResult): string {
   const rows = r.figures.rows;
   const kept = keptNote(r.figures.faults);
   return [
-    `${failoverSentence(r.parameters)}.`,
+    `${failoverSentence(
+      r.parameters,
+      r.figures.faults.some(f => f.earlier),
+    )}.`,
     faultTable(r.figures.faults),
     ...(kept ? [kept] : []),
     PHASES_TEXT,

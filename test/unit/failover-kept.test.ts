@@ -65,6 +65,7 @@ describe("faults kept from the committed run", () => {
       parameters: { ...previous.parameters, failovers: 1, faults: ["cut"] },
       figures: { faults, rows: { acknowledged: 100, lost: 3 } },
     });
+    expect(text).toMatch(/^`KEEP=1 FAILOVERS=1 FAULTS=cut npm run bench:failover`/);
     expect(text).toMatch(/\| pod deleted ¹ +\|/);
     expect(text).toMatch(/\| postmaster SIGKILL ¹ +\|/);
     expect(text).toMatch(/\| network cut +\|/);
