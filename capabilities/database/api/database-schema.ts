@@ -511,7 +511,7 @@ export const databaseSpecSchema = object(
       },
     ),
     image: string(
-      "Container image for PostgreSQL (with pgBackRest, for backups). Defaults to pgkeeper's image for `version` under the operator's image repository (PGKEEPER_IMAGE_REPOSITORY; PGKEEPER_POSTGRES_IMAGE names another); a `version` the operator has no image for (PGKEEPER_POSTGRES_VERSIONS, by default those pgkeeper builds an image for: 15) is refused unless this names one.",
+      "Container image for PostgreSQL (with pgBackRest, for backups). Defaults to pgkeeper's image for `version` under the operator's image repository (PGKEEPER_IMAGE_REPOSITORY; PGKEEPER_POSTGRES_IMAGE names another); a `version` the operator has no image for (PGKEEPER_POSTGRES_VERSIONS, by default those pgkeeper builds an image for: 15, 17 and 18) is refused unless this names one.",
       { minLength: 1, maxLength: 512 },
     ),
     imagePullSecrets: array(
