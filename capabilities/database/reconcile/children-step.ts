@@ -5,7 +5,7 @@
  * happened to the rest.
  */
 import { Database } from "../api/database";
-import { Cluster, EventInput, KubeObject, describeRef, refOf } from "../cluster/cluster";
+import { Cluster, EventInput, KubeObject, describeRef } from "../cluster/cluster";
 import { ensureBackupTls } from "../pki/backup-tls";
 import { ensureTls } from "../pki/database-tls";
 import {
@@ -17,8 +17,14 @@ import {
   serverDnsNames,
 } from "../specs";
 import { ChildResult, convergeChild, pruneChild } from "./children";
-import { Converged, ConvergedChild, inputsDigest, refKey } from "./converged-children";
-import { ANNOTATION_APPLIED_HASH, withAppliedHash } from "./diff";
+import {
+  ConvergedChild,
+  allStillAsVerified,
+  inputsDigest,
+  knownChildren,
+  learntFrom,
+} from "./converged-children";
+import { withAppliedHash } from "./diff";
 import type { Pass, StepResult } from "./pass";
 import { RestoredSecret } from "./passwords";
 
@@ -88,10 +94,10 @@ async function applyUnlessConverged(
   const { operatorNamespace } = deps.config;
   const memory = deps.converged;
   const inputs = memory && inputsDigest(input, passwords, keys, operatorNamespace);
-  const learnt = inputs ? memory.of(key, inputs) : undefined;
+  const learnt = inputs ? memory.learnt(key, inputs) : undefined;
   if (learnt && (await allStillAsVerified(deps.cluster, learnt))) return;
   const children = desiredChildren(input, passwords, keys, operatorNamespace);
-  const known = learnt && sameRefs(learnt, children) ? learnt.children : undefined;
+  const known = knownChildren(learnt, children);
   const stamped = children.map((child, i) => withAppliedHash(child, known?.[i].hash));
   await applyChildren(deps.cluster, db, stamped, known, results);
   if (memory && inputs) memory.remember(key, learntFrom(inputs, stamped, results));
@@ -119,32 +125,6 @@ async function applyChildren(
     results,
   );
 }
-
-/** Every child learnt as wanted is still at the version it was found at (the cache says so). */
-async function allStillAsVerified(cluster: Cluster, learnt: Converged): Promise<boolean> {
-  for (const child of learnt.children) {
-    if (child.verifiedAt === undefined) return false;
-    const live = await cluster.get(child.ref, { missingIsAbsent: true });
-    if (live?.metadata?.resourceVersion !== child.verifiedAt) return false;
-  }
-  return true;
-}
-
-const sameRefs = (learnt: Converged, children: KubeObject[]): boolean =>
-  learnt.children.length === children.length &&
-  learnt.children.every((c, i) => refKey(c.ref) === refKey(refOf(children[i])));
-
-/** What this pass learnt: each child's hash, and the version of each it found as wanted. */
-const learntFrom = (inputs: string, stamped: KubeObject[], results: ChildResult[]): Converged => ({
-  inputs,
-  children: stamped.map((child, i) => ({
-    ref: refOf(child),
-    hash: child.metadata?.annotations?.[ANNOTATION_APPLIED_HASH] ?? "",
-    ...(results[i]?.change === "none" && results[i].version !== undefined
-      ? { verifiedAt: results[i].version }
-      : {}),
-  })),
-});
 
 /**
  * Waits for every write of the wave, so none is still on its way when the pass reports, adds

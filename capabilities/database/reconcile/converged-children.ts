@@ -15,7 +15,9 @@
  * lost (reconcile/deps.ts), like every memory of a leadership.
  */
 import { contentDigest } from "../lib/content-hash";
-import { ObjectRef } from "../cluster/cluster";
+import { Cluster, KubeObject, ObjectRef, refOf } from "../cluster/cluster";
+import { ANNOTATION_APPLIED_HASH } from "./diff";
+import { PerDatabase } from "./per-database";
 import type { BuildInput, KeyMaterial, Passwords } from "../specs";
 
 export interface ConvergedChild {
@@ -45,29 +47,48 @@ export function inputsDigest(
 export const refKey = (ref: ObjectRef): string =>
   `${ref.apiVersion}/${ref.kind}/${ref.namespace}/${ref.name}`;
 
-export class ConvergedChildren {
-  private readonly databases = new Map<string, Converged>();
-
+/** What was learnt of each Database's children; `of(key)` is read only through `learnt`. */
+export class ConvergedChildren extends PerDatabase<Converged> {
   /** What was learnt of `key`'s children, when built from the same inputs. */
-  of(key: string, inputs: string): Converged | undefined {
-    const found = this.databases.get(key);
+  learnt(key: string, inputs: string): Converged | undefined {
+    const found = this.of(key);
     return found?.inputs === inputs ? found : undefined;
   }
-
-  remember(key: string, converged: Converged): void {
-    this.databases.set(key, converged);
-  }
-
-  forget(key: string): void {
-    this.databases.delete(key);
-  }
-
-  clear(): void {
-    this.databases.clear();
-  }
-
-  /** How many Databases are remembered (for tests of forgetting). */
-  get size(): number {
-    return this.databases.size;
-  }
 }
+
+/** Every child learnt as wanted is still at the version it was found at (the cache says so). */
+export async function allStillAsVerified(cluster: Cluster, learnt: Converged): Promise<boolean> {
+  for (const child of learnt.children) {
+    if (child.verifiedAt === undefined) return false;
+    const live = await cluster.get(child.ref, { missingIsAbsent: true });
+    if (live?.metadata?.resourceVersion !== child.verifiedAt) return false;
+  }
+  return true;
+}
+
+/** The learnt children, when they are `children` (by ref, in order). */
+export const knownChildren = (
+  learnt: Converged | undefined,
+  children: KubeObject[],
+): ConvergedChild[] | undefined =>
+  learnt &&
+  learnt.children.length === children.length &&
+  learnt.children.every((c, i) => refKey(c.ref) === refKey(refOf(children[i])))
+    ? learnt.children
+    : undefined;
+
+/** What a pass learnt: each child's hash, and the version of each it found as wanted. */
+export const learntFrom = (
+  inputs: string,
+  stamped: KubeObject[],
+  results: { change: string; version?: string }[],
+): Converged => ({
+  inputs,
+  children: stamped.map((child, i) => ({
+    ref: refOf(child),
+    hash: child.metadata?.annotations?.[ANNOTATION_APPLIED_HASH] ?? "",
+    ...(results[i]?.change === "none" && results[i].version !== undefined
+      ? { verifiedAt: results[i].version }
+      : {}),
+  })),
+});

@@ -5,23 +5,6 @@
  * every client out.
  */
 import type { Passwords } from "../specs";
+import { PerDatabase } from "./per-database";
 
-export class PasswordMemory {
-  private readonly databases = new Map<string, Passwords>();
-
-  of(key: string): Passwords | undefined {
-    return this.databases.get(key);
-  }
-
-  remember(key: string, passwords: Passwords): void {
-    this.databases.set(key, passwords);
-  }
-
-  forget(key: string): void {
-    this.databases.delete(key);
-  }
-
-  clear(): void {
-    this.databases.clear();
-  }
-}
+export class PasswordMemory extends PerDatabase<Passwords> {}
