@@ -7,6 +7,7 @@
  * goes with it. (Reconcile's own memory, the passwords in use, is reconcile/passwords.ts's.)
  */
 import type { StuckMemory } from "./stuck-replica";
+import { PerDatabase } from "../lib/per-database";
 
 export interface PendingAfterReload {
   pending: string[];
@@ -61,37 +62,22 @@ const perPod = (m: DatabaseMemory): Map<string, unknown>[] => [
   m.passfiles,
 ];
 
-export class HaMemory {
-  private readonly databases = new Map<string, DatabaseMemory>();
-
+export class HaMemory extends PerDatabase<DatabaseMemory> {
   /** The memory of one Database (`namespace/name`), created on first use. */
-  of(key: string): DatabaseMemory {
-    let memory = this.databases.get(key);
+  override of(key: string): DatabaseMemory {
+    let memory = super.of(key);
     if (!memory) {
       memory = emptyMemory();
-      this.databases.set(key, memory);
+      this.remember(key, memory);
     }
     return memory;
   }
 
   /** Drops the entries of pods that no longer exist (by UID). */
   keepPods(key: string, uids: ReadonlySet<string>): void {
-    const memory = this.databases.get(key);
+    const memory = super.of(key);
     if (!memory) return;
     for (const map of perPod(memory))
       for (const uid of map.keys()) if (!uids.has(uid)) map.delete(uid);
-  }
-
-  forget(key: string): void {
-    this.databases.delete(key);
-  }
-
-  clear(): void {
-    this.databases.clear();
-  }
-
-  /** Databases remembered (for tests of the bound). */
-  get size(): number {
-    return this.databases.size;
   }
 }

@@ -17,7 +17,7 @@
 import { contentDigest } from "../lib/content-hash";
 import { Cluster, KubeObject, ObjectRef, refOf } from "../cluster/cluster";
 import { ANNOTATION_APPLIED_HASH } from "./diff";
-import { PerDatabase } from "./per-database";
+import { PerDatabase } from "../lib/per-database";
 import type { BuildInput, KeyMaterial, Passwords } from "../specs";
 
 export interface ConvergedChild {

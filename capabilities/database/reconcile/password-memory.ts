@@ -5,6 +5,6 @@
  * every client out.
  */
 import type { Passwords } from "../specs";
-import { PerDatabase } from "./per-database";
+import { PerDatabase } from "../lib/per-database";
 
 export class PasswordMemory extends PerDatabase<Passwords> {}

@@ -1,6 +1,6 @@
 /**
  * What one leadership remembers per Database (`namespace/name`), forgotten with the Database and
- * when leadership is lost (reconcile/deps.ts): the shape every such memory of reconcile shares.
+ * when leadership is lost (reconcile/deps.ts): the shape every such memory shares.
  */
 export class PerDatabase<T> {
   private readonly databases = new Map<string, T>();
