@@ -48,8 +48,14 @@ export interface AuditCounts {
 const INFORMER_SELECTOR = "managed-by%3Dpgkeeper";
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete"]);
 
-/** The operator's requests between byte `from` of the audit log and its current end. */
-export async function countOperatorRequests(mark: AuditMark): Promise<AuditCounts> {
+/**
+ * The operator's requests between byte `from` of the audit log and its current end: those of
+ * `user` (the host operator's by default; an installed one's is its ServiceAccount).
+ */
+export async function countOperatorRequests(
+  mark: AuditMark,
+  user: string = OPERATOR_USER,
+): Promise<AuditCounts> {
   const counts: AuditCounts = {
     byVerb: {},
     byVerbResource: {},
@@ -57,14 +63,19 @@ export async function countOperatorRequests(mark: AuditMark): Promise<AuditCount
     events: 0,
     reconcileReads: { get: 0, list: 0 },
   };
-  for (const file of filesSince(mark)) await countFile(file.path, file.start, counts);
+  for (const file of filesSince(mark)) await countFile(file.path, file.start, user, counts);
   return counts;
 }
 
-async function countFile(path: string, start: number, counts: AuditCounts): Promise<void> {
+async function countFile(
+  path: string,
+  start: number,
+  user: string,
+  counts: AuditCounts,
+): Promise<void> {
   const lines = createInterface({ input: createReadStream(path, { start }) });
   for await (const line of lines) {
-    if (!line.includes(OPERATOR_USER)) continue;
+    if (!line.includes(user)) continue;
     let e: {
       verb: string;
       requestURI: string;
@@ -76,7 +87,7 @@ async function countFile(path: string, start: number, counts: AuditCounts): Prom
     } catch {
       continue;
     }
-    if (e.user.username !== OPERATOR_USER) continue;
+    if (e.user.username !== user) continue;
     const resource = e.objectRef?.resource ?? "";
     if (resource === "leases") {
       if (WRITE_VERBS.has(e.verb)) counts.leaseWrites++;

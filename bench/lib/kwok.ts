@@ -18,6 +18,12 @@ const STAGES = [
   "pod/fast/pod-delete.yaml",
 ];
 export const KWOK_LABEL = "pgkeeper.dev/bench-node";
+export const KWOK_TAINT = { key: KWOK_LABEL, value: "true", effect: "NoSchedule" } as const;
+/** The scheduling a pod needs to run on kwok's nodes, and only there. */
+export const ON_KWOK_NODES = {
+  nodeSelector: { [KWOK_LABEL]: "true" },
+  tolerations: [{ key: KWOK_LABEL, operator: "Equal", value: "true", effect: "NoSchedule" }],
+};
 
 function stagesConfig(dir: string): string {
   const modCache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
@@ -54,6 +60,9 @@ export class Kwok {
         labels: { [KWOK_LABEL]: "true", "kubernetes.io/hostname": `kwok-${i}`, type: "kwok" },
         annotations: { "kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0" },
       },
+      // Only pods that ask for a fake node get one: a real node's pods (the installed operator's)
+      // would run nowhere here, though the Deployment would call them ready.
+      spec: { taints: [KWOK_TAINT] },
       status: {
         allocatable: { cpu: "1000", memory: "4Ti", pods: "1000" },
         capacity: { cpu: "1000", memory: "4Ti", pods: "1000" },

@@ -12,6 +12,8 @@ export interface ScaleParameters {
   resyncSeconds: number;
   nodeOptions: string;
   readyTimeoutSeconds: number;
+  /** Where the operator ran (absent in results before it was a choice: the host). */
+  placement?: "cluster" | "dev";
 }
 
 export interface ScaleIdle {
@@ -106,11 +108,18 @@ export const scaleProblems = (r: ScaleResult): string[] =>
         .filter(run => run.reconciledSeconds === null)
         .map(run => `N=${run.n}, concurrency ${run.concurrency}: never all reconciled`);
 
+/** Where the operator ran, as the sentence under the command says it. */
+const operatorPlace = (p: ScaleParameters): string =>
+  p.placement === "cluster"
+    ? "the operator installed by `pepr deploy` (its leading watcher pod measured; the node tier's one real node runs it, the Databases are held to kwok's nodes)"
+    : "the operator's watcher bundle run as a host process";
+
 export function renderScale(r: ScaleResult): string {
   const p = r.parameters;
   const { table: t, notes } = scaleTable(r.figures.runs);
+  const env = p.placement === "cluster" ? "OPERATOR=cluster " : "";
   return [
-    `\`npm run bench:scale -- --n ${p.sizes.join(",")} --concurrency ${p.concurrencies.join(",")} --idle ${p.idleSeconds} --ready-timeout ${p.readyTimeoutSeconds}\`: N Databases of 3 instances created at once, pods on ${p.nodes} kwok nodes, resyncs every ${p.resyncSeconds} s${p.nodeOptions ? `, the operator with \`NODE_OPTIONS=${p.nodeOptions}\`` : ""}. Idle writes: the operator's writes besides Lease renewals in the idle window after all were Ready.`,
+    `\`${env}npm run bench:scale -- --n ${p.sizes.join(",")} --concurrency ${p.concurrencies.join(",")} --idle ${p.idleSeconds} --ready-timeout ${p.readyTimeoutSeconds}\`: N Databases of 3 instances created at once, pods on ${p.nodes} kwok nodes, ${operatorPlace(p)}, resyncs every ${p.resyncSeconds} s${p.nodeOptions ? `, the operator with \`NODE_OPTIONS=${p.nodeOptions}\`` : ""}. Idle writes: the operator's writes besides Lease renewals in the idle window after all were Ready.`,
     t,
     ...(notes.length > 0 ? [notes.join("\n\n")] : []),
     describeRun(r),

@@ -16,24 +16,22 @@
  */
 import { Obj, kubectl, kubectlOk } from "../../test/integration/harness/kubectl";
 import { sleep, waitFor } from "../../test/integration/harness/wait";
-import {
-  Watcher,
-  buildWatcher,
-  ensurePeprPrerequisites,
-} from "../../test/integration/harness/watcher";
+import { buildWatcher, ensurePeprPrerequisites } from "../../test/integration/harness/watcher";
 import { installCrd } from "../../test/integration/harness/fixtures";
 import { requireQuietCluster } from "../lib/namespaces";
 import { removeWebhooks } from "../../test/integration/harness/operator";
 import { delta, scrapeApiserver, sumBy } from "../lib/apiserver-metrics";
 import { auditMark, countOperatorRequests, writesOf } from "../lib/audit";
-import { Kwok } from "../lib/kwok";
+import { Kwok, ON_KWOK_NODES } from "../lib/kwok";
 import { kubectlBig } from "../lib/kubectl";
-import { cpuSecondsOf, fmt, memoryOf } from "../lib/process";
+import { fmt } from "../lib/process";
+import { Placement, parsePlacement, startOperator } from "../lib/placement";
 import { isSmoke, runStart, saveResult } from "../lib/result";
 import type { ScaleParameters, ScaleRun } from "../report/scale";
 import { unsyncedKinds } from "./informers";
 import { countProgress, DatabaseView } from "./progress";
 import { runMain } from "../lib/main";
+import { ScaleOperator, ScaleSettings, clusterOperator, hostOperator } from "./operator";
 
 interface Options {
   sizes: number[];
@@ -46,6 +44,8 @@ interface Options {
   nodeOptions: string;
   /** How long to wait for every Database to be Ready after all are reconciled (seconds). */
   readyTimeout: number;
+  /** Where the operator runs (OPERATOR=cluster|dev; dev, a host process, by default). */
+  placement: Placement;
 }
 
 /** Flags, with the smoke run's smaller defaults under --smoke. */
@@ -68,6 +68,7 @@ function parseArgs(argv: string[], smoke: boolean): Options {
     kwok: arg("kwok", process.env.PGKEEPER_KWOK ?? "kwok"),
     nodeOptions: arg("node-options", ""),
     readyTimeout: Number(arg("ready-timeout", smoke ? "60" : "600")),
+    placement: parsePlacement(process.env.OPERATOR ?? "dev"),
   };
 }
 
@@ -77,7 +78,14 @@ const database = (ns: string, i: number) => ({
   metadata: { name: `db-${i}`, namespace: ns },
   // No PostgreSQL runs in kwok's pods: automatic failover off, or the HA step would keep
   // retrying an impossible failover on every Database (a reconcile every 2 s each).
-  spec: { version: "15", instances: 3, storage: { size: "1Gi" }, failover: { enabled: false } },
+  spec: {
+    version: "15",
+    instances: 3,
+    storage: { size: "1Gi" },
+    failover: { enabled: false },
+    // On kwok's nodes only: with the operator installed, the node tier's real node runs it.
+    scheduling: ON_KWOK_NODES,
+  },
 });
 
 /**
@@ -126,7 +134,7 @@ const perDb = (counts: Record<string, number>, n: number): string =>
     .join(" ");
 
 /** Every informer has listed its kind; throws naming those that have not (for waitFor). */
-async function informersSynced(watcher: Watcher): Promise<true> {
+async function informersSynced(watcher: ScaleOperator): Promise<true> {
   const scrape = await watcher.scrape();
   const missing = scrape === undefined ? ["(no metrics)"] : unsyncedKinds(scrape);
   if (missing.length > 0) throw new Error(`not synced yet: ${missing.join(", ")}`);
@@ -143,17 +151,16 @@ async function runOnce(
   const ns = `bench-${n}-c${concurrency}-${Date.now() % 100000}`;
   kubectlOk(["create", "namespace", ns]);
   applyList(volumes(ns, 3 * n + 3, defaultStorageClass())); // + the warm-up Database's (Retain: not reused)
-  const watcher = new Watcher(`bench-${ns}`, {
-    PGKEEPER_MAX_CONCURRENT_RECONCILES: String(concurrency),
-    PGKEEPER_RESYNC_SECONDS: String(o.resyncSeconds),
-    PGKEEPER_LEASE_NAMESPACE: ns,
-    LOG_LEVEL: "warn",
-    NODE_OPTIONS: o.nodeOptions,
+  const settings: ScaleSettings = {
+    concurrency,
+    resyncSeconds: o.resyncSeconds,
+    nodeOptions: o.nodeOptions,
     // Nothing answers SQL in kwok's pods: probe once an hour instead of every second.
-    PGKEEPER_PROBE_INTERVAL_MS: process.env.PGKEEPER_PROBE_INTERVAL_MS ?? "3600000",
-  });
+    probeIntervalMs: process.env.PGKEEPER_PROBE_INTERVAL_MS ?? "3600000",
+  };
+  const watcher =
+    o.placement === "cluster" ? await clusterOperator(settings) : await hostOperator(ns, settings);
   try {
-    await watcher.start();
     await waitFor(
       "the bench operator to lead",
       async () => (await watcher.metric("pgkeeper_leader")) === 1,
@@ -172,7 +179,6 @@ async function runOnce(
       timeoutMs: 120_000,
     });
     kubectlBig(["delete", "database", "-n", ns, "warmup", "--wait=true"]);
-    const pid = watcher.pid!;
     // A loaded machine can keep a scrape waiting: retry rather than lose the run.
     const metric = (name: string, filter = "") =>
       waitFor(`metric ${name}`, () => watcher.metric(name, filter).catch(() => undefined), {
@@ -184,7 +190,7 @@ async function runOnce(
       api: scrapeApiserver(),
       audit: auditMark(),
       reconciles: await reconcilesNow(),
-      cpu: cpuSecondsOf(pid) ?? 0,
+      cpu: watcher.cpuSeconds(),
     };
 
     const t0 = Date.now();
@@ -203,7 +209,7 @@ async function runOnce(
     while (Date.now() < Math.min(deadline, readyDeadline()) && readyAt === undefined) {
       await sleep(2000);
       const p = progress(ns);
-      peakDuring = Math.max(peakDuring, memoryOf(pid)?.rssMiB ?? 0);
+      peakDuring = Math.max(peakDuring, watcher.memory()?.rssMiB ?? 0);
       maxDepth = Math.max(
         maxDepth,
         await watcher.metric("pgkeeper_workqueue_depth").catch(() => 0),
@@ -211,12 +217,12 @@ async function runOnce(
       if (p.reconciled === n && reconciledAt === undefined) {
         reconciledAt = Date.now();
         reconcilesAtConvergence = (await reconcilesNow()) - before.reconciles;
-        cpuAtConvergence = (cpuSecondsOf(pid) ?? 0) - before.cpu;
+        cpuAtConvergence = watcher.cpuSeconds() - before.cpu;
       }
       if (p.ready === n) readyAt = Date.now();
     }
     const atConvergence = { api: scrapeApiserver(), reconciles: await reconcilesNow() };
-    const operator = await countOperatorRequests(before.audit);
+    const operator = await countOperatorRequests(before.audit, watcher.user);
     const convS = reconciledAt ? (reconciledAt - t0) / 1000 : undefined;
     const allVerbs = delta(
       sumBy(atConvergence.api, "apiserver_request_total", "verb"),
@@ -235,14 +241,14 @@ async function runOnce(
       reads: await readsBySource(),
     };
     await sleep(o.idleSeconds * 1000);
-    const idle = await countOperatorRequests(idleFrom.audit);
+    const idle = await countOperatorRequests(idleFrom.audit, watcher.user);
     const idleReconciles = (await reconcilesNow()) - idleFrom.reconciles;
     const idleReads = await readsBySource();
     const heapUsedMiB = (await metric("nodejs_heap_size_used_bytes")) / 1048576;
-    const mem = memoryOf(pid);
+    const mem = watcher.memory();
 
     console.log(
-      `\n=== N=${n} Databases × 3 instances, concurrency ${concurrency} (${o.nodes} kwok nodes) ===`,
+      `\n=== N=${n} Databases × 3 instances, concurrency ${concurrency} (${o.nodes} kwok nodes, operator: ${o.placement}) ===`,
     );
     console.log(`created in                         ${fmt(createdS)} s`);
     console.log(
@@ -306,7 +312,7 @@ async function runOnce(
       maxQueueDepth: maxDepth,
     };
   } finally {
-    await watcher.stop("SIGTERM");
+    await watcher.stop();
     kubectl(["delete", "namespace", ns, "--wait=false"]);
     // Without kwok (stopped after the last run) nobody finishes the pods' deletion: force it.
     if (last)
@@ -330,9 +336,15 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2), smoke);
   await installCrd();
   await requireQuietCluster();
-  removeWebhooks(); // no admission here (and none left over from a pepr dev run)
-  ensurePeprPrerequisites();
-  buildWatcher();
+  // Installed: `pepr deploy`'s admission and watchers. On the host: no admission (and none left
+  // over from a pepr dev run).
+  const installed =
+    o.placement === "cluster" ? await startOperator("cluster", "bench-scale") : undefined;
+  if (!installed) {
+    removeWebhooks();
+    ensurePeprPrerequisites();
+    buildWatcher();
+  }
   const kwok = new Kwok();
   await kwok.start(o.kwok, o.nodes);
   const runs: ScaleRun[] = [];
@@ -342,6 +354,7 @@ async function main(): Promise<void> {
       runs.push(await runOnce(n, c, o, i === plan.length - 1));
   } finally {
     await kwok.stop();
+    await installed?.stop();
   }
   const parameters: ScaleParameters = {
     sizes: o.sizes,
@@ -351,6 +364,7 @@ async function main(): Promise<void> {
     resyncSeconds: o.resyncSeconds,
     nodeOptions: o.nodeOptions,
     readyTimeoutSeconds: o.readyTimeout,
+    placement: o.placement,
   };
   saveResult("scale", start, parameters, { runs }, smoke);
 }

@@ -50,7 +50,7 @@ describe("each bench's section, rendered from a fixture", () => {
     [
       "scale",
       [
-        "`npm run bench:scale -- --n 2 --concurrency 4 --idle 90 --ready-timeout 60`: N Databases of 3 instances created at once, pods on 1 kwok nodes, resyncs every 60 s, the operator with `NODE_OPTIONS=--max-old-space-size=256`.",
+        "`npm run bench:scale -- --n 2 --concurrency 4 --idle 90 --ready-timeout 60`: N Databases of 3 instances created at once, pods on 1 kwok nodes, the operator's watcher bundle run as a host process, resyncs every 60 s, the operator with `NODE_OPTIONS=--max-old-space-size=256`.",
         "| 2   | 4           | 3.3 s ¹        | 1.5                     | 0.8 s                   | 12 s      | 0.250                         | 0 (1.5 min) | 150 MiB  |",
         "¹ a footnote",
       ],
@@ -142,6 +142,14 @@ describe("each bench's section, rendered from a fixture", () => {
     expect(() => renderResultText("probe", JSON.stringify(r), "probe.json")).toThrow(
       /plaintext-connection: 1100 of 1100 probes failed/,
     );
+  });
+
+  it("says the scale figures were measured on the installed operator when they were", () => {
+    const r = JSON.parse(fixture("scale"));
+    r.parameters.placement = "cluster";
+    const text = renderResultText("scale", JSON.stringify(r), "scale.json");
+    expect(text).toContain("`OPERATOR=cluster npm run bench:scale -- --n 2");
+    expect(text).toContain("the operator installed by `pepr deploy` (its leading watcher pod");
   });
 });
 
