@@ -35,7 +35,7 @@ background "node builds" bash hack/build-ahead.sh node
 step "integration tests (local control plane)" bash hack/test-integration.sh
 await "node builds"
 await "images"
-postgres="postgres tests (the SQL edge against real PostgreSQL 15 servers)"
+postgres="postgres tests (the SQL edge against real PostgreSQL servers)"
 background "$postgres" bash hack/test-postgres.sh
 # Both tiers report before the run ends, whichever fails.
 e2e_rc=0

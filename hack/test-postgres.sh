@@ -3,7 +3,9 @@
 # PostgreSQL 15 servers started by the tests on loopback ports 25432..25499, in temporary
 # directories, and WAL archiving into an object store on one of those ports. No cluster needed. On a machine without PostgreSQL 15 (a fresh Debian 12 CI
 # runner, as root) this installs it with apt first, which also creates the `postgres` account the
-# servers run as when the tests run as root.
+# servers run as when the tests run as root. The parameter catalogs are checked against the
+# servers of pgkeeper's instance images, one per major (built here if missing, as root: they run
+# under chroot; `npm test` has built them before this tier starts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +27,8 @@ export PG_BIN
 source hack/need.sh
 need pgbackrest pgbackrest
 bash hack/cluster/build.sh versitygw
+
+bash hack/images/postgres.sh
 
 if [ ! -x node_modules/.bin/jest ]; then
   npm ci --no-audit --no-fund

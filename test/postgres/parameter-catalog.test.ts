@@ -1,31 +1,29 @@
 /**
- * The parameter catalog against a real PostgreSQL 15: pg15.json is what this server's pg_settings
- * says (regenerate with hack/parameter-catalog/generate.ts when it drifts), and admission's
- * reading of values agrees with the server's own, case by case: ALTER SYSTEM checks a value the
- * way the server will read it at start, for every context, without applying it.
+ * The parameter catalogs against the servers pgkeeper ships, one per major with an image (15, 17,
+ * 18; IMAGE_VERSIONS): pg<N>.json is what that image's server says in pg_settings (regenerate
+ * with hack/parameter-catalog/generate.ts N when it drifts), and admission's reading of values
+ * agrees with the server's own, case by case: ALTER SYSTEM checks a value the way the server will
+ * read it at start, for every context, without applying it. The servers run from the instance
+ * images' own file systems (harness/image-server.ts), so a catalog is checked against the very
+ * binaries an instance of that major runs.
  */
 import pg15 from "../../capabilities/database/api/parameter-catalog/pg15.json";
+import pg17 from "../../capabilities/database/api/parameter-catalog/pg17.json";
+import pg18 from "../../capabilities/database/api/parameter-catalog/pg18.json";
 import { parameterEntry } from "../../capabilities/database/api/parameter-catalog";
+import type { ParameterCatalog } from "../../capabilities/database/api/parameter-catalog";
 import { parameterValueProblem } from "../../capabilities/database/admission/parameter-value";
+import { IMAGE_VERSIONS } from "../../capabilities/database/lib/config";
 import { CATALOG_QUERY, catalogFromRows } from "../../hack/parameter-catalog/query";
-import { Cluster } from "./harness/cluster";
-import { PgServer } from "./harness/server";
+import { ImageServer } from "./harness/image-server";
 
 jest.setTimeout(120_000);
 
-let cluster: Cluster;
-let server: PgServer;
-beforeAll(async () => {
-  cluster = new Cluster();
-  server = await cluster.primary("catalog");
-});
-afterAll(async () => {
-  await cluster.destroy();
-});
-
-it("pg15.json is this server's pg_settings (hack/parameter-catalog/generate.ts 15 when not)", () => {
-  expect(catalogFromRows("15", JSON.parse(server.sql(CATALOG_QUERY)))).toEqual(pg15);
-});
+const COMMITTED: Record<(typeof IMAGE_VERSIONS)[number], unknown> = {
+  "15": pg15,
+  "17": pg17,
+  "18": pg18,
+};
 
 /** [parameter, value]: the server decides; admission must agree. */
 const CASES: [string, string][] = [
@@ -82,17 +80,39 @@ const CASES: [string, string][] = [
   ["effective_io_concurrency", "1001"],
 ];
 
-it.each(CASES)("%s = %s: admission agrees with the server", (name, value) => {
-  const { entry } = parameterEntry("15", name)!;
-  let serverAccepts = true;
-  try {
-    server.sql(`ALTER SYSTEM SET ${name} = '${value.replace(/'/g, "''")}'`);
-  } catch {
-    serverAccepts = false;
-  }
-  server.sql("ALTER SYSTEM RESET ALL");
-  expect({ value, accepted: parameterValueProblem(entry, value) === undefined }).toEqual({
-    value,
-    accepted: serverAccepts,
+describe.each(IMAGE_VERSIONS.map(major => [major]))("PostgreSQL %s", major => {
+  let server: ImageServer;
+  beforeAll(async () => {
+    server = await ImageServer.start(major, `catalog-${major}`);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it(`is the major its image says (SHOW server_version)`, () => {
+    expect(server.version.split(".")[0]).toBe(major);
+  });
+
+  it(`pg${major}.json is this server's pg_settings (hack/parameter-catalog/generate.ts ${major} when not)`, () => {
+    const read: ParameterCatalog = catalogFromRows(
+      major,
+      JSON.parse(server.server.sql(CATALOG_QUERY)),
+    );
+    expect(read).toEqual(COMMITTED[major]);
+  });
+
+  it.each(CASES)("%s = %s: admission agrees with the server", (name, value) => {
+    const { entry } = parameterEntry(major, name)!;
+    let serverAccepts = true;
+    try {
+      server.server.sql(`ALTER SYSTEM SET ${name} = '${value.replace(/'/g, "''")}'`);
+    } catch {
+      serverAccepts = false;
+    }
+    server.server.sql("ALTER SYSTEM RESET ALL");
+    expect({ value, accepted: parameterValueProblem(entry, value) === undefined }).toEqual({
+      value,
+      accepted: serverAccepts,
+    });
   });
 });

@@ -1,11 +1,12 @@
 /**
  * The PostgreSQL parameter catalogs, one per supported major (ADR 0014), checked in:
- * - 15, 17 and 18 from the pg_settings of a Debian server of that major
- *   (hack/parameter-catalog/generate.ts; test/postgres/parameter-catalog.test.ts checks pg15.json
- *   against a real server);
+ * - 15, 17 and 18 from the pg_settings of the server of pgkeeper's instance image of that major
+ *   (hack/parameter-catalog/generate.ts; test/postgres/parameter-catalog.test.ts checks each
+ *   against its image's running server);
  * - 14 and 16, which no Debian suite here serves, from PostgreSQL's own GUC tables at a release
- *   (hack/parameter-catalog/from-source.ts), a reader that gives exactly pg15.json and pg18.json
- *   from the 15.18 and 18.6 sources (`from-source.ts --check-against 15 18`).
+ *   (hack/parameter-catalog/from-source.ts), a reader that gave exactly pg15.json and pg18.json
+ *   from the 15.18 and 18.6 sources (`from-source.ts --check-against 15 18`; pg15.json has since
+ *   moved to 15.20, the image's minor, which added two parameters).
  * Each catalog's `source` says where it came from.
  */
 import pg14 from "./pg14.json";

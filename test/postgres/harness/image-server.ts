@@ -1,0 +1,72 @@
+/**
+ * A PostgreSQL server of one of pgkeeper's instance images (hack/images/postgres.sh), for what
+ * must be checked against every major the operator ships rather than the host's one: it runs in
+ * the image's unpacked file system (hack/images/rootfs.ts) under chroot, as the image's postgres
+ * user (999). Its data directory lives inside that file system; the harness reaches it through
+ * the same directory seen from the host, with the host's psql over the Unix socket (trust), like
+ * every other test server.
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chownSync, mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { IMAGE_UID, chrootCommand, imageRootfs } from "../../../hack/images/rootfs";
+import { freePort } from "./os";
+import { PgServer } from "./server";
+
+/** A running server of the image of `major`; `stop()` stops it and removes its files. */
+export class ImageServer {
+  readonly server: PgServer;
+  private readonly inner: string;
+
+  private constructor(
+    readonly major: string,
+    private readonly rootfs: string,
+    name: string,
+    port: number,
+  ) {
+    this.inner = `/var/tmp/${name}-${randomBytes(4).toString("hex")}`;
+    mkdirSync(this.host(this.inner), { mode: 0o700 });
+    chownSync(this.host(this.inner), IMAGE_UID, IMAGE_UID);
+    this.server = new PgServer(name, this.host(`${this.inner}/data`), port, "", {});
+  }
+
+  private host(inner: string): string {
+    return path.join(this.rootfs, inner);
+  }
+
+  private chrooted(program: string, args: string[]): { command: string; args: string[] } {
+    return chrootCommand(this.rootfs, this.major, program, args);
+  }
+
+  static async start(major: string, name: string): Promise<ImageServer> {
+    const s = new ImageServer(major, imageRootfs(major), name, await freePort());
+    const data = `${s.inner}/data`;
+    const initdb = s.chrooted("initdb", [
+      ...["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+    ]);
+    execFileSync(initdb.command, initdb.args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { PATH: "/usr/bin:/bin", LANG: "C" },
+    });
+    const socketDir = `${data}.sock`;
+    mkdirSync(s.host(socketDir), { mode: 0o700 });
+    chownSync(s.host(socketDir), IMAGE_UID, IMAGE_UID);
+    const postgres = s.chrooted("postgres", [
+      ...["-D", data, "-p", String(s.server.port), "-c", "listen_addresses="],
+      ...["-c", `unix_socket_directories=${socketDir}`, "-c", "fsync=off"],
+    ]);
+    await s.server.start(60_000, { ...postgres, env: {} });
+    return s;
+  }
+
+  /** SHOW server_version, as the server says it. */
+  get version(): string {
+    return this.server.sql("SHOW server_version");
+  }
+
+  async stop(): Promise<void> {
+    await this.server.stop("fast");
+    rmSync(this.host(this.inner), { recursive: true, force: true });
+  }
+}
