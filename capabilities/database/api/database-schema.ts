@@ -855,6 +855,10 @@ const instanceStatus = object(
       "A replica behind `<name>-ro`: streaming on the primary's timeline, within spec.readOnly.maxLag.",
     ),
     notServingReason: string("Why a replica does not serve reads."),
+    image: string("The image the instance's PostgreSQL runs, as its pod's status names it."),
+    startRefused: string(
+      "While the instance's PostgreSQL is not running: why it last ended, in its entrypoint's words (an image of another major than spec.version, a data directory of another major).",
+    ),
   },
   "Observed state of one instance.",
   { required: ["name", "role", "ready"] },

@@ -440,6 +440,49 @@ describe("decide: switchover, scaling and rolling restarts", () => {
       },
     ],
     [
+      "a replica whose entrypoint refused an image of another major, the image since corrected: replaced at once",
+      {
+        updateRevision: "r2",
+        instances: [
+          primary({}, { revision: "r2" }),
+          up("db-1", {}, { revision: "r2" }),
+          {
+            ...up(
+              "db-2",
+              {},
+              {
+                ready: false,
+                crashLooping: true,
+                startRefused: "the image runs PostgreSQL 17, the Database's version is 15",
+              },
+            ),
+            sql: undefined,
+          },
+        ],
+      },
+      {
+        kind: "restart",
+        instance: "db-2",
+        reason:
+          "runs an older pod template, and its postgres keeps ending (the image runs PostgreSQL 17, the Database's version is 15)",
+      },
+    ],
+    [
+      "a replica refusing the image its current template names: left alone, the rollout stops there",
+      {
+        updateRevision: "r2",
+        instances: [
+          primary(),
+          up("db-1"),
+          {
+            ...up("db-2", {}, { revision: "r2", ready: false, crashLooping: true }),
+            sql: undefined,
+          },
+        ],
+      },
+      { kind: "steady" },
+    ],
+    [
       "a pod that cannot pull the image its current template names: left alone (nothing to fix by restarting)",
       {
         updateRevision: "r1",

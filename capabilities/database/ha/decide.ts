@@ -25,6 +25,10 @@ export interface InstanceView {
     crashLooping?: boolean;
     /** When the kubelet last restarted its postgres container in place (ms), if it did. */
     restartedAt?: number;
+    /** The image its postgres container runs (postgres-container.ts). */
+    image?: string;
+    /** While it is not running: why its entrypoint refused to start (postgres-container.ts). */
+    startRefused?: string;
   };
   sql?: {
     /** The last probe answered (and none failed since). */
@@ -335,26 +339,28 @@ const desiredParameters = (input: HaInput): Record<string, string> =>
  * and a switchover would promote a standby that still has the higher value.
  */
 /**
- * A pod that cannot pull its image never started: replacing it takes nothing down, and it would
- * wait forever for every instance to be healthy (a corrected spec.image heals it).
+ * An outdated pod that is down anyway, one that cannot pull its image or whose postgres keeps
+ * ending (an image of another major its entrypoint refused): replacing it takes nothing down, and
+ * it would wait forever for every instance to be healthy. A corrected spec.image heals it.
  */
-function neverStartedRestart(outdated: { i: InstanceView; why: string }[]): Decision | undefined {
-  const stuck = outdated.find(x => x.i.pod?.imagePullFailing && !x.i.pod.terminating);
-  return stuck
-    ? {
-        kind: "restart",
-        instance: stuck.i.name,
-        reason: `${stuck.why}, and its image could not be pulled`,
-      }
-    : undefined;
+function downRestart(outdated: { i: InstanceView; why: string }[]): Decision | undefined {
+  const down = (p: InstanceView["pod"]) =>
+    !!p && !p.terminating && (p.imagePullFailing || p.crashLooping);
+  const stuck = outdated.find(x => down(x.i.pod));
+  if (!stuck) return undefined;
+  const pod = stuck.i.pod!;
+  const why = pod.imagePullFailing
+    ? "its image could not be pulled"
+    : `its postgres keeps ending${pod.startRefused ? ` (${pod.startRefused})` : ""}`;
+  return { kind: "restart", instance: stuck.i.name, reason: `${stuck.why}, and ${why}` };
 }
 
 function rollingRestart(input: HaInput): Decision {
   const outdated = input.instances
     .map(i => ({ i, why: needsRestart(i, input.updateRevision) }))
     .filter((x): x is { i: InstanceView; why: string } => x.why !== undefined);
-  const neverStarted = neverStartedRestart(outdated);
-  if (neverStarted) return neverStarted;
+  const down = downRestart(outdated);
+  if (down) return down;
   if (outdated.length === 0 || !allHealthy(input)) return { kind: "steady" };
   return nextRestart(input, outdated);
 }

@@ -995,6 +995,53 @@ describe("status and parameters", () => {
     expect(status.synchronousStandbys).toEqual(["orders-1"]);
   });
 
+  it("shows the image each instance runs, and why an instance's start was refused, with one Warning", async () => {
+    const t = setup();
+    const refusal =
+      "the image runs PostgreSQL 17.12, but the Database's version is 15: refusing to start";
+    for (const [n, postgres] of [
+      [
+        0,
+        {
+          image: "registry/postgres:15",
+          state: { running: { startedAt: "2026-11-29T09:00:00Z" } },
+        },
+      ],
+      [
+        1,
+        {
+          image: "registry/postgres:17",
+          restartCount: 2,
+          state: { waiting: { reason: "CrashLoopBackOff" } },
+          lastState: { terminated: { exitCode: 1, message: refusal } },
+        },
+      ],
+    ] as const) {
+      const pod = t.pod(n)!;
+      t.cluster.put({
+        ...pod,
+        status: {
+          ...(pod.status as object),
+          containerStatuses: [{ name: "postgres", ...postgres }],
+        },
+      });
+    }
+    await t.run();
+    await t.run(); // the kubelet's retries: no second Warning
+    const instances = t.stored().status?.instances ?? [];
+    expect(instances.find(i => i.name === "orders-0")).toMatchObject({
+      image: "registry/postgres:15",
+    });
+    expect(instances.find(i => i.name === "orders-0")?.startRefused).toBeUndefined();
+    expect(instances.find(i => i.name === "orders-1")).toMatchObject({
+      image: "registry/postgres:17",
+      startRefused: refusal,
+    });
+    expect(t.cluster.events.filter(e => e.reason === "InstanceStartRefused")).toEqual([
+      expect.objectContaining({ type: "Warning", message: `orders-1: ${refusal}` }),
+    ]);
+  });
+
   it("remembers per pod only while the pod exists, and per Database until it is forgotten", async () => {
     const t = setup();
     await t.run();

@@ -206,6 +206,7 @@ export async function haStep(step: HaStepInput): Promise<HaResult> {
   await keepTls(step, records, memory);
   await announceArchiveFailure(step, instanceViews, memory);
   await announceRecoveryFailure(step, recovery, memory);
+  await announceStartRefusals(step, instanceViews, memory);
   return result(step.primary, {
     requeueAfterMs: soonest(
       acted.requeueAfterMs,
@@ -290,6 +291,24 @@ async function announceRecoveryFailure(
   if (condition?.status !== "False") return;
   const reason = condition.message.replace(/ \(attempt [^)]*\)/, "");
   await announceOnce(memory, step, "Warning", "RecoveryFailed", reason);
+}
+
+/**
+ * One Warning per distinct set of instances whose entrypoint refuses to start them, with its
+ * words (an image of another major than spec.version, a data directory of another major): the
+ * kubelet's retries do not repeat it. status.instances[].startRefused holds it meanwhile.
+ */
+async function announceStartRefusals(
+  step: HaStepInput,
+  views: InstanceView[],
+  memory: DatabaseMemory,
+): Promise<void> {
+  const refused = views
+    .filter(v => v.pod?.startRefused)
+    .map(v => `${v.name}: ${v.pod!.startRefused}`)
+    .sort();
+  if (refused.length > 0)
+    await announceOnce(memory, step, "Warning", "InstanceStartRefused", refused.join("; "));
 }
 
 /** The earliest of the given delays, or undefined when none is given. */

@@ -81,6 +81,8 @@ export function instanceStatus(
       ...probeFields(i, i.name === primary, primaryLsn, syncNames),
       ...(needsRestart(i, updateRevision) ? { needsRestart: true } : {}),
       ...(i.name === primary ? {} : servingFields(notServing[i.name])),
+      ...(i.pod?.image ? { image: i.pod.image } : {}),
+      ...(i.pod?.startRefused ? { startRefused: i.pod.startRefused } : {}),
     }));
   const pendingRestart = [...new Set(list.flatMap(i => i.pendingRestart ?? []))].sort();
   // A primary reporting no synchronous standby (just restarted, standbys reconnecting) cannot

@@ -42,6 +42,47 @@ describe("postgresContainerOf", () => {
       {},
     ],
     [
+      "the image it runs",
+      pod({ image: "registry/postgres:15", state: { running: { startedAt: STARTED } } }),
+      { image: "registry/postgres:15" },
+    ],
+    [
+      "its entrypoint refused to start: waiting to be started again",
+      pod({
+        restartCount: 3,
+        state: { waiting: { reason: "CrashLoopBackOff" } },
+        lastState: { terminated: { exitCode: 1, message: "  the image runs PostgreSQL 17\n" } },
+      }),
+      { crashLooping: true, startRefused: "the image runs PostgreSQL 17" },
+    ],
+    [
+      "its entrypoint refused to start: just ended",
+      pod({ state: { terminated: { exitCode: 1, message: "the data directory is 15's" } } }),
+      { startRefused: "the data directory is 15's" },
+    ],
+    [
+      "running again: an earlier refusal is history",
+      pod({
+        restartCount: 1,
+        state: { running: { startedAt: STARTED } },
+        lastState: { terminated: { exitCode: 1, message: "the image runs PostgreSQL 17" } },
+      }),
+      { restartedAt: Date.parse(STARTED) },
+    ],
+    [
+      "ended without a word (killed, out of memory): no refusal to report",
+      pod({
+        state: { waiting: { reason: "CrashLoopBackOff" } },
+        lastState: { terminated: { exitCode: 137 } },
+      }),
+      { crashLooping: true },
+    ],
+    [
+      "ended cleanly (a fast shutdown): no refusal",
+      pod({ state: { terminated: { exitCode: 0, message: "bye" } } }),
+      {},
+    ],
+    [
       "an unreadable start time is no restart time",
       pod({ restartCount: 1, state: { running: { startedAt: "soon" } } }),
       {},

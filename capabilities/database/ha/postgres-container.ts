@@ -1,8 +1,10 @@
 /**
  * What the kubelet says of an instance's postgres container, from the pod's status: whether it
- * is waiting out a crash-loop backoff (nothing runs, and nothing will for seconds to minutes) and
- * when the kubelet last restarted it in place. The Pod watch delivers both about a second after
- * the fact, where SQL probes need several rounds to tell. Pure; table-tested.
+ * is waiting out a crash-loop backoff (nothing runs, and nothing will for seconds to minutes),
+ * when the kubelet last restarted it in place, the image it runs, and why its entrypoint refused
+ * to start (the termination message: an image of another major than spec.version, a data
+ * directory of another major). The Pod watch delivers these about a second after the fact, where
+ * SQL probes need several rounds to tell. Pure; table-tested.
  */
 import type { KubeObject } from "../cluster/objects";
 import { POSTGRES_CONTAINER } from "../specs/layout";
@@ -12,12 +14,27 @@ export interface PostgresContainer {
   crashLooping?: true;
   /** When its current run began, if that run is a restart in place (ms since the epoch). */
   restartedAt?: number;
+  /** The image the kubelet runs it from, as the pod's status names it. */
+  image?: string;
+  /** While it is not running: why its last run ended, in the entrypoint's words. */
+  startRefused?: string;
+}
+
+interface Terminated {
+  exitCode?: number;
+  message?: string;
 }
 
 interface ContainerStatus {
   name?: string;
+  image?: string;
   restartCount?: number;
-  state?: { waiting?: { reason?: string }; running?: { startedAt?: string | Date } };
+  state?: {
+    waiting?: { reason?: string };
+    running?: { startedAt?: string | Date };
+    terminated?: Terminated;
+  };
+  lastState?: { terminated?: Terminated };
 }
 
 /** The postgres container's state; empty when the pod reports none yet. */
@@ -27,10 +44,25 @@ export function postgresContainerOf(pod: KubeObject): PostgresContainer {
   const container = statuses?.find(c => c.name === POSTGRES_CONTAINER);
   if (!container) return {};
   const restartedAt = restartedAtOf(container);
+  const refused = startRefusedOf(container);
   return {
     ...(container.state?.waiting?.reason === "CrashLoopBackOff" ? { crashLooping: true } : {}),
     ...(restartedAt !== undefined ? { restartedAt } : {}),
+    ...(container.image ? { image: container.image } : {}),
+    ...(refused ? { startRefused: refused } : {}),
   };
+}
+
+/**
+ * The message of the run that ended last, when it failed and said why, while nothing runs: a
+ * running container's last failure is history.
+ */
+function startRefusedOf(container: ContainerStatus): string | undefined {
+  if (container.state?.running) return undefined;
+  const ended = container.state?.terminated ?? container.lastState?.terminated;
+  if (!ended || ended.exitCode === 0) return undefined;
+  const message = ended.message?.trim();
+  return message ? message : undefined;
 }
 
 /** When its current run began, if the kubelet restarted it for that run. */

@@ -9,7 +9,7 @@ import path from "node:path";
 import { ENV, INSTANCE_CONF } from "../../../capabilities/database/specs/layout";
 import { ENTRYPOINT_SH } from "../../../capabilities/database/specs/scripts/entrypoint";
 import { BASE_CONF, Cluster, confLines } from "./cluster";
-import { PG_BIN } from "./os";
+import { PG_BIN, pgMajor } from "./os";
 import { PgServer } from "./server";
 import { credentialFiles } from "./credentials";
 
@@ -65,6 +65,8 @@ export function entrypointFor(
       PGKEEPER_TOPOLOGY_DIR: topology,
       PGKEEPER_TLS_DIR: cluster.tlsDir,
       PGKEEPER_PORT: String(primary.port),
+      // As the StatefulSet sets it from spec.version: the entrypoint checks its programs' major.
+      [ENV.pgMajor]: pgMajor(),
       [ENV.podName]: podName,
       // The name the primary's certificate carries (verify-full).
       [ENV.primaryHost]: "localhost",
@@ -126,6 +128,7 @@ export function recoveryEntrypointFor(
     PGKEEPER_PORT: String(server.port),
     PGKEEPER_TERMINATION_LOG: terminationLog,
     PGKEEPER_TLS_DIR: cluster.tlsDir,
+    [ENV.pgMajor]: pgMajor(),
     [ENV.podName]: `${server.name}`,
     [ENV.primaryHost]: "127.0.0.1",
     // Into the credentials directory the store's keys are in, as one volume holds them all.

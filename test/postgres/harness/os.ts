@@ -10,6 +10,14 @@ import path from "node:path";
 export const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 export const bin = (name: string): string => path.join(PG_BIN, name);
 
+/** The major of the servers in PG_BIN ("15"), as `postgres --version` says it. */
+export function pgMajor(): string {
+  const version = execFileSync(bin("postgres"), ["--version"], { encoding: "utf8" });
+  const major = /\(PostgreSQL\) (\d+)/.exec(version)?.[1];
+  if (!major) throw new Error(`cannot read a major in ${JSON.stringify(version)}`);
+  return major;
+}
+
 export interface RunAs {
   uid?: number;
   gid?: number;

@@ -294,10 +294,34 @@ bootstrap_primary() {
 
 # Ends the container with a reason the operator reads from the pod's status (the kubelet keeps
 # the termination message, at most 4096 bytes).
-fail_recovery() {
-  log "Recovery failed: $*"
+end_with_reason() {
+  log "$*"
   printf '%s' "$*" | head -c 3000 >"\${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
   exit 1
+}
+
+fail_recovery() {
+  end_with_reason "Recovery failed: $*"
+}
+
+# The major of the server program in $PG_BIN: 15 of "postgres (PostgreSQL) 15.20 (Debian ...)".
+program_major() {
+  "$PG_BIN/postgres" --version | sed -n 's/^postgres (PostgreSQL) \\([0-9][0-9]*\\).*/\\1/p'
+}
+
+# Refuses, before anything is written, to run the server programs of another major than the
+# Database's (spec.version, $PG_MAJOR) or to start a data directory another major wrote: a tag
+# can name one major and hold another, and postgres's own refusal is one line in a log, restarted
+# forever. The operator shows the reason (status.instances[].startRefused, an Event).
+check_major() {
+  image_major=$(program_major)
+  image_version=$("$PG_BIN/postgres" --version)
+  if [ -n "$pg_major" ] && [ "$image_major" != "$pg_major" ]; then
+    end_with_reason "The image runs PostgreSQL $image_major ($image_version) but the Database's version is $pg_major: refusing to start. Set spec.image to an image of PostgreSQL $pg_major."
+  fi
+  if initialized && [ "$(cat "$PGDATA/PG_VERSION")" != "$image_major" ]; then
+    end_with_reason "The data directory was written by PostgreSQL $(cat "$PGDATA/PG_VERSION") and the image runs PostgreSQL $image_major ($image_version): refusing to start it. A major upgrade must convert the data first."
+  fi
 }
 
 # The source repository's pgBackRest, with the source's keys as repository 1's.
@@ -559,6 +583,7 @@ if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
   log "A re-clone was interrupted while swapping data directories; keeping the previous one"
   mv "$PGDATA.old" "$PGDATA"
 fi
+check_major
 if ! initialized; then
   prepare_empty_pgdata
   ordinal=\${pod_name##*-}

@@ -67,6 +67,10 @@ describe.each(scripts)("%s", (name, text) => {
 
 const STUBS: Record<string, string> = {
   postgres: `
+if [ "$1" = "--version" ]; then
+  echo "postgres (PostgreSQL) \${STUB_POSTGRES_VERSION:-16.4} (Debian 16.4-1)"
+  exit 0
+fi
 if [ "$1" = "--single" ]; then
   echo "single $*" >>"$LOG/calls"
   for arg in "$@"; do
@@ -470,6 +474,35 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     expect(r.stderr).toContain("Clone failed before copying data; retrying in 5 seconds");
   });
 
+  it.each([
+    [
+      "programs of another major than spec.version",
+      { PG_MAJOR: "15" },
+      false,
+      "The image runs PostgreSQL 16 (postgres (PostgreSQL) 16.4 (Debian 16.4-1)) but the Database's version is 15: refusing to start. Set spec.image to an image of PostgreSQL 15.",
+    ],
+    [
+      "a data directory another major wrote",
+      { STUB_POSTGRES_VERSION: "17.2", PG_MAJOR: "17" },
+      true,
+      "The data directory was written by PostgreSQL 16 and the image runs PostgreSQL 17 (postgres (PostgreSQL) 17.2 (Debian 16.4-1)): refusing to start it. A major upgrade must convert the data first.",
+    ],
+  ])(
+    "refuses %s before running anything, saying why in the termination message",
+    (_case, env, initialised, message) => {
+      if (initialised) initialise(false);
+      const before = initialised ? readdirSync(world.pgdata).sort() : [];
+      const log = join(world.run, "termination-log");
+      const r = run(world, ENTRYPOINT_SH, [], { ...env, PGKEEPER_TERMINATION_LOG: log });
+      expect(r.status).toBe(1);
+      expect(read(log)).toBe(message);
+      expect(programs(world)).toEqual([]);
+      expect(initialised ? readdirSync(world.pgdata).sort() : existsSync(world.pgdata)).toEqual(
+        initialised ? before : false,
+      );
+    },
+  );
+
   it("refuses a non-empty PGDATA without PG_VERSION", () => {
     mkdirSync(world.pgdata);
     writeFileSync(join(world.pgdata, "something"), "x");
@@ -555,6 +588,7 @@ describe("entrypoint.sh decides how the data directory is made", () => {
     const r = run(world, ENTRYPOINT_SH, [], {
       PG_BIN: "",
       PG_MAJOR: "99",
+      STUB_POSTGRES_VERSION: "99.1", // the programs found are of the Database's major
       PATH: `${join(world.root, "bin")}:${world.env.PATH}`,
       POD_NAME: "orders-1",
     });
