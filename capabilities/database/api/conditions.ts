@@ -51,6 +51,27 @@ export const setConditions = (
     conditions ?? [],
   );
 
+/**
+ * `next` with each condition's lastTransitionTime taken from `stored` when its status is the
+ * same there. A pass may set one condition twice (the instance count says Ready, the replicas'
+ * serving says not), and the middle value must not count as a transition: a new time with
+ * nothing else changed was a status write every pass, at rest.
+ */
+export function keepTransitionTimes(
+  stored: Condition[] | undefined,
+  next: Condition[] | undefined,
+): Condition[] | undefined {
+  if (!stored || !next) return next;
+  return next.map(c => {
+    const before = stored.find(s => s.type === c.type);
+    return before &&
+      before.status === c.status &&
+      before.lastTransitionTime !== c.lastTransitionTime
+      ? { ...c, lastTransitionTime: before.lastTransitionTime }
+      : c;
+  });
+}
+
 export const findCondition = (
   conditions: Condition[] | undefined,
   type: ConditionType,

@@ -5,7 +5,7 @@
  * does not rewrite its status (and wake its own watch) on every reconcile.
  */
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
-import { setCondition, setConditions } from "../api/conditions";
+import { keepTransitionTimes, setCondition, setConditions } from "../api/conditions";
 import { statusPatch } from "../cluster/database-writer";
 import { archivingCondition } from "./archiving";
 import type { HaResult } from "./ha-step";
@@ -155,6 +155,9 @@ function mergeHaStatus(
       ? { synchronousStandbys: ha.status.synchronousStandbys }
       : {}),
   };
+  // Ready is set twice in a pass (the instance count, then the replicas' serving): only a change
+  // from the stored status is a transition, or the comparison below always finds one.
+  merged.conditions = keepTransitionTimes(prev?.conditions, merged.conditions);
   if (progressIsStale) return { status: merged, progressWritten: true };
   const steady: DatabaseStatus = {
     ...merged,

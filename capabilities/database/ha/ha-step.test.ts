@@ -973,6 +973,23 @@ describe("status and parameters", () => {
     expect(t.stored().status?.phase).toBe("Ready");
   });
 
+  it("writes nothing at rest while a replica does not serve: Ready keeps its transition time", async () => {
+    // Every pod ready, so the instance count alone would say Ready; the replica that does not
+    // stream makes it False again in the same pass. Written every pass before (kwok's bench:
+    // one status patch per reconcile at rest), though nothing changed.
+    const t = setup();
+    t.probe(1, { probe: answer({ walReceiverStatus: "waiting" }) });
+    await t.run();
+    const ready = () => t.stored().status?.conditions?.find(c => c.type === "Ready");
+    expect(ready()).toMatchObject({ status: "False", reason: "ReplicasNotServing" });
+    const since = ready()?.lastTransitionTime;
+    const patches = t.cluster.calls.patchStatus;
+    t.deps.now = () => new Date("2026-11-29T10:05:00Z");
+    await t.run();
+    expect(ready()?.lastTransitionTime).toBe(since);
+    expect(t.cluster.calls.patchStatus).toBe(patches);
+  });
+
   it("shows role, timeline, lag, streaming and the synchronous set per instance", async () => {
     const t = setup();
     t.probe(0, {
