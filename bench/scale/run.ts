@@ -133,6 +133,23 @@ const perDb = (counts: Record<string, number>, n: number): string =>
     .map(([verb, c]) => `${verb}=${fmt(c / n, 2)}`)
     .join(" ");
 
+const QUIET_SECONDS = 15;
+
+/**
+ * Waits (at most 120 s) for a window of QUIET_SECONDS in which `user` made no write; how long it
+ * took, or undefined when it never was quiet (writes at rest: the idle figures will say so).
+ */
+async function awaitQuiet(user: string): Promise<{ seconds: number } | undefined> {
+  const start = Date.now();
+  while (Date.now() - start < 120_000) {
+    const mark = auditMark();
+    await sleep(QUIET_SECONDS * 1000);
+    if (writesOf(await countOperatorRequests(mark, user)) === 0)
+      return { seconds: (Date.now() - start) / 1000 };
+  }
+  return undefined;
+}
+
 /** Every informer has listed its kind; throws naming those that have not (for waitFor). */
 async function informersSynced(watcher: ScaleOperator): Promise<true> {
   const scrape = await watcher.scrape();
@@ -234,7 +251,14 @@ async function runOnce(
       api: await metric("pgkeeper_cluster_reads_total", 'source="api_'),
     });
 
-    // Idle: nothing changes; resyncs reconcile every Database every resyncSeconds.
+    // Idle: nothing changes; resyncs reconcile every Database every resyncSeconds. It begins once
+    // the operator has written nothing for QUIET_SECONDS: the status saying every pod is ready
+    // comes a pass before the topology that follows it, so the first seconds after "all Ready"
+    // are still creation's writes.
+    const settled = await awaitQuiet(watcher.user);
+    console.log(
+      `operator quiet after all Ready: ${settled ? `${fmt(settled.seconds)} s` : "not within 120 s"}`,
+    );
     const idleFrom = {
       audit: auditMark(),
       reconciles: await reconcilesNow(),
