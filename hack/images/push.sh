@@ -34,6 +34,9 @@ push_targets() {
     printf '%s %s\n' "${IMAGE_ARCHIVES[${ref}]}" "${ref#localhost/}"
   done
   printf '%s %s\n' "${IMAGE_ARCHIVES[${REF_CONTROLLER}]}" "${REF_CONTROLLER#localhost/}"
+  # A second name of the 15 image: the e2e tier's minor upgrade changes spec.image to it, which
+  # rolls every instance out as a new build's tag would (test/e2e/registry.ts).
+  printf '%s %s\n' postgres-15 pgkeeper/postgres:15-next
   # Two names: one for the node's smoke check, one for the e2e tests. A node that pulled an image
   # with credentials runs it for any pod that names it with IfNotPresent (the kubelet does not
   # check pull Secrets against cached images unless KubeletEnsureSecretPulledImages is on), so

@@ -1,7 +1,8 @@
 /**
  * Planned operations under a continuous write load: a switchover on request, the StatefulSet
  * deleted by hand (recreated over the same volumes), a reloadable parameter (no restart), a
- * restart-only one rolled out (primary last) and lowered (primary first, in place), scaling below
+ * restart-only one rolled out (primary last) and lowered (primary first, in place), an image change
+ * (a minor upgrade: replicas first, then a switchover), scaling below
  * the primary's ordinal; and scaling a Database 1 → 3 → 2.
  * The frame (Database, load, checks, fault matrix) is ha/quorum-under-load.ts.
  */
@@ -14,6 +15,7 @@ import { eventsSince } from "./ha/events";
 import { DB, quorumDatabaseUnderLoad, restartCount } from "./ha/quorum-under-load";
 import { freezePod } from "./load/pod-freezer";
 import { appCredentials, psql, superuserAt } from "./psql";
+import { nextPostgres15Image } from "./registry";
 
 const ha = quorumDatabaseUnderLoad("ha-operations");
 const {
@@ -131,6 +133,27 @@ describe("planned operations of a 3-instance Database in quorum mode under write
     expect(restartedOrder).toHaveLength(3);
     expect(restartedOrder[0]).toBe(primary);
     expect(status().currentPrimary).toBe(primary);
+  }, 600_000);
+
+  it("upgrades by image change: replicas first, then a switchover, never two down, nothing lost", async () => {
+    const primary = status().currentPrimary!;
+    const image = nextPostgres15Image();
+    const runs = (p: Obj): string | undefined =>
+      (p.status?.containerStatuses as { name: string; image: string }[] | undefined)?.find(
+        c => c.name === "postgres",
+      )?.image;
+    const t0 = Date.now();
+    const { maxDown, restartedOrder } = await rollout(
+      `every instance running ${image}`,
+      () => patchSpec(DB, { image }),
+      () => podsOf().every(p => runs(p) === image),
+    );
+    await settle("image changed (a minor upgrade)", t0);
+    expect(maxDown).toBeLessThanOrEqual(1); // never two instances down at once
+    expect(restartedOrder).toHaveLength(3);
+    expect(restartedOrder[2]).toBe(primary); // replicas first, the old primary last
+    expect(status().currentPrimary).not.toBe(primary); // after a switchover
+    expect(status().instances?.map(i => i.image)).toEqual([image, image, image]);
   }, 600_000);
 
   it("scales down below the primary's ordinal by switching over first", async () => {

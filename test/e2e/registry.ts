@@ -16,6 +16,11 @@ const registry = (): string => {
 export const imageRepository = (): string => `${registry()}/pgkeeper`;
 /** pgkeeper's PostgreSQL image of `major`, as the kubelet pulls it. */
 export const postgresImage = (major: string): string => `${imageRepository()}/postgres:${major}`;
+/**
+ * A second name of the 15 image (hack/images/push.sh): changing spec.image to it rolls every
+ * instance out as a minor upgrade does (the same build under another tag).
+ */
+export const nextPostgres15Image = (): string => `${imageRepository()}/postgres:15-next`;
 /** The copy of the 15 image that needs credentials. */
 export const privatePostgresImage = (): string => `${registry()}/private/postgres:15`;
 

@@ -27,6 +27,7 @@ export interface InstanceStatus {
   ready: boolean;
   streaming?: boolean;
   timeline?: number;
+  image?: string;
 }
 export interface Status {
   phase?: string;
