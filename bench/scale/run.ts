@@ -158,13 +158,8 @@ async function informersSynced(watcher: ScaleOperator): Promise<true> {
   return true;
 }
 
-/** One run; `last`: do not wait for the namespace to go (nothing runs after it). */
-async function runOnce(
-  n: number,
-  concurrency: number,
-  o: Options,
-  last: boolean,
-): Promise<ScaleRun> {
+/** One run. */
+async function runOnce(n: number, concurrency: number, o: Options): Promise<ScaleRun> {
   const ns = `bench-${n}-c${concurrency}-${Date.now() % 100000}`;
   kubectlOk(["create", "namespace", ns]);
   applyList(volumes(ns, 3 * n + 3, defaultStorageClass())); // + the warm-up Database's (Retain: not reused)
@@ -338,18 +333,17 @@ async function runOnce(
   } finally {
     await watcher.stop();
     kubectl(["delete", "namespace", ns, "--wait=false"]);
-    // Without kwok (stopped after the last run) nobody finishes the pods' deletion: force it.
-    if (last)
-      kubectl(["delete", "pods", "--all", "-n", ns, "--grace-period=0", "--force", "--wait=false"]);
-    if (!last)
-      await waitFor(
-        `namespace ${ns} to be deleted`,
-        () => kubectl(["get", "namespace", ns]).code !== 0,
-        {
-          timeoutMs: 900_000,
-          intervalMs: 5000,
-        },
-      ).catch(err => console.warn(String(err)));
+    // Waited for even after the last run: kwok, still running, finishes the pods' deletion (a
+    // force-deleted pod's StatefulSet could make another, which nothing would ever finish), and
+    // the next run begins on a cluster without this one's objects.
+    await waitFor(
+      `namespace ${ns} to be deleted`,
+      () => kubectl(["get", "namespace", ns]).code !== 0,
+      {
+        timeoutMs: 900_000,
+        intervalMs: 5000,
+      },
+    ).catch(err => console.warn(String(err)));
     kubectl(["delete", "pv", "-l", `pgkeeper.dev/bench=${ns}`, "--wait=false"]);
   }
 }
@@ -374,8 +368,7 @@ async function main(): Promise<void> {
   const runs: ScaleRun[] = [];
   try {
     const plan = o.sizes.flatMap(n => o.concurrencies.map(c => [n, c] as const));
-    for (const [i, [n, c]] of plan.entries())
-      runs.push(await runOnce(n, c, o, i === plan.length - 1));
+    for (const [n, c] of plan) runs.push(await runOnce(n, c, o));
   } finally {
     await kwok.stop();
     await installed?.stop();
