@@ -165,14 +165,20 @@ bootstrap_primary() {
 
 # Ends the container with a reason the operator reads from the pod's status (the kubelet keeps
 # the termination message, at most 4096 bytes).
+write_reason() {
+  printf '%s' "$*" | head -c 3000 >"${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
+}
+
 end_with_reason() {
   log "$*"
-  printf '%s' "$*" | head -c 3000 >"${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
+  write_reason "$*"
   exit 1
 }
 
 fail_recovery() {
-  end_with_reason "Recovery failed: $*"
+  log "Recovery failed: $*"
+  write_reason "$*"
+  exit 1
 }
 
 # The major of the server program in $PG_BIN: 15 of "postgres (PostgreSQL) 15.20 (Debian ...)".
