@@ -34,7 +34,10 @@ import { DEFAULT_LEASE_NAME } from "../../capabilities/database/lib/runtime-conf
 
 /** Replicas of the watcher: one leader and one standing by. */
 export const WATCHER_REPLICAS = 2;
-/** bench:scale's peak at 1000 Databases (516 MiB) and half again, as a limit. */
+/**
+ * The installed watcher's peak at 1,000 Databases (bench:scale, OPERATOR=cluster: 410 MiB on
+ * 2026-12-07; 516 MiB as a host process on 2026-12-04, before the cache was slimmed), with room.
+ */
 export const WATCHER_MEMORY = { request: "512Mi", limit: "768Mi" } as const;
 /** The emptyDir that holds the one file Pepr's controller writes (the unpacked module). */
 export const UNPACKED_MODULE_VOLUME = "unpacked-module";

@@ -385,6 +385,7 @@ describe("with the webhooks gone (operator not installed)", () => {
   it.each([
     ["storage shrink", { storage: { size: "512Mi" } }, "cannot shrink"],
     ["a version change", { version: "16" }, "version is immutable"],
+    ["a version lowered", { version: "14" }, "version cannot go down"],
   ])("CEL refuses an update with %s", (_name, change, message) => {
     const r = updateAfterCreate("cel-update", change);
     expect(r.code).not.toBe(0);

@@ -229,6 +229,14 @@ const CASES: Case[] = [
     db({ version: "15" }),
     ["spec.version: cannot change from 15 to 16", "major upgrade needs a new Database"],
   ],
+  [
+    "version lowered: a downgrade, named as one",
+    db({ version: "15" }),
+    db({ version: "17" }),
+    [
+      "spec.version: cannot go down from 17 to 15: PostgreSQL 15 cannot read data PostgreSQL 17 wrote; restore a backup of PostgreSQL 15 into a new Database instead",
+    ],
+  ],
   ["version kept on update", db({ instances: 2 }), db(), []],
   [
     "a major the operator has no image for, and none named",

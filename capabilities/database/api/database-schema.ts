@@ -503,7 +503,13 @@ export const databaseSpecSchema = object(
       {
         "x-kubernetes-validations": [
           {
-            rule: "self == oldSelf",
+            rule: "int(self) >= int(oldSelf)",
+            message:
+              "version cannot go down: PostgreSQL cannot read data a newer major wrote; restore a backup of the older major into a new Database instead",
+          },
+          {
+            // A rise; a fall is the rule above's alone.
+            rule: "self == oldSelf || int(self) < int(oldSelf)",
             message:
               "version is immutable: a major upgrade needs a new Database filled by dump and restore (base backups only restore into the same major)",
           },

@@ -19,12 +19,22 @@ export const versionImmutableRule: Rule = {
   name: "version-immutable",
   check: ({ db, old }) => {
     if (!old || old.spec.version === db.spec.version) return [];
+    const [from, to] = [old.spec.version, db.spec.version];
+    // Data written by a major can never be read by an older one: a downgrade is a restore of a
+    // backup taken before the upgrade, into a new Database of the old major.
+    if (Number(to) < Number(from))
+      return [
+        deny(
+          "spec.version",
+          `cannot go down from ${from} to ${to}: PostgreSQL ${to} cannot read data PostgreSQL ${from} wrote; restore a backup of PostgreSQL ${to} into a new Database instead`,
+        ),
+      ];
     // A physical base backup only restores into the same major version, so the honest advice
     // is a new Database filled by a dump and restore (or pg_upgrade outside the operator).
     return [
       deny(
         "spec.version",
-        `cannot change from ${old.spec.version} to ${db.spec.version}; the version is fixed after creation: a major upgrade needs a new Database with the new version, filled from the old one (dump and restore)`,
+        `cannot change from ${from} to ${to}; the version is fixed after creation: a major upgrade needs a new Database with the new version, filled from the old one (dump and restore)`,
       ),
     ];
   },
