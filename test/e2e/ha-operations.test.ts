@@ -138,8 +138,10 @@ describe("planned operations of a 3-instance Database in quorum mode under write
   it("upgrades by image change: replicas first, then a switchover, never two down, nothing lost", async () => {
     const primary = status().currentPrimary!;
     const image = nextPostgres15Image();
+    // The pod's spec: its status can name the other tag of the same image (the kubelet looks
+    // tags up by image ID), and both tags here are one build.
     const runs = (p: Obj): string | undefined =>
-      (p.status?.containerStatuses as { name: string; image: string }[] | undefined)?.find(
+      (p.spec?.containers as { name: string; image: string }[] | undefined)?.find(
         c => c.name === "postgres",
       )?.image;
     const t0 = Date.now();

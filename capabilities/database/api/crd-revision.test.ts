@@ -14,6 +14,7 @@ const CONTENT_OF_REVISION: Record<number, string> = {
   4: "94f0f4926ff4fdd0", // spec.image says the default majors are 15, 17 and 18
   5: "60b0df95e3a2728d", // status.instances[].image and startRefused
   6: "92c379cd4e8dcb82", // spec.version: a downgrade refused by its own CEL message
+  7: "baf4f4326c68d1a5", // status.instances[].image from the pod spec, and imageID
 };
 
 const contentHash = (): string => {

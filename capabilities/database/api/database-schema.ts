@@ -861,7 +861,10 @@ const instanceStatus = object(
       "A replica behind `<name>-ro`: streaming on the primary's timeline, within spec.readOnly.maxLag.",
     ),
     notServingReason: string("Why a replica does not serve reads."),
-    image: string("The image the instance's PostgreSQL runs, as its pod's status names it."),
+    image: string("The image the instance's PostgreSQL was started with (its pod's spec)."),
+    imageID: string(
+      "What the kubelet says runs: the image's digest. Two tags of one image share it.",
+    ),
     startRefused: string(
       "While the instance's PostgreSQL is not running: why it last ended, in its entrypoint's words (an image of another major than spec.version, a data directory of another major).",
     ),

@@ -15,13 +15,17 @@ const pod = (spec: unknown): KubeObject =>
 describe("slim: what the cache keeps of an object", () => {
   it.each<[string, KubeObject, unknown]>([
     [
-      "a Pod keeps its volumes' names and its node, nothing else of its spec",
+      "a Pod keeps its volumes' names, its node and its containers' images, nothing else of its spec",
       pod({
         nodeName: "n1",
         containers: [{ name: "postgres", image: "x", env: [{ name: "A", value: "1" }] }],
         volumes: [{ name: "tls", secret: { secretName: "db-tls" } }, { name: "data" }],
       }),
-      { nodeName: "n1", volumes: [{ name: "tls" }, { name: "data" }] },
+      {
+        nodeName: "n1",
+        volumes: [{ name: "tls" }, { name: "data" }],
+        containers: [{ name: "postgres", image: "x" }],
+      },
     ],
     ["a Pod not scheduled yet", pod({ containers: [] }), {}],
   ])("%s", (_, obj, spec) => {
@@ -31,7 +35,7 @@ describe("slim: what the cache keeps of an object", () => {
     expect(kept.metadata).toEqual(obj.metadata);
   });
 
-  it("a Pod's container statuses keep what is read, not the kubelet's mounts, ids and resources", () => {
+  it("a Pod's container statuses keep what is read, not the kubelet's mounts, container ids and resources", () => {
     const state = { terminated: { exitCode: 137, finishedAt: "t", message: "m" } };
     const status = {
       phase: "Running",
@@ -62,6 +66,7 @@ describe("slim: what the cache keeps of an object", () => {
         {
           name: "postgres",
           image: "postgres:17",
+          imageID: "sha256:abc",
           ready: false,
           started: false,
           restartCount: 2,
@@ -69,7 +74,7 @@ describe("slim: what the cache keeps of an object", () => {
           lastState: { terminated: state.terminated },
         },
       ],
-      initContainerStatuses: [{ name: "init", image: "x", state: {} }],
+      initContainerStatuses: [{ name: "init", image: "x", imageID: "y", state: {} }],
     });
   });
 

@@ -3,8 +3,9 @@
  * with, and some of what the apiserver sends is never read or is the same for every Database:
  * - managedFields: only who wrote with which operation (cluster/field-manager.ts);
  * - a ConfigMap's long values (the instance scripts) once for all Databases (shared-texts.ts);
- * - a Pod's spec: only its volumes' names (instance/targets.ts: does it mount the TLS Secret?) and
- *   its node. A Pod's spec is most of it (the StatefulSet's template with every default filled
+ * - a Pod's spec: only its volumes' names (instance/targets.ts: does it mount the TLS Secret?), its
+ *   node, and its containers' names and images (ha/postgres-container.ts: the image an instance
+ *   was started with; the status's image can name another tag of the same image). A Pod's spec is most of it (the StatefulSet's template with every default filled
  *   in), and its status is what pgkeeper reads;
  * - of a Pod's container statuses, what pgkeeper reads (names, image, readiness, restarts, states:
  *   failover, restore and image-pull diagnoses), not the mounts, ids and resources the kubelet
@@ -19,18 +20,23 @@ import { SharedTexts } from "./shared-texts";
 interface PodSpec {
   nodeName?: string;
   volumes?: { name?: string }[];
+  containers?: { name?: string; image?: string }[];
 }
 
 const podSpecRead = (spec: PodSpec | undefined): PodSpec | undefined =>
   spec && {
     ...(spec.nodeName ? { nodeName: spec.nodeName } : {}),
     ...(spec.volumes ? { volumes: spec.volumes.map(v => ({ name: v.name })) } : {}),
+    ...(spec.containers?.length
+      ? { containers: spec.containers.map(c => ({ name: c.name, image: c.image })) }
+      : {}),
   };
 
 /** The fields of a container status pgkeeper reads (ha/, cluster/image-pull.ts, backup/). */
 const CONTAINER_STATUS_READ = [
   "name",
   "image",
+  "imageID",
   "ready",
   "started",
   "restartCount",

@@ -25,8 +25,9 @@ export interface InstanceView {
     crashLooping?: boolean;
     /** When the kubelet last restarted its postgres container in place (ms), if it did. */
     restartedAt?: number;
-    /** The image its postgres container runs (postgres-container.ts). */
+    /** The image its postgres container was started with, and its digest (postgres-container.ts). */
     image?: string;
+    imageID?: string;
     /** While it is not running: why its entrypoint refused to start (postgres-container.ts). */
     startRefused?: string;
   };

@@ -1037,6 +1037,7 @@ describe("status and parameters", () => {
       const pod = t.pod(n)!;
       t.cluster.put({
         ...pod,
+        spec: { containers: [{ name: "postgres", image: postgres.image }] },
         status: {
           ...(pod.status as object),
           containerStatuses: [{ name: "postgres", ...postgres }],

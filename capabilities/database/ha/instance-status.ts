@@ -82,6 +82,7 @@ export function instanceStatus(
       ...(needsRestart(i, updateRevision) ? { needsRestart: true } : {}),
       ...(i.name === primary ? {} : servingFields(notServing[i.name])),
       ...(i.pod?.image ? { image: i.pod.image } : {}),
+      ...(i.pod?.imageID ? { imageID: i.pod.imageID } : {}),
       ...(i.pod?.startRefused ? { startRefused: i.pod.startRefused } : {}),
     }));
   const pendingRestart = [...new Set(list.flatMap(i => i.pendingRestart ?? []))].sort();

@@ -42,9 +42,16 @@ describe("postgresContainerOf", () => {
       {},
     ],
     [
-      "the image it runs",
-      pod({ image: "registry/postgres:15", state: { running: { startedAt: STARTED } } }),
-      { image: "registry/postgres:15" },
+      "the image it was started with (the spec's: the status may name another tag of it) and its digest",
+      {
+        ...pod({
+          image: "registry/postgres:15",
+          imageID: "registry/postgres@sha256:abc",
+          state: { running: { startedAt: STARTED } },
+        }),
+        spec: { containers: [{ name: "postgres", image: "registry/postgres:15-next" }] },
+      },
+      { image: "registry/postgres:15-next", imageID: "registry/postgres@sha256:abc" },
     ],
     [
       "its entrypoint refused to start: waiting to be started again",

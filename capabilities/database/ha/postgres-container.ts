@@ -14,8 +14,13 @@ export interface PostgresContainer {
   crashLooping?: true;
   /** When its current run began, if that run is a restart in place (ms since the epoch). */
   restartedAt?: number;
-  /** The image the kubelet runs it from, as the pod's status names it. */
+  /**
+   * The image it was started with, as the pod's spec names it: the status's `image` can name
+   * another tag of the same image (the kubelet looks tags up by image ID).
+   */
   image?: string;
+  /** What the kubelet says runs: the image's digest (a registry reference with @sha256:). */
+  imageID?: string;
   /** While it is not running: why its last run ended, in the entrypoint's words. */
   startRefused?: string;
 }
@@ -27,7 +32,7 @@ interface Terminated {
 
 interface ContainerStatus {
   name?: string;
-  image?: string;
+  imageID?: string;
   restartCount?: number;
   state?: {
     waiting?: { reason?: string };
@@ -48,7 +53,8 @@ export function postgresContainerOf(pod: KubeObject): PostgresContainer {
   return {
     ...(container.state?.waiting?.reason === "CrashLoopBackOff" ? { crashLooping: true } : {}),
     ...(restartedAt !== undefined ? { restartedAt } : {}),
-    ...(container.image ? { image: container.image } : {}),
+    ...(specImageOf(pod) ? { image: specImageOf(pod) } : {}),
+    ...(container.imageID ? { imageID: container.imageID } : {}),
     ...(refused ? { startRefused: refused } : {}),
   };
 }
@@ -64,6 +70,11 @@ function startRefusedOf(container: ContainerStatus): string | undefined {
   const message = ended.message?.trim();
   return message ? message : undefined;
 }
+
+const specImageOf = (pod: KubeObject): string | undefined =>
+  (pod.spec as { containers?: { name?: string; image?: string }[] } | undefined)?.containers?.find(
+    c => c.name === POSTGRES_CONTAINER,
+  )?.image;
 
 /** When its current run began, if the kubelet restarted it for that run. */
 function restartedAtOf(container: ContainerStatus): number | undefined {
