@@ -114,12 +114,29 @@ const operatorPlace = (p: ScaleParameters): string =>
     ? "the operator installed by `pepr deploy` (its leading watcher pod measured; the node tier's one real node runs it, the Databases are held to kwok's nodes)"
     : "the operator's watcher bundle run as a host process";
 
+/** The command a result was run with. */
+const scaleCommand = (p: ScaleParameters): string =>
+  `${p.placement === "cluster" ? "OPERATOR=cluster " : ""}npm run bench:scale -- --n ${p.sizes.join(",")} --concurrency ${p.concurrencies.join(",")} --idle ${p.idleSeconds} --ready-timeout ${p.readyTimeoutSeconds}`;
+
+/**
+ * KEEP=1: the previous result's runs of sizes and concurrencies this run does not run, each with
+ * a footnote naming the run it comes from; then this run's, by size and concurrency.
+ */
+export function withKeptRuns(previous: ScaleResult | undefined, current: ScaleRun[]): ScaleRun[] {
+  if (!previous) return current;
+  const ran = new Set(current.map(r => `${r.n}/${r.concurrency}`));
+  const from = `the run of ${(previous.date ?? "an unknown date").slice(0, 10)} at commit \`${previous.commit ?? "unknown"}\` (\`${scaleCommand(previous.parameters)}\`)`;
+  const kept = previous.figures.runs
+    .filter(r => !ran.has(`${r.n}/${r.concurrency}`))
+    .map(r => ({ ...r, note: `Kept from ${from}${r.note ? `; ${r.note}` : "."}` }));
+  return [...kept, ...current].sort((a, b) => a.n - b.n || b.concurrency - a.concurrency);
+}
+
 export function renderScale(r: ScaleResult): string {
   const p = r.parameters;
   const { table: t, notes } = scaleTable(r.figures.runs);
-  const env = p.placement === "cluster" ? "OPERATOR=cluster " : "";
   return [
-    `\`${env}npm run bench:scale -- --n ${p.sizes.join(",")} --concurrency ${p.concurrencies.join(",")} --idle ${p.idleSeconds} --ready-timeout ${p.readyTimeoutSeconds}\`: N Databases of 3 instances created at once, pods on ${p.nodes} kwok nodes, ${operatorPlace(p)}, resyncs every ${p.resyncSeconds} s${p.nodeOptions ? `, the operator with \`NODE_OPTIONS=${p.nodeOptions}\`` : ""}. Idle writes: the operator's writes besides Lease renewals in the idle window after all were Ready.`,
+    `\`${scaleCommand(p)}\`: N Databases of 3 instances created at once, pods on ${p.nodes} kwok nodes, ${operatorPlace(p)}, resyncs every ${p.resyncSeconds} s${p.nodeOptions ? `, the operator with \`NODE_OPTIONS=${p.nodeOptions}\`` : ""}. Idle writes: the operator's writes besides Lease renewals in the idle window after all were Ready.`,
     t,
     ...(notes.length > 0 ? [notes.join("\n\n")] : []),
     describeRun(r),

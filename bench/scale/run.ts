@@ -9,6 +9,9 @@
  * - the operator's writes during the idle window (goal: none but Lease renewals);
  * - operator peak RSS (VmHWM; goal < 200 MiB at 1000).
  *
+ * KEEP=1: the committed result's runs of sizes this run does not run stay in the table, each with
+ * a footnote naming its run.
+ *
  * Figures, not a test: nothing here fails on a missed goal; the figures are also written as JSON
  * (bench/lib/result.ts). Run through bench/scale.sh
  * (npm run bench:scale -- --n 100,500,1000 --concurrency 4,1 --idle 300). --smoke: N=2 on one
@@ -27,7 +30,11 @@ import { kubectlBig } from "../lib/kubectl";
 import { fmt } from "../lib/process";
 import { Placement, parsePlacement, startOperator } from "../lib/placement";
 import { isSmoke, runStart, saveResult } from "../lib/result";
-import type { ScaleParameters, ScaleRun } from "../report/scale";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { RESULTS_DIR } from "../report/sections";
+import { withKeptRuns } from "../report/scale";
+import type { ScaleParameters, ScaleResult, ScaleRun } from "../report/scale";
 import { unsyncedKinds } from "./informers";
 import { countProgress, DatabaseView } from "./progress";
 import { runMain } from "../lib/main";
@@ -348,6 +355,13 @@ async function runOnce(n: number, concurrency: number, o: Options): Promise<Scal
   }
 }
 
+/** KEEP=1: the committed result, whose runs of other sizes stay in the table. */
+function kept(smoke: boolean): ScaleResult | undefined {
+  const file = join(RESULTS_DIR, "scale.json");
+  if (process.env.KEEP !== "1" || smoke || !existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, "utf8")) as ScaleResult;
+}
+
 async function main(): Promise<void> {
   const smoke = isSmoke();
   const start = runStart();
@@ -383,7 +397,7 @@ async function main(): Promise<void> {
     readyTimeoutSeconds: o.readyTimeout,
     placement: o.placement,
   };
-  saveResult("scale", start, parameters, { runs }, smoke);
+  saveResult("scale", start, parameters, { runs: withKeptRuns(kept(smoke), runs) }, smoke);
 }
 
 runMain(main);
