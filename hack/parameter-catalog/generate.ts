@@ -11,7 +11,7 @@
  * server in the postgres tier.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { IMAGE_VERSIONS } from "../../capabilities/database/lib/config";
 import { IMAGE_UID, chrootCommand, imageRootfs } from "../images/rootfs";
@@ -21,19 +21,13 @@ const ROOT = path.resolve(__dirname, "../..");
 const OUT_DIR = path.join(ROOT, "capabilities/database/api/parameter-catalog");
 const PORT = 25399;
 
-/** pg_settings of the server listening in `socketDir`, once it answers (within 10 s). */
-async function settingsOf(socketDir: string) {
-  const args = [
-    "-h",
-    socketDir,
-    "-p",
-    String(PORT),
-    "-U",
-    "postgres",
-    "-XAtq",
-    "-c",
-    CATALOG_QUERY,
-  ];
+/**
+ * pg_settings of the server listening on loopback, once it answers (within 10 s). Over TCP: a
+ * Unix socket path under the unpacked file system can pass the 107 bytes a socket path may have.
+ */
+async function settingsOf() {
+  const args = ["-h", "127.0.0.1", "-p", String(PORT), "-U", "postgres", "-XAtq"];
+  args.push("-c", CATALOG_QUERY);
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {
@@ -56,17 +50,17 @@ async function catalogOf(major: string): Promise<string> {
   const inner = dir.slice(rootfs.length);
   const run = (program: string, args: string[]) => chrootCommand(rootfs, major, program, args);
   try {
-    const initdb = run("initdb", ["-D", `${inner}/data`, "-U", "postgres", "--no-sync"]);
+    const initdb = run("initdb", [
+      ...["-D", `${inner}/data`, "-U", "postgres", "--auth=trust", "--no-sync"],
+    ]);
     execFileSync(initdb.command, initdb.args, { stdio: "ignore" });
-    mkdirSync(`${dir}/sock`);
-    chownSync(`${dir}/sock`, IMAGE_UID, IMAGE_UID);
     const postgres = run("postgres", [
-      ...["-D", `${inner}/data`, "-p", String(PORT), "-k", `${inner}/sock`],
-      ...["-c", "listen_addresses="],
+      ...["-D", `${inner}/data`, "-p", String(PORT), "-c", "unix_socket_directories="],
+      ...["-c", "listen_addresses=127.0.0.1"],
     ]);
     const server = spawn(postgres.command, postgres.args, { stdio: "ignore" });
     try {
-      const rows = await settingsOf(`${dir}/sock`);
+      const rows = await settingsOf();
       return JSON.stringify(catalogFromRows(major, rows), null, 2) + "\n";
     } finally {
       server.kill("SIGINT");

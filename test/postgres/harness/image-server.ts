@@ -2,9 +2,8 @@
  * A PostgreSQL server of one of pgkeeper's instance images (hack/images/postgres.sh), for what
  * must be checked against every major the operator ships rather than the host's one: it runs in
  * the image's unpacked file system (hack/images/rootfs.ts) under chroot, as the image's postgres
- * user (999). Its data directory lives inside that file system; the harness reaches it through
- * the same directory seen from the host, with the host's psql over the Unix socket (trust), like
- * every other test server.
+ * user (999). Its data directory lives inside that file system; the harness reaches it with the
+ * host's psql over loopback TCP (trust).
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -13,6 +12,17 @@ import path from "node:path";
 import { IMAGE_UID, chrootCommand, imageRootfs } from "../../../hack/images/rootfs";
 import { freePort } from "./os";
 import { PgServer } from "./server";
+
+/**
+ * Reached over TCP on loopback (trust, as initdb --auth=trust sets): a Unix socket path under the
+ * unpacked file system, seen from the host, can pass the 107 bytes a socket path may have (it
+ * did on a fresh clone at a longer path, and the server was never seen ready).
+ */
+class LoopbackServer extends PgServer {
+  override get socketDir(): string {
+    return "127.0.0.1";
+  }
+}
 
 /** A running server of the image of `major`; `stop()` stops it and removes its files. */
 export class ImageServer {
@@ -28,7 +38,7 @@ export class ImageServer {
     this.inner = `/var/tmp/${name}-${randomBytes(4).toString("hex")}`;
     mkdirSync(this.host(this.inner), { mode: 0o700 });
     chownSync(this.host(this.inner), IMAGE_UID, IMAGE_UID);
-    this.server = new PgServer(name, this.host(`${this.inner}/data`), port, "", {});
+    this.server = new LoopbackServer(name, this.host(`${this.inner}/data`), port, "", {});
   }
 
   private host(inner: string): string {
@@ -49,12 +59,9 @@ export class ImageServer {
       stdio: ["ignore", "ignore", "pipe"],
       env: { PATH: "/usr/bin:/bin", LANG: "C" },
     });
-    const socketDir = `${data}.sock`;
-    mkdirSync(s.host(socketDir), { mode: 0o700 });
-    chownSync(s.host(socketDir), IMAGE_UID, IMAGE_UID);
     const postgres = s.chrooted("postgres", [
-      ...["-D", data, "-p", String(s.server.port), "-c", "listen_addresses="],
-      ...["-c", `unix_socket_directories=${socketDir}`, "-c", "fsync=off"],
+      ...["-D", data, "-p", String(s.server.port), "-c", "listen_addresses=127.0.0.1"],
+      ...["-c", "unix_socket_directories=", "-c", "fsync=off"],
     ]);
     await s.server.start(60_000, { ...postgres, env: {} });
     return s;

@@ -77,8 +77,13 @@ export class PgServer {
     while (!this.ready()) {
       if (proc.exitCode !== null || proc.signalCode !== null)
         throw new Error(`${this.name} exited while starting:\n${this.logTail()}`);
-      if (Date.now() > deadline)
+      if (Date.now() > deadline) {
+        // Not left running: a server the test never saw ready keeps jest from exiting (a
+        // fresh clone's catalog servers did, and the tier hung after its last test).
+        proc.kill("SIGKILL");
+        await this.exited;
         throw new Error(`${this.name} not ready in ${timeoutMs} ms:\n${this.logTail()}`);
+      }
       await sleep(100);
     }
   }
