@@ -25,17 +25,18 @@ export interface PostgresContainer {
   startRefused?: string;
 }
 
-interface Terminated {
+export interface Terminated {
   exitCode?: number;
   message?: string;
+  finishedAt?: string | Date;
 }
 
-interface ContainerStatus {
+export interface ContainerStatus {
   name?: string;
   imageID?: string;
   restartCount?: number;
   state?: {
-    waiting?: { reason?: string };
+    waiting?: { reason?: string; message?: string };
     running?: { startedAt?: string | Date };
     terminated?: Terminated;
   };
@@ -50,10 +51,11 @@ export function postgresContainerOf(pod: KubeObject): PostgresContainer {
   if (!container) return {};
   const restartedAt = restartedAtOf(container);
   const refused = startRefusedOf(container);
+  const image = specImageOf(pod);
   return {
     ...(container.state?.waiting?.reason === "CrashLoopBackOff" ? { crashLooping: true } : {}),
     ...(restartedAt !== undefined ? { restartedAt } : {}),
-    ...(specImageOf(pod) ? { image: specImageOf(pod) } : {}),
+    ...(image ? { image } : {}),
     ...(container.imageID ? { imageID: container.imageID } : {}),
     ...(refused ? { startRefused: refused } : {}),
   };
@@ -70,6 +72,15 @@ function startRefusedOf(container: ContainerStatus): string | undefined {
   const message = ended.message?.trim();
   return message ? message : undefined;
 }
+
+/** The newest of its runs that failed and said why (a termination message), if any. */
+export const failedRunOf = (
+  container: ContainerStatus,
+): (Terminated & { message: string }) | undefined =>
+  [container.state?.terminated, container.lastState?.terminated].find(
+    (t): t is Terminated & { message: string } =>
+      t !== undefined && t.exitCode !== 0 && typeof t.message === "string" && t.message !== "",
+  );
 
 const specImageOf = (pod: KubeObject): string | undefined =>
   (pod.spec as { containers?: { name?: string; image?: string }[] } | undefined)?.containers?.find(

@@ -8,6 +8,7 @@
 import type { ConditionInput } from "../api/conditions";
 import type { KubeObject } from "../cluster/objects";
 import { POSTGRES_CONTAINER } from "../specs/layout";
+import { ContainerStatus, failedRunOf } from "./postgres-container";
 
 export interface RecoveryState {
   /** A failed attempt's reason (termination message), the newest; undefined: none failed. */
@@ -18,27 +19,11 @@ export interface RecoveryState {
   failedAttempts: number;
 }
 
-interface Terminated {
-  exitCode?: number;
-  message?: string;
-  finishedAt?: string | Date;
-}
-
-interface ContainerStatus {
-  name?: string;
-  restartCount?: number;
-  state?: { terminated?: Terminated; waiting?: { reason?: string; message?: string } };
-  lastState?: { terminated?: Terminated };
-}
-
 /**
  * The kubelet cannot even start the container: the source's credentials Secret (or a key of it)
  * is missing, and the restore never begins. It says so in the waiting state.
  */
 const CONFIG_ERRORS = new Set(["CreateContainerConfigError", "CreateContainerError"]);
-
-const failed = (t: Terminated | undefined): t is Terminated & { message: string } =>
-  t !== undefined && t.exitCode !== 0 && typeof t.message === "string" && t.message !== "";
 
 /** What the first pod says about its restore (undefined: no pod, or no status yet). */
 export function recoveryStateOf(pod: KubeObject | undefined): RecoveryState | undefined {
@@ -59,7 +44,7 @@ function cannotStart(container: ContainerStatus): RecoveryState | undefined {
 }
 
 function lastFailure(container: ContainerStatus): RecoveryState | undefined {
-  const last = [container.state?.terminated, container.lastState?.terminated].find(failed);
+  const last = failedRunOf(container);
   if (!last) return undefined;
   const at = last.finishedAt;
   return {
