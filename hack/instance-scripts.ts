@@ -71,6 +71,7 @@ function layoutSections(): Section[] {
         ["CONFIG_DIR", fromEnv("PGKEEPER_CONFIG_DIR", layout.CONFIG_DIR)],
         ["TLS_DIR", fromEnv("PGKEEPER_TLS_DIR", layout.TLS_DIR)],
         ["TOPOLOGY_DIR", fromEnv("PGKEEPER_TOPOLOGY_DIR", layout.TOPOLOGY_DIR)],
+        ["UPGRADE_DIR", fromEnv("PGKEEPER_UPGRADE_DIR", layout.UPGRADE_DIR)],
         ["PORT", fromEnv("PGKEEPER_PORT", String(layout.POSTGRES_PORT))],
         ["BACKUP_TLS_CERT", SERVER_TLS_FILES.cert],
         ["BACKUP_TLS_CA", SERVER_TLS_FILES.ca],
@@ -285,6 +286,7 @@ interface GeneratedModule {
 const MODULES: readonly GeneratedModule[] = [
   { module: "entrypoint.ts", texts: { ENTRYPOINT_SH: "entrypoint.sh" } },
   { module: "probe.ts", texts: { PROBE_SH: "probe.sh" } },
+  { module: "upgrade.ts", texts: { UPGRADE_SH: "upgrade.sh" } },
   { module: "archive.ts", texts: { ARCHIVE_SH: "archive.sh" } },
   { module: "restore-wal.ts", texts: { RESTORE_WAL_SH: "restore-wal.sh" } },
   {

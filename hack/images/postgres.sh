@@ -53,6 +53,9 @@ REQUIRED_COMMANDS=(
   "${PG_BINDIR}/postgres" "${PG_BINDIR}/initdb" "${PG_BINDIR}/pg_ctl" "${PG_BINDIR}/pg_isready"
   "${PG_BINDIR}/pg_basebackup" "${PG_BINDIR}/pg_rewind" "${PG_BINDIR}/psql"
   "${PG_BINDIR}/pg_controldata" /usr/bin/pgbackrest
+  # A major upgrade (upgrade.sh, ADR 0041): exporting this major's programs, and converting to it.
+  cp cut du stat awk wc tr head tail ldd "${PG_BINDIR}/pg_config" "${PG_BINDIR}/pg_upgrade"
+  "${PG_BINDIR}/pg_dumpall"
 )
 
 in_root() { chroot "${ROOTFS}" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }

@@ -5,7 +5,14 @@
  * termination message, where the operator reads it (status.instances[].startRefused).
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { ENV } from "../../capabilities/database/specs/layout";
 import { Cluster } from "./harness/cluster";
@@ -82,4 +89,15 @@ it("starts its own major's data directory with its own major's programs, data in
   await server.start(60_000, launch);
   expect(server.sql("SELECT answer FROM kept")).toBe("42");
   await server.stop("fast");
+});
+
+it("puts the old data directory back when a rollback of an upgrade was interrupted, dropping the copy", async () => {
+  // upgrade.sh rollback renames PGDATA to .upgrade, then .pre-upgrade to PGDATA: killed between.
+  renameSync(server.dataDir, `${server.dataDir}.pre-upgrade`);
+  mkdirSync(`${server.dataDir}.upgrade`);
+  await server.start(60_000, launch);
+  expect(server.sql("SELECT answer FROM kept")).toBe("42");
+  await server.stop("fast");
+  expect(existsSync(`${server.dataDir}.pre-upgrade`)).toBe(false);
+  expect(existsSync(`${server.dataDir}.upgrade`)).toBe(false);
 });

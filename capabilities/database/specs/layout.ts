@@ -41,6 +41,13 @@ export const PGDATA = `${DATA_MOUNT}/pgdata`;
  * passfile and the per-instance configuration. /var/run/postgresql does not exist in every image.
  */
 export const RUN_DIR = "/controller/run";
+/**
+ * A major upgrade's scratch space (an emptyDir of the pods that check or run it, ADR 0041): the
+ * old major's programs, exported there by its own image, and the checks' throwaway cluster.
+ */
+export const UPGRADE_DIR = "/upgrade";
+/** The major upgrade's steps (scripts/upgrade.sh), in the ConfigMap. */
+export const FILE_UPGRADE = "upgrade.sh";
 
 /** ConfigMap keys (file names under CONFIG_DIR). */
 export const FILE_POSTGRESQL_CONF = "postgresql.conf";

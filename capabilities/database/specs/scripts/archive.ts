@@ -35,6 +35,7 @@ RUN_DIR="\${PGKEEPER_RUN_DIR:-/controller/run}"
 CONFIG_DIR="\${PGKEEPER_CONFIG_DIR:-/config}"
 TLS_DIR="\${PGKEEPER_TLS_DIR:-/tls}"
 TOPOLOGY_DIR="\${PGKEEPER_TOPOLOGY_DIR:-/topology}"
+UPGRADE_DIR="\${PGKEEPER_UPGRADE_DIR:-/upgrade}"
 PORT="\${PGKEEPER_PORT:-5432}"
 BACKUP_TLS_CERT=/pgbackrest-tls/server.crt
 BACKUP_TLS_CA=/pgbackrest-tls/ca.crt
@@ -98,6 +99,26 @@ source_s3_key_secret="\${PGKEEPER_SOURCE_S3_KEY_SECRET:-}"
 
 log() {
   printf '%s pgkeeper: %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2
+}
+
+# Ends the container with a reason the operator reads from the pod's status (the kubelet keeps
+# the termination message, at most 4096 bytes).
+# shellcheck disable=SC2317
+write_reason() {
+  printf '%s' "$*" | head -c 3000 >"\${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
+}
+
+# shellcheck disable=SC2317
+end_with_reason() {
+  log "$*"
+  write_reason "$*"
+  exit 1
+}
+
+# The major of the server program in $PG_BIN: 15 of "postgres (PostgreSQL) 15.20 (Debian ...)".
+# shellcheck disable=SC2317
+program_major() {
+  "$PG_BIN/postgres" --version | sed -n 's/^postgres (PostgreSQL) \\([0-9][0-9]*\\).*/\\1/p'
 }
 
 # Prints a credential: its file $1 in CREDENTIALS_DIR (the credentials volume), or, in a pod of

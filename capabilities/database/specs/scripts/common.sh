@@ -18,6 +18,26 @@ log() {
   printf '%s pgkeeper: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2
 }
 
+# Ends the container with a reason the operator reads from the pod's status (the kubelet keeps
+# the termination message, at most 4096 bytes).
+# shellcheck disable=SC2317
+write_reason() {
+  printf '%s' "$*" | head -c 3000 >"${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
+}
+
+# shellcheck disable=SC2317
+end_with_reason() {
+  log "$*"
+  write_reason "$*"
+  exit 1
+}
+
+# The major of the server program in $PG_BIN: 15 of "postgres (PostgreSQL) 15.20 (Debian ...)".
+# shellcheck disable=SC2317
+program_major() {
+  "$PG_BIN/postgres" --version | sed -n 's/^postgres (PostgreSQL) \([0-9][0-9]*\).*/\1/p'
+}
+
 # Prints a credential: its file $1 in CREDENTIALS_DIR (the credentials volume), or, in a pod of
 # an earlier pgkeeper not rolled yet (the ConfigMap gives it these scripts first), the value $2
 # its environment still carries. `$(credential ...)` drops trailing newlines, as keys want.

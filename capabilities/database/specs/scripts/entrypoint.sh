@@ -39,6 +39,8 @@
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . ./common.sh
 : "${PGDATA:?PGDATA must be set}"
+# shellcheck source-path=SCRIPTDIR source=upgrade-dirs.sh
+. ./upgrade-dirs.sh
 : "${pod_name:?$ENV_POD_NAME must be set}"
 : "${primary_host:?$ENV_PRIMARY_HOST must be set}"
 # Shell variables, never exported: postgres and what it runs do not inherit them.
@@ -163,27 +165,10 @@ bootstrap_primary() {
   log "Initialised the database cluster"
 }
 
-# Ends the container with a reason the operator reads from the pod's status (the kubelet keeps
-# the termination message, at most 4096 bytes).
-write_reason() {
-  printf '%s' "$*" | head -c 3000 >"${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
-}
-
-end_with_reason() {
-  log "$*"
-  write_reason "$*"
-  exit 1
-}
-
 fail_recovery() {
   log "Recovery failed: $*"
   write_reason "$*"
   exit 1
-}
-
-# The major of the server program in $PG_BIN: 15 of "postgres (PostgreSQL) 15.20 (Debian ...)".
-program_major() {
-  "$PG_BIN/postgres" --version | sed -n 's/^postgres (PostgreSQL) \([0-9][0-9]*\).*/\1/p'
 }
 
 # Refuses, before anything is written, to run the server programs of another major than the
@@ -460,6 +445,7 @@ if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
   log "A re-clone was interrupted while swapping data directories; keeping the previous one"
   mv "$PGDATA.old" "$PGDATA"
 fi
+settle_upgrade_dirs
 check_major
 if ! initialized; then
   prepare_empty_pgdata

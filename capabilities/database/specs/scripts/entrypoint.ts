@@ -60,6 +60,7 @@ RUN_DIR="\${PGKEEPER_RUN_DIR:-/controller/run}"
 CONFIG_DIR="\${PGKEEPER_CONFIG_DIR:-/config}"
 TLS_DIR="\${PGKEEPER_TLS_DIR:-/tls}"
 TOPOLOGY_DIR="\${PGKEEPER_TOPOLOGY_DIR:-/topology}"
+UPGRADE_DIR="\${PGKEEPER_UPGRADE_DIR:-/upgrade}"
 PORT="\${PGKEEPER_PORT:-5432}"
 BACKUP_TLS_CERT=/pgbackrest-tls/server.crt
 BACKUP_TLS_CA=/pgbackrest-tls/ca.crt
@@ -125,6 +126,26 @@ log() {
   printf '%s pgkeeper: %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2
 }
 
+# Ends the container with a reason the operator reads from the pod's status (the kubelet keeps
+# the termination message, at most 4096 bytes).
+# shellcheck disable=SC2317
+write_reason() {
+  printf '%s' "$*" | head -c 3000 >"\${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
+}
+
+# shellcheck disable=SC2317
+end_with_reason() {
+  log "$*"
+  write_reason "$*"
+  exit 1
+}
+
+# The major of the server program in $PG_BIN: 15 of "postgres (PostgreSQL) 15.20 (Debian ...)".
+# shellcheck disable=SC2317
+program_major() {
+  "$PG_BIN/postgres" --version | sed -n 's/^postgres (PostgreSQL) \\([0-9][0-9]*\\).*/\\1/p'
+}
+
 # Prints a credential: its file $1 in CREDENTIALS_DIR (the credentials volume), or, in a pod of
 # an earlier pgkeeper not rolled yet (the ConfigMap gives it these scripts first), the value $2
 # its environment still carries. \`$(credential ...)\` drops trailing newlines, as keys want.
@@ -168,6 +189,39 @@ find_pg_bin() {
   exit 1
 }
 : "\${PGDATA:?PGDATA must be set}"
+# The data directories of a major upgrade (ADR 0041), shared by upgrade.sh and the entrypoint.
+# The old data directory is never written by the upgrade: the new one is made beside it and
+# swapped in by renames, each step visible in a directory name, so a kill at any moment leaves a
+# state the next start completes or undoes:
+#
+#   $PGDATA.upgrade      the new major's cluster being made, or given up: never trusted
+#   $PGDATA.upgraded     the new major's cluster, complete: pg_upgrade succeeded
+#   $PGDATA.pre-upgrade  the old major's data directory, as it was, kept until the upgrade is
+#                        committed (upgrade.sh commit) or rolled back (upgrade.sh rollback)
+UPGRADING_DIR="$PGDATA.upgrade"
+UPGRADED_DIR="$PGDATA.upgraded"
+PRE_UPGRADE_DIR="$PGDATA.pre-upgrade"
+
+# Completes a swap of data directories that a kill interrupted: forward when the new cluster was
+# complete, back to the old data otherwise. Never deletes the old data directory.
+# shellcheck disable=SC2317
+settle_upgrade_dirs() {
+  if [ -d "$UPGRADED_DIR" ]; then
+    if [ -e "$PGDATA" ]; then
+      log "An upgrade was interrupted after pg_upgrade succeeded; keeping the old data directory as $PRE_UPGRADE_DIR"
+      mv "$PGDATA" "$PRE_UPGRADE_DIR"
+    fi
+    mv "$UPGRADED_DIR" "$PGDATA"
+    log "The upgraded data directory is in place"
+  elif [ ! -e "$PGDATA" ] && [ -d "$PRE_UPGRADE_DIR" ]; then
+    log "A rollback of an upgrade was interrupted; putting the old data directory back"
+    mv "$PRE_UPGRADE_DIR" "$PGDATA"
+  fi
+  if [ -e "$UPGRADING_DIR" ]; then
+    log "Removing an unfinished upgrade's copy ($UPGRADING_DIR); the data directory is as it was"
+    rm -rf "$UPGRADING_DIR"
+  fi
+}
 : "\${pod_name:?$ENV_POD_NAME must be set}"
 : "\${primary_host:?$ENV_PRIMARY_HOST must be set}"
 # Shell variables, never exported: postgres and what it runs do not inherit them.
@@ -292,27 +346,10 @@ bootstrap_primary() {
   log "Initialised the database cluster"
 }
 
-# Ends the container with a reason the operator reads from the pod's status (the kubelet keeps
-# the termination message, at most 4096 bytes).
-write_reason() {
-  printf '%s' "$*" | head -c 3000 >"\${PGKEEPER_TERMINATION_LOG:-/dev/termination-log}" || true
-}
-
-end_with_reason() {
-  log "$*"
-  write_reason "$*"
-  exit 1
-}
-
 fail_recovery() {
   log "Recovery failed: $*"
   write_reason "$*"
   exit 1
-}
-
-# The major of the server program in $PG_BIN: 15 of "postgres (PostgreSQL) 15.20 (Debian ...)".
-program_major() {
-  "$PG_BIN/postgres" --version | sed -n 's/^postgres (PostgreSQL) \\([0-9][0-9]*\\).*/\\1/p'
 }
 
 # Refuses, before anything is written, to run the server programs of another major than the
@@ -589,6 +626,7 @@ if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
   log "A re-clone was interrupted while swapping data directories; keeping the previous one"
   mv "$PGDATA.old" "$PGDATA"
 fi
+settle_upgrade_dirs
 check_major
 if ! initialized; then
   prepare_empty_pgdata

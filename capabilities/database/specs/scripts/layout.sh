@@ -9,6 +9,7 @@ RUN_DIR="${PGKEEPER_RUN_DIR:-/controller/run}"
 CONFIG_DIR="${PGKEEPER_CONFIG_DIR:-/config}"
 TLS_DIR="${PGKEEPER_TLS_DIR:-/tls}"
 TOPOLOGY_DIR="${PGKEEPER_TOPOLOGY_DIR:-/topology}"
+UPGRADE_DIR="${PGKEEPER_UPGRADE_DIR:-/upgrade}"
 PORT="${PGKEEPER_PORT:-5432}"
 BACKUP_TLS_CERT=/pgbackrest-tls/server.crt
 BACKUP_TLS_CA=/pgbackrest-tls/ca.crt

@@ -1,0 +1,34 @@
+# shellcheck shell=sh
+# The data directories of a major upgrade (ADR 0041), shared by upgrade.sh and the entrypoint.
+# The old data directory is never written by the upgrade: the new one is made beside it and
+# swapped in by renames, each step visible in a directory name, so a kill at any moment leaves a
+# state the next start completes or undoes:
+#
+#   $PGDATA.upgrade      the new major's cluster being made, or given up: never trusted
+#   $PGDATA.upgraded     the new major's cluster, complete: pg_upgrade succeeded
+#   $PGDATA.pre-upgrade  the old major's data directory, as it was, kept until the upgrade is
+#                        committed (upgrade.sh commit) or rolled back (upgrade.sh rollback)
+UPGRADING_DIR="$PGDATA.upgrade"
+UPGRADED_DIR="$PGDATA.upgraded"
+PRE_UPGRADE_DIR="$PGDATA.pre-upgrade"
+
+# Completes a swap of data directories that a kill interrupted: forward when the new cluster was
+# complete, back to the old data otherwise. Never deletes the old data directory.
+# shellcheck disable=SC2317
+settle_upgrade_dirs() {
+  if [ -d "$UPGRADED_DIR" ]; then
+    if [ -e "$PGDATA" ]; then
+      log "An upgrade was interrupted after pg_upgrade succeeded; keeping the old data directory as $PRE_UPGRADE_DIR"
+      mv "$PGDATA" "$PRE_UPGRADE_DIR"
+    fi
+    mv "$UPGRADED_DIR" "$PGDATA"
+    log "The upgraded data directory is in place"
+  elif [ ! -e "$PGDATA" ] && [ -d "$PRE_UPGRADE_DIR" ]; then
+    log "A rollback of an upgrade was interrupted; putting the old data directory back"
+    mv "$PRE_UPGRADE_DIR" "$PGDATA"
+  fi
+  if [ -e "$UPGRADING_DIR" ]; then
+    log "Removing an unfinished upgrade's copy ($UPGRADING_DIR); the data directory is as it was"
+    rm -rf "$UPGRADING_DIR"
+  fi
+}

@@ -1,0 +1,231 @@
+/**
+ * A major upgrade's steps (upgrade.sh, ADR 0041) on a primary's volume, with pgkeeper's real
+ * images of PostgreSQL 15, 17 and 18: the old image exports its programs, the new one checks and
+ * runs pg_upgrade beside the old data directory. The old data is never lost: a failed check stops
+ * nothing, a pg_upgrade killed midway or a container killed midway leaves PostgreSQL 15's data
+ * directory as it was (or finishes on the next run), and a rollback puts it back. Every row is
+ * counted by the server of the major that holds it.
+ */
+import { ChildProcess } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { UpgradePod } from "./harness/upgrade-pod";
+import { PgServer } from "./harness/server";
+
+jest.setTimeout(300_000);
+
+const ROWS = 5000;
+const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms));
+
+/** Polls `ready` every 20 ms (the phases being caught last about a second). */
+async function until(what: string, ready: () => boolean, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not seen in ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
+/** PIDs of `program` processes whose command line mentions `marker`. */
+function processesOf(program: string, marker: string): number[] {
+  return readdirSync("/proc")
+    .filter(entry => /^\d+$/.test(entry))
+    .filter(pid => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        return argv[0].endsWith(`/${program}`) && argv.some((a: string) => a.includes(marker));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const exited = (child: ChildProcess): Promise<number | null> =>
+  new Promise(resolve =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", code => resolve(code)),
+  );
+
+/** The rows and the version, read from a server of `major` on the pod's data directory. */
+async function readBack(
+  pod: UpgradePod,
+  major: string,
+): Promise<{ version: string; rows: string }> {
+  const server: PgServer = await pod.server(major);
+  try {
+    return {
+      version: server.sql("SHOW server_version"),
+      rows: server.sql("SELECT count(*) FROM acknowledged"),
+    };
+  } finally {
+    await server.stop("fast");
+  }
+}
+
+describe("a major upgrade on the primary's volume", () => {
+  const pod = new UpgradePod();
+  afterAll(() => pod.destroy());
+
+  it("refuses, while PostgreSQL 15 runs on, an extension PostgreSQL 17's image lacks", async () => {
+    pod.initdb("15");
+    const server = await pod.server("15");
+    try {
+      server.sql(`CREATE TABLE acknowledged AS SELECT g AS id FROM generate_series(1, ${ROWS}) g`);
+      // adminpack left PostgreSQL in 17.
+      server.sql("CREATE EXTENSION adminpack");
+      expect(pod.script("15", "export-runtime").status).toBe(0);
+
+      const refused = pod.script("17", "check");
+      expect(refused.status).toBe(1);
+      expect(refused.message).toMatch(/^The upgrade from PostgreSQL 15 to 17 cannot run:/);
+      expect(refused.message).toContain(
+        "Extensions installed here are not in PostgreSQL 17's image: adminpack (in database postgres).",
+      );
+      expect(refused.message).toMatch(/pg_upgrade --check failed: .*loadable libraries/);
+      expect(refused.message).toContain("adminpack");
+      // Nothing stopped, nothing written beside the data.
+      expect(server.sql("SELECT count(*) FROM acknowledged")).toBe(String(ROWS));
+      expect(pod.volume()).toEqual(["pgdata"]);
+
+      server.sql("DROP EXTENSION adminpack");
+      const passed = pod.script("17", "check");
+      expect(passed).toMatchObject({
+        status: 0,
+        message: "The upgrade from PostgreSQL 15 to 17 can run.",
+      });
+      expect(pod.volume()).toEqual(["pgdata"]);
+    } finally {
+      await server.stop("fast");
+    }
+  });
+
+  it("leaves PostgreSQL 15's data as it was when pg_upgrade is killed midway", async () => {
+    const run = pod.spawnScript("17", "run");
+    // pg_upgrade starts the old server to read its schema: kill pg_upgrade then.
+    await until(
+      "pg_upgrade's old server",
+      () => pod.postmasterOf(pod.host("data/pgdata")) !== undefined,
+    );
+    for (const pid of processesOf("pg_upgrade", pod.inner)) process.kill(pid, "SIGKILL");
+    expect(await exited(run)).toBe(1);
+    expect(pod.terminationMessage).toMatch(
+      /^pg_upgrade from PostgreSQL 15 to 17 failed, and PostgreSQL 15's data directory is as it was: /,
+    );
+    expect(pod.postmasterOf(pod.host("data/pgdata"))).toBeUndefined();
+    expect(pod.volume()).toEqual(["pgdata"]);
+    const back = await readBack(pod, "15");
+    expect(back.version).toMatch(/^15\./);
+    expect(back.rows).toBe(String(ROWS));
+  });
+
+  it("upgrades to 17 on the next run after its container was killed midway, from a crashed primary", async () => {
+    // A primary that crashed (no shutdown checkpoint) is recovered by its own major first.
+    const crashed = await pod.server("15");
+    crashed.sql(
+      `INSERT INTO acknowledged SELECT g FROM generate_series(${ROWS + 1}, ${2 * ROWS}) g`,
+    );
+    await crashed.killAll();
+
+    const killed = pod.spawnScript("17", "run");
+    await until(
+      "pg_upgrade's copy",
+      () =>
+        pod.volume().includes("pgdata.upgrade") && processesOf("pg_upgrade", pod.inner).length > 0,
+    );
+    // The container dies with everything in it: the script, pg_upgrade and the servers it started.
+    process.kill(-(killed.pid as number), "SIGKILL");
+    await exited(killed);
+    for (const dir of ["data/pgdata", "data/pgdata.upgrade"]) {
+      const pid = pod.postmasterOf(pod.host(dir));
+      if (pid) process.kill(pid, "SIGKILL");
+    }
+    for (const pid of processesOf("pg_upgrade", pod.inner)) process.kill(pid, "SIGKILL");
+
+    const done = pod.script("17", "run");
+    expect(done.status).toBe(0);
+    expect(done.message).toMatch(/^Upgraded from PostgreSQL 15 to 17 in \d+ s\.$/);
+    expect(pod.volume()).toEqual(["pgdata", "pgdata.pre-upgrade"]);
+    const upgraded = await readBack(pod, "17");
+    expect(upgraded.version).toMatch(/^17\./);
+    expect(upgraded.rows).toBe(String(2 * ROWS));
+    // Run again (the init container of a restarted pod): nothing to do.
+    expect(pod.script("17", "run").status).toBe(0);
+    expect(pod.volume()).toEqual(["pgdata", "pgdata.pre-upgrade"]);
+  });
+
+  it("rolls back to PostgreSQL 15's data, kept as it was, and upgrades again", async () => {
+    expect(pod.script("17", "rollback").status).toBe(0);
+    expect(pod.volume()).toEqual(["pgdata"]);
+    const rolledBack = await readBack(pod, "15");
+    expect(rolledBack.version).toMatch(/^15\./);
+    expect(rolledBack.rows).toBe(String(2 * ROWS));
+
+    expect(pod.script("17", "run").status).toBe(0);
+    expect((await readBack(pod, "17")).rows).toBe(String(2 * ROWS));
+  });
+
+  it("refuses a second upgrade until the first is committed, and never goes down", () => {
+    expect(pod.script("17", "export-runtime").status).toBe(0);
+    const uncommitted = pod.script("18", "run");
+    expect(uncommitted.status).toBe(1);
+    expect(uncommitted.message).toContain(
+      "An earlier upgrade's old data directory is still kept in",
+    );
+    const down = pod.script("15", "run");
+    expect(down.status).toBe(1);
+    expect(down.message).toBe(
+      "The data directory is PostgreSQL 17's and this image runs PostgreSQL 15: a major upgrade only goes up.",
+    );
+    expect(pod.volume()).toEqual(["pgdata", "pgdata.pre-upgrade"]);
+  });
+
+  it("commits; 17 to 18 is refused by the rehearsal of the schema, and a run anyway keeps 17's data", async () => {
+    expect(pod.script("17", "commit").status).toBe(0);
+    expect(pod.volume()).toEqual(["pgdata"]);
+    // Debian trixie's 17.12 keeps an attribute version (the option pg_attver) on every column,
+    // which forky's 18.6 does not know: pg_upgrade --check passes, the schema's restore fails.
+    const server = await pod.server("17");
+    let refused;
+    try {
+      refused = pod.script("18", "check");
+      expect(server.sql("SELECT count(*) FROM acknowledged")).toBe(String(2 * ROWS));
+    } finally {
+      await server.stop("fast");
+    }
+    expect(refused.status).toBe(1);
+    expect(refused.message).toMatch(
+      /^The upgrade from PostgreSQL 17 to 18 cannot run: The schema does not restore on PostgreSQL 18 \(\d+ errors in a rehearsal of pg_dumpall --schema-only; the first: ERROR: +unrecognized parameter "pg_attver"\)\.$/,
+    );
+    expect(pod.volume()).toEqual(["pgdata"]);
+
+    const failed = pod.script("18", "run");
+    expect(failed.status).toBe(1);
+    expect(failed.message).toMatch(
+      /^pg_upgrade from PostgreSQL 17 to 18 failed, and PostgreSQL 17's data directory is as it was: .*unrecognized parameter "pg_attver"/,
+    );
+    expect(pod.volume()).toEqual(["pgdata"]);
+    const kept = await readBack(pod, "17");
+    expect(kept.version).toMatch(/^17\./);
+    expect(kept.rows).toBe(String(2 * ROWS));
+  });
+});
+
+describe("a volume without room for the copy", () => {
+  const pod = new UpgradePod();
+  afterAll(() => pod.destroy());
+
+  it("is refused with the figures, before anything is written", async () => {
+    pod.smallDataVolume(64);
+    pod.initdb("15");
+    const server = await pod.server("15");
+    server.sql(`CREATE TABLE acknowledged AS SELECT g AS id FROM generate_series(1, ${ROWS}) g`);
+    await server.stop("fast");
+    expect(pod.script("15", "export-runtime").status).toBe(0);
+    const refused = pod.script("17", "run");
+    expect(refused.status).toBe(1);
+    expect(refused.message).toMatch(
+      /^The upgrade from PostgreSQL 15 to 17 cannot run: The data volume has \d+ MiB free; an upgrade by copy needs \d+ MiB beside the data directory \(its size, and a tenth more\)\. Grow spec\.storage\.size first\.$/,
+    );
+    expect(pod.volume()).toEqual(["pgdata"]);
+    expect((await readBack(pod, "15")).rows).toBe(String(ROWS));
+  });
+});
