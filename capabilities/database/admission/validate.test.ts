@@ -580,6 +580,18 @@ const CASES: Case[] = [
     undefined,
     ["spec.postgresql.parameters[summarize_wal]: is not a PostgreSQL 15 parameter"],
   ],
+  [
+    "parameters an earlier major had, named with their successors",
+    db({
+      version: "17",
+      ...params({ force_parallel_mode: "on", old_snapshot_threshold: "10min" }),
+    }),
+    undefined,
+    [
+      "spec.postgresql.parameters[force_parallel_mode]: is not a PostgreSQL 17 parameter (PostgreSQL 15 has it, 17 does not: use debug_parallel_query)",
+      "spec.postgresql.parameters[old_snapshot_threshold]: is not a PostgreSQL 17 parameter (PostgreSQL 16 has it, 17 does not; it has no successor)",
+    ],
+  ],
 
   // postgresql.synchronous
   [

@@ -1,5 +1,6 @@
 import { MAX_PARAMETER_VALUE_LENGTH, SHARED_PRELOAD_LIBRARIES } from "../../api/database-schema";
 import { hasCatalog, parameterEntry, parameterNames } from "../../api/parameter-catalog";
+import { lostParameter } from "../../api/parameter-catalog/across-majors";
 import { blockedBecause, parameterNameProblem } from "../../api/parameter-names";
 import { parseBool, splitList } from "../../lib/guc-value";
 import { parameterValueProblem } from "../parameter-value";
@@ -179,6 +180,8 @@ export const parameterCatalogRule: Rule = {
         if (parameterNameProblem(name) !== undefined || name.includes(".")) return [];
         const known = parameterEntry(major, name);
         if (!known) {
+          const lost = lostParameter(major, name);
+          if (lost) return [deny(field, `is not a PostgreSQL ${major} parameter (${lost})`)];
           const guess =
             suggestions++ < MAX_SUGGESTIONS ? nearest(name, parameterNames(major)) : undefined;
           return [
