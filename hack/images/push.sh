@@ -26,7 +26,8 @@ CREDENTIALS="$3"
 REGISTRY_BIN="${PGKEEPER_REGISTRY_BIN:-${PGKEEPER_CACHE:-${HOME}/.cache/pgkeeper}/node-tools/bin/registry}"
 [[ -x "${REGISTRY_BIN}" ]] || die "no ${REGISTRY_BIN} (run hack/cluster/build.sh registry)"
 
-# One "ARCHIVE REPOSITORY:TAG" line per image to push.
+# One "ARCHIVE REPOSITORY:TAG [LABEL]" line per image to push; a LABEL (KEY=VALUE) is added to the
+# image's config, which makes another build of the same file system, under another digest.
 push_targets() {
   local major ref
   for major in "${POSTGRES_MAJORS[@]}"; do
@@ -34,9 +35,9 @@ push_targets() {
     printf '%s %s\n' "${IMAGE_ARCHIVES[${ref}]}" "${ref#localhost/}"
   done
   printf '%s %s\n' "${IMAGE_ARCHIVES[${REF_CONTROLLER}]}" "${REF_CONTROLLER#localhost/}"
-  # A second name of the 15 image: the e2e tier's minor upgrade changes spec.image to it, which
-  # rolls every instance out as a new build's tag would (test/e2e/registry.ts).
-  printf '%s %s\n' postgres-15 pgkeeper/postgres:15-next
+  # A second build of the 15 image (one more label, so another config, manifest and image ID on
+  # the node): the e2e tier's minor upgrade changes spec.image to it (test/e2e/registry.ts).
+  printf '%s %s %s\n' postgres-15 pgkeeper/postgres:15-next dev.pgkeeper.build=next
   # Two names: one for the node's smoke check, one for the e2e tests. A node that pulled an image
   # with credentials runs it for any pod that names it with IfNotPresent (the kubelet does not
   # check pull Secrets against cached images unless KubeletEnsureSecretPulledImages is on), so
@@ -47,24 +48,26 @@ push_targets() {
 }
 
 push_one() {
-  local name="$1" target="${REGISTRY}/$2" archive digest start
+  local name="$1" target="${REGISTRY}/$2" label="${3:-}" archive digest start
+  local extra=()
   archive="$(archive_path "${name}")"
   start="$(now)"
+  [[ -z "${label}" ]] || extra=(--label "${label}")
   # The registry program prints the manifest digest; its errors go to stderr as they are.
   digest="$("${REGISTRY_BIN}" push --archive "${archive}" --ref "${target}" --ca "${CA}" \
-    --credentials "${CREDENTIALS}" </dev/null)" || die "${target}: push of ${archive} failed"
+    --credentials "${CREDENTIALS}" "${extra[@]}" </dev/null)" || die "${target}: push of ${archive} failed"
   log "${target}: ${digest:7:12} ($(size_mib "${archive}"), $(elapsed "${start}") s)"
 }
 
 main() {
   local name repository count=0 start
   start="$(now)"
-  while read -r name repository; do
+  while read -r name repository label; do
     if [[ ! -s "$(archive_path "${name}")" ]]; then
       log "${REGISTRY}/${repository}: no archive $(archive_path "${name}") (run hack/images/build-all.sh); skipped"
       continue
     fi
-    push_one "${name}" "${repository}"
+    push_one "${name}" "${repository}" "${label}"
     count=$((count + 1))
   done < <(push_targets)
   log "${count} images in ${REGISTRY} ($(elapsed "${start}") s)"

@@ -138,12 +138,17 @@ describe("planned operations of a 3-instance Database in quorum mode under write
   it("upgrades by image change: replicas first, then a switchover, never two down, nothing lost", async () => {
     const primary = status().currentPrimary!;
     const image = nextPostgres15Image();
-    // The pod's spec: its status can name the other tag of the same image (the kubelet looks
-    // tags up by image ID), and both tags here are one build.
     const runs = (p: Obj): string | undefined =>
       (p.spec?.containers as { name: string; image: string }[] | undefined)?.find(
         c => c.name === "postgres",
       )?.image;
+    // What the node runs, from the kubelet: the second tag is another build (one more label).
+    const imageIdOf = (p: Obj): string | undefined =>
+      (p.status?.containerStatuses as { name: string; imageID: string }[] | undefined)?.find(
+        c => c.name === "postgres",
+      )?.imageID;
+    const before = podsOf().map(imageIdOf);
+    expect(new Set(before).size).toBe(1);
     const t0 = Date.now();
     const { maxDown, restartedOrder } = await rollout(
       `every instance running ${image}`,
@@ -156,6 +161,10 @@ describe("planned operations of a 3-instance Database in quorum mode under write
     expect(restartedOrder[2]).toBe(primary); // replicas first, the old primary last
     expect(status().currentPrimary).not.toBe(primary); // after a switchover
     expect(status().instances?.map(i => i.image)).toEqual([image, image, image]);
+    const after = podsOf().map(imageIdOf);
+    expect(new Set(after).size).toBe(1);
+    expect(after[0]).toBeDefined();
+    expect(after[0]).not.toBe(before[0]);
   }, 600_000);
 
   it("scales down below the primary's ordinal by switching over first", async () => {

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"io"
 	"log/slog"
 	"math/big"
@@ -22,9 +23,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 func writeFile(t *testing.T, dir, name, content string, mode os.FileMode) string {
@@ -217,6 +220,57 @@ func TestPush(t *testing.T) {
 	}
 	if n := r.writes.Load() - writes; n != 0 {
 		t.Errorf("second push of the same image wrote %d times, want 0", n)
+	}
+}
+
+func TestPushLabelled(t *testing.T) {
+	r := newTestRegistry(t)
+	archive := writeArchive(t)
+	plain, err := archiveDigest(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := r.host() + "/pgkeeper/postgres:15-next"
+	push := func() (string, error) {
+		var stdout, stderr bytes.Buffer
+		err := push([]string{"--archive", archive, "--ref", ref, "--ca", r.ca, "--credentials", r.creds,
+			"--label", "dev.pgkeeper.build=next"}, &stdout, &stderr)
+		return strings.TrimSpace(stdout.String()), err
+	}
+	got, err := push()
+	if err != nil || got == plain.String() || !strings.HasPrefix(got, "sha256:") {
+		t.Fatalf("labelled push: digest %q (the archive's is %s), err %v; want another digest", got, plain, err)
+	}
+	options, err := remoteOptions(pushOptions{ca: r.ca, credentials: r.creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := name.ParseReference(ref, name.StrictValidation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := remote.Image(parsed, options...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := img.ConfigFile(); err != nil || cfg.Config.Labels["dev.pgkeeper.build"] != "next" {
+		t.Fatalf("the pushed config's labels: %v (err %v); want dev.pgkeeper.build=next", cfg.Config.Labels, err)
+	}
+	writes := r.writes.Load()
+	if again, err := push(); err != nil || again != got {
+		t.Fatalf("second labelled push: digest %q, err %v; want %s", again, err, got)
+	}
+	if n := r.writes.Load() - writes; n != 0 {
+		t.Errorf("second labelled push wrote %d times, want 0", n)
+	}
+}
+
+func TestPushRefusesALabelWithoutValue(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := push([]string{"--archive", "a", "--ref", "r", "--ca", "c", "--credentials", "x", "--label", "novalue"},
+		&stdout, &stderr)
+	if !errors.Is(err, errUsage) || !strings.Contains(stderr.String(), "is not KEY=VALUE") {
+		t.Fatalf("err %v, stderr %q; want a usage error naming the label", err, stderr.String())
 	}
 }
 

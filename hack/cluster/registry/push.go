@@ -12,16 +12,18 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 type pushOptions struct {
-	archive, ref, ca, credentials string
+	archive, ref, ca, credentials, label string
 }
 
 func parsePushFlags(args []string, stderr io.Writer) (pushOptions, error) {
@@ -32,8 +34,16 @@ func parsePushFlags(args []string, stderr io.Writer) (pushOptions, error) {
 	fs.StringVar(&o.ref, "ref", "", "where to push it: HOST:PORT/REPOSITORY:TAG")
 	fs.StringVar(&o.ca, "ca", "", "CA certificate (PEM) the registry's certificate must chain to")
 	fs.StringVar(&o.credentials, "credentials", "", "file with one user:password line (mode 0600)")
-	err := parseFlags(fs, args, "archive", "ref", "ca", "credentials")
-	return o, err
+	fs.StringVar(&o.label, "label", "", "optional KEY=VALUE added to the image's config labels: "+
+		"another build of the same file system, under another digest")
+	if err := parseFlags(fs, args, "archive", "ref", "ca", "credentials"); err != nil {
+		return o, err
+	}
+	if o.label != "" && !strings.Contains(o.label, "=") {
+		fmt.Fprintf(stderr, "--label %q is not KEY=VALUE\n", o.label)
+		return o, errUsage
+	}
+	return o, nil
 }
 
 // push uploads the archive's image under the reference and prints its manifest digest. Idempotent:
@@ -52,6 +62,9 @@ func push(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.label != "" {
+		return pushLabelled(ref, o, options, stdout)
+	}
 	want, err := archiveDigest(o.archive)
 	if err != nil {
 		return err
@@ -61,8 +74,49 @@ func push(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, want)
 		return nil
 	}
-	if err := writeImage(ref, o.archive, options); err != nil {
+	dir, img, err := archiveImage(o.archive)
+	if err != nil {
 		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := remote.Write(ref, img, options...); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, want)
+	return nil
+}
+
+// pushLabelled pushes the archive's image with one more config label: the same layers under a new
+// config and manifest digest, as a rebuild of the same file system would be. The e2e tier's minor
+// upgrade rolls a Database onto such a second build. Idempotent like push.
+func pushLabelled(ref name.Reference, o pushOptions, options []remote.Option, stdout io.Writer) error {
+	dir, img, err := archiveImage(o.archive)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return err
+	}
+	cfg = cfg.DeepCopy()
+	key, value, _ := strings.Cut(o.label, "=")
+	if cfg.Config.Labels == nil {
+		cfg.Config.Labels = map[string]string{}
+	}
+	cfg.Config.Labels[key] = value
+	labelled, err := mutate.ConfigFile(img, cfg)
+	if err != nil {
+		return err
+	}
+	want, err := labelled.Digest()
+	if err != nil {
+		return err
+	}
+	if desc, err := remote.Head(ref, options...); err != nil || desc.Digest != want {
+		if err := remote.Write(ref, labelled, options...); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(stdout, want)
 	return nil
@@ -86,22 +140,23 @@ func remoteOptions(o pushOptions) ([]remote.Option, error) {
 	}, nil
 }
 
-// writeImage unpacks the archive into a scratch directory (go-containerregistry reads an image
-// layout from a directory only) and writes its image to the registry.
-func writeImage(ref name.Reference, archive string, options []remote.Option) error {
+// archiveImage unpacks the archive into a scratch directory (go-containerregistry reads an image
+// layout from a directory only), which the caller removes, and reads its image.
+func archiveImage(archive string) (string, v1.Image, error) {
 	dir, err := os.MkdirTemp("", "pgkeeper-push-")
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	defer os.RemoveAll(dir)
 	if err := extractArchive(archive, dir); err != nil {
-		return err
+		os.RemoveAll(dir)
+		return "", nil, err
 	}
 	img, err := layoutImage(dir)
 	if err != nil {
-		return err
+		os.RemoveAll(dir)
+		return "", nil, err
 	}
-	return remote.Write(ref, img, options...)
+	return dir, img, nil
 }
 
 // httpsTransport trusts the given CA only (not the system's roots) and refuses plain HTTP:
