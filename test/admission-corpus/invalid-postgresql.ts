@@ -79,6 +79,8 @@ const catalog: InvalidCase[] = [
       ["15", "full_page_writes", "false"],
       ["17", "full_page_writes", "0"],
       ["17", "full_page_writes", "no"],
+      ["15", "wal_level", "minimal"],
+      ["18", "wal_level", "MINIMAL"],
     ] as const,
     ([version, name, value], i) => ({
       id: `parameter-value-${i}-${version}-${name}`,
@@ -92,7 +94,7 @@ const owned: InvalidCase[] = each(
   [
     "port",
     "listen_addresses",
-    "wal_level",
+    "wal_log_hints",
     "archive_command",
     "synchronous_commit",
     "primary_conninfo",
@@ -101,7 +103,7 @@ const owned: InvalidCase[] = each(
     "data_directory",
     "cluster_name",
     "Port",
-    "WAL_LEVEL",
+    "WAL_LOG_HINTS",
   ],
   name => ({ id: `parameter-owned-${name}`, spec: params({ [name]: "1" }), field: P }),
 );

@@ -181,6 +181,7 @@ export const VALID: ValidCase[] = [
           summarize_wal: "on",
           io_combine_limit: "128kB",
           full_page_writes: "on",
+          wal_level: "logical",
           wal_compression: "zstd",
           jit: "off",
         },

@@ -272,8 +272,13 @@ describe("with the webhooks gone (operator not installed)", () => {
   it.each([
     [
       "an operator-owned parameter",
-      { postgresql: { parameters: { wal_level: "minimal" } } },
+      { postgresql: { parameters: { wal_log_hints: "off" } } },
       "managed by pgkeeper",
+    ],
+    [
+      "wal_level minimal",
+      { postgresql: { parameters: { wal_level: "Minimal" } } },
+      "wal_level cannot be minimal",
     ],
     ["too many instances", { instances: 10 }, "spec.instances"],
     [

@@ -164,3 +164,47 @@ describe("restart-only parameters", () => {
     expect((await probeInstance(primary.target, 5000)).pendingRestart).toEqual([]);
   });
 });
+
+describe("wal_level, the user's between replica and logical", () => {
+  const slots = (): string =>
+    primary.sql(
+      "SELECT coalesce(string_agg(slot_name, ',' ORDER BY 1), '') FROM pg_replication_slots WHERE slot_type = 'logical'",
+    );
+
+  it("rises to logical with a restart, and stays logical while a logical slot exists", async () => {
+    expect(await applyParameters(primary.target, { wal_level: "logical" })).toMatchObject({
+      changed: true,
+      pendingRestart: ["wal_level"],
+    });
+    await primary.restart("fast");
+    expect(primary.sql("SHOW wal_level")).toBe("logical");
+    primary.sql("SELECT pg_create_logical_replication_slot('orders_migration', 'pgoutput')");
+
+    // Lowered now, the next restart would fail: "logical replication slot ... exists, but
+    // wal_level < logical". The file keeps logical, and the reason names the slot.
+    const held = await applyParameters(primary.target, { wal_level: "replica" });
+    expect(held).toEqual({
+      changed: false,
+      pendingRestart: [],
+      notApplied: [],
+      heldBack:
+        "wal_level stays logical while logical replication slots exist (orders_migration): PostgreSQL would not start below logical with them; drop them and it is lowered to replica",
+    });
+    expect(autoConf(primary)).toBe("wal_level=logical");
+    await primary.restart("fast");
+    expect(primary.sql("SHOW wal_level")).toBe("logical");
+    expect(slots()).toBe("orders_migration");
+  });
+
+  it("is lowered once the logical slots are dropped", async () => {
+    primary.sql("SELECT pg_drop_replication_slot('orders_migration')");
+    const lowered = await applyParameters(primary.target, { wal_level: "replica" });
+    expect(lowered).toMatchObject({ changed: true, pendingRestart: ["wal_level"] });
+    expect(lowered.heldBack).toBeUndefined();
+    await primary.restart("fast");
+    expect(primary.sql("SHOW wal_level")).toBe("replica");
+    // The standby streamed throughout, at either level.
+    await standby.waitFor("SELECT status FROM pg_stat_wal_receiver", "streaming", 60_000);
+    await applyParameters(primary.target, {});
+  });
+});

@@ -35,7 +35,6 @@ const OWNED = new Set([
   "promote_trigger_file",
   "archive_mode",
   "archive_command",
-  "wal_level",
   "wal_log_hints",
   "max_wal_senders",
   "max_replication_slots",
@@ -198,6 +197,10 @@ function judgeOne(
   if (problem) return j.bad(field, problem, "postgres");
   if (name.toLowerCase() === "full_page_writes" && parseBoolean(value) === false) {
     j.bad(field, "full_page_writes off", "product");
+  }
+  // The CRD's CEL refuses the exact key; the webhook any spelling.
+  if (name.toLowerCase() === "wal_level" && value.toLowerCase() === "minimal") {
+    j.bad(field, "wal_level minimal", name === "wal_level" ? "crd" : "product");
   }
 }
 

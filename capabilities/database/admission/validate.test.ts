@@ -433,9 +433,9 @@ const CASES: Case[] = [
   // postgresql.parameters
   [
     "operator-owned parameters",
-    db(params({ port: "5433", shared_buffers: "1GB", wal_level: "minimal" })),
+    db(params({ port: "5433", shared_buffers: "1GB", wal_log_hints: "off" })),
     undefined,
-    ["spec.postgresql.parameters: port, wal_level are managed by pgkeeper and cannot be set"],
+    ["spec.postgresql.parameters: port, wal_log_hints are managed by pgkeeper and cannot be set"],
   ],
   [
     "operator-owned, other case",
@@ -529,6 +529,7 @@ const CASES: Case[] = [
         DateStyle: "iso, mdy",
         log_min_duration_statement: "-1",
         "pg_stat_statements.max": "10000",
+        wal_level: "logical",
       }),
     }),
     undefined,
@@ -560,6 +561,7 @@ const CASES: Case[] = [
         jit: "maybe",
         huge_pages: "sometimes",
         full_page_writes: "off",
+        wal_level: "minimal",
         summarize_wal: "on",
       }),
     }),
@@ -572,6 +574,7 @@ const CASES: Case[] = [
       'spec.postgresql.parameters[jit]: "maybe" is not a boolean (on or off)',
       'spec.postgresql.parameters[huge_pages]: "sometimes" is not one of off, on, try',
       "spec.postgresql.parameters[full_page_writes]: cannot be off",
+      "spec.postgresql.parameters[wal_level]: cannot be minimal: standbys could not stream and nothing could be archived; use replica (the default) or logical",
     ],
   ],
   [

@@ -15,6 +15,7 @@ const CONTENT_OF_REVISION: Record<number, string> = {
   5: "60b0df95e3a2728d", // status.instances[].image and startRefused
   6: "92c379cd4e8dcb82", // spec.version: a downgrade refused by its own CEL message
   7: "baf4f4326c68d1a5", // status.instances[].image from the pod spec, and imageID
+  8: "7627f39a9d34f8ec", // wal_level is the user's (replica or logical), never minimal
 };
 
 const contentHash = (): string => {

@@ -65,7 +65,6 @@ export const OPERATOR_OWNED_PARAMETERS = [
   "promote_trigger_file",
   "archive_mode",
   "archive_command",
-  "wal_level",
   "wal_log_hints",
   "max_wal_senders",
   "max_replication_slots",
@@ -627,6 +626,11 @@ export const databaseSpecSchema = object(
                   .map(p => `'${p}'`)
                   .join(", ")}])`,
                 message: `these parameters cannot be set (the webhook says why for each): ${Object.keys(BLOCKED_PARAMETERS).join(", ")}`,
+              },
+              {
+                rule: "!('wal_level' in self) || self['wal_level'].lowerAscii() != 'minimal'",
+                message:
+                  "wal_level cannot be minimal: standbys could not stream and nothing could be archived; use replica (the default) or logical",
               },
             ],
           },

@@ -23,7 +23,7 @@ const NAMES: [string, "invalid" | "operator-owned" | "blocked" | "unknown" | und
   ["ext.", "invalid"],
   [".knob", "invalid"],
   ["work_mem = 1\nfsync", "invalid"],
-  ["wal_level", "operator-owned"],
+  ["wal_log_hints", "operator-owned"],
   ["Port", "operator-owned"],
   ["PRIMARY_CONNINFO", "operator-owned"],
   // Every blocked name, refused by admission and never written (issue 28).

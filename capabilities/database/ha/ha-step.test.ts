@@ -45,6 +45,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
   let leader = true;
   const ip = (n: number) => `10.0.0.${n + 1}`;
   let parametersFail: Error | undefined;
+  let parametersHeldBack: string | undefined;
   let repairFail: Error | undefined;
   let passwordFail: Error | undefined;
   /** Passwords PostgreSQL accepts at a log-in check. */
@@ -97,6 +98,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
         changed: pendingAfterApply.length > 0,
         pendingRestart: pendingAfterApply,
         notApplied: [],
+        ...(parametersHeldBack ? { heldBack: parametersHeldBack } : {}),
       };
     },
   };
@@ -171,6 +173,7 @@ function setup(spec: Partial<DatabaseSpec> = {}) {
     ip,
     setLeader: (v: boolean) => (leader = v),
     failParameters: (err: Error | undefined) => (parametersFail = err),
+    holdBackParameters: (why: string | undefined) => (parametersHeldBack = why),
     failRepair: (err: Error | undefined) => (repairFail = err),
     failPassword: (err: Error | undefined) => (passwordFail = err),
     accepted,
@@ -1140,6 +1143,27 @@ describe("status and parameters", () => {
     await t.run();
     expect(t.cluster.deletions).toEqual([]);
     expect(t.stored().status?.operation).toBeUndefined();
+  });
+
+  it("asks again each pass while a value is held back, with one Warning naming why", async () => {
+    const t = setup();
+    const why = "wal_level stays logical while logical replication slots exist (orders_migration)";
+    t.holdBackParameters(why);
+    await t.run();
+    const applies = () => t.sqlCalls.filter(c => c.startsWith("parameters")).length;
+    const first = applies();
+    expect(first).toBeGreaterThan(0);
+    await t.run();
+    expect(applies()).toBeGreaterThan(first); // not remembered as applied
+    const warnings = t.cluster.events.filter(e => e.reason === "ParametersNotApplied");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].message).toContain(why);
+
+    t.holdBackParameters(undefined); // the slots were dropped
+    await t.run();
+    const settled = applies();
+    await t.run();
+    expect(applies()).toBe(settled); // applied once, then remembered
   });
 
   it("keeps failing over when parameters cannot be applied: condition and one Warning", async () => {

@@ -45,10 +45,12 @@ export async function applyParameters(
     const wanted = JSON.stringify(desired);
     if (memory.parameters.applied.get(target.uid) === wanted) continue;
     try {
-      const pending = await applyOn(step, view.name, target.ip, desired);
-      memory.parameters.applied.set(target.uid, wanted);
+      const { pendingRestart, heldBack } = await applyOn(step, view.name, target.ip, desired);
+      // A value held back is asked for again at the next pass, until it can be written.
+      if (heldBack) errors.push(`${view.name}: ${heldBack}`);
+      else memory.parameters.applied.set(target.uid, wanted);
       memory.parameters.pendingAfterReload.set(target.uid, {
-        pending,
+        pending: pendingRestart,
         postmasterStartTime: records.get(view.name)?.probe?.postmasterStartTime,
       });
     } catch (err) {
@@ -61,13 +63,13 @@ export async function applyParameters(
   return { error };
 }
 
-/** Applies the set on one instance; returns what it left pending restart. */
+/** Applies the set on one instance; returns what it left pending restart, and what it held back. */
 async function applyOn(
   step: HaStepInput,
   instance: string,
   ip: string,
   desired: Record<string, string>,
-): Promise<string[]> {
+): Promise<{ pendingRestart: string[]; heldBack?: string }> {
   // ALTER SYSTEM: only a superuser may (ADR 0019).
   const result = await step.sql.applyParameters(step.target(ip, "superuser"), desired);
   if (result.changed) {
@@ -80,7 +82,7 @@ async function applyOn(
       message: `${instance}: parameters reloaded${pending}`,
     });
   }
-  return result.pendingRestart;
+  return { pendingRestart: result.pendingRestart, heldBack: result.heldBack };
 }
 
 /** The pod of an instance that answers SQL and is not going away, with its address. */

@@ -21,6 +21,31 @@ export interface ApplyResult {
   pendingRestart: string[];
   /** Desired parameters whose value in effect differs (restart-only ones until the restart). */
   notApplied: string[];
+  /** Why a desired value was not written, and what was kept instead (see holdWalLevel). */
+  heldBack?: string;
+}
+
+/**
+ * A server that holds logical replication slots refuses to start below wal_level logical
+ * ("logical replication slot ... exists, but wal_level < logical"): lowering it would turn the
+ * next restart into a crash loop. While this server runs at logical and holds such slots, the
+ * file keeps logical; the caller asks again, and the value is lowered once they are dropped.
+ */
+async function holdWalLevel(
+  c: pg.Client,
+  wanted: Map<string, string>,
+): Promise<string | undefined> {
+  const desired = wanted.get("wal_level");
+  if (desired === undefined || desired.toLowerCase() === "logical") return undefined;
+  const { rows } = await c.query<{ running: string; slots: string | null }>(
+    `SELECT current_setting('wal_level') AS running,
+            (SELECT string_agg(slot_name, ', ' ORDER BY slot_name) FROM pg_replication_slots
+              WHERE slot_type = 'logical') AS slots`,
+  );
+  const { running, slots } = rows[0];
+  if (running !== "logical" || !slots) return undefined;
+  wanted.set("wal_level", "logical");
+  return `wal_level stays logical while logical replication slots exist (${slots}): PostgreSQL would not start below logical with them; drop them and it is lowered to ${desired}`;
 }
 
 /**
@@ -149,12 +174,13 @@ export async function applyParameters(
 ): Promise<ApplyResult> {
   return withClient(t, "applyParameters", timeoutMs, async c => {
     const wanted = normalize(desired);
+    const heldBack = await holdWalLevel(c, wanted);
     const previous = await readAutoConf(c);
     const changed = !sameEntries(previous, wanted);
     if (changed) {
       await rewriteAutoConf(c, previous, wanted);
       await reloadAndWait(c);
     }
-    return { changed, ...(await restartAndDrift(c, wanted)) };
+    return { changed, ...(await restartAndDrift(c, wanted)), ...(heldBack ? { heldBack } : {}) };
   });
 }

@@ -103,5 +103,10 @@ export interface InstanceSql {
   applyParameters(
     t: InstanceTarget,
     desired: Record<string, string>,
-  ): Promise<{ changed: boolean; pendingRestart: string[]; notApplied: string[] }>;
+  ): Promise<{
+    changed: boolean;
+    pendingRestart: string[];
+    notApplied: string[];
+    heldBack?: string;
+  }>;
 }

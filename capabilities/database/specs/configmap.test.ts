@@ -23,12 +23,12 @@ describe("buildConfigMap", () => {
   });
 
   it.each([
-    ["postgresql.conf", /^wal_level = 'replica'$/m],
+    ["postgresql.conf", /^wal_log_hints = 'on'$/m],
     ["pg_hba.conf", /^hostssl\s+all\s+all\s+all\s+scram-sha-256$/m],
     ["entrypoint.sh", ENTRYPOINT_SH],
     ["probe.sh", PROBE_SH],
     ["bootstrap.sql", BOOTSTRAP_SQL],
-    ["managed.conf", /^wal_keep_size = '512MB'$/m],
+    ["managed.conf", /^wal_level = 'replica'$/m],
   ])("holds %s", (key, content) => {
     if (typeof content === "string") expect(cm.data?.[key]).toBe(content);
     else expect(cm.data?.[key]).toMatch(content);

@@ -27,7 +27,6 @@ describe("postgresql.conf operator-owned parameters", () => {
     "hba_file = '/config/pg_hba.conf'",
     "cluster_name = 'orders'",
     "hot_standby = 'on'",
-    "wal_level = 'replica'",
     "wal_log_hints = 'on'",
     `max_wal_senders = '${MAX_WAL_SENDERS}'`,
     `max_replication_slots = '${MAX_REPLICATION_SLOTS}'`,
@@ -76,6 +75,7 @@ describe("user parameters", () => {
       ["max_connections", "200"],
       ["shared_buffers", "1GB"],
       ["wal_keep_size", "512MB"],
+      ["wal_level", "replica"],
       ["wal_receiver_timeout", "10s"],
       ["wal_sender_timeout", "10s"],
       ["work_mem", "8MB"],
@@ -83,14 +83,17 @@ describe("user parameters", () => {
   });
 
   it("override the overridable defaults", () => {
-    expect(params({ wal_keep_size: "2GB", wal_receiver_timeout: "30s" })).toEqual([
+    expect(
+      params({ wal_keep_size: "2GB", wal_receiver_timeout: "30s", wal_level: "logical" }),
+    ).toEqual([
       ["wal_keep_size", "2GB"],
+      ["wal_level", "logical"],
       ["wal_receiver_timeout", "30s"],
       ["wal_sender_timeout", "10s"],
     ]);
   });
 
-  it.each(["port", "wal_level", "WAL_LEVEL", "synchronous_standby_names", "primary_conninfo"])(
+  it.each(["port", "PORT", "wal_log_hints", "synchronous_standby_names", "primary_conninfo"])(
     "drop the operator-owned %s (defence in depth behind admission)",
     name => {
       expect(params({ [name]: "x" }).map(([n]) => n)).not.toContain(name);
@@ -100,6 +103,7 @@ describe("user parameters", () => {
   it.each(["bad name", "a\nport", "x=y", "1abc", "a..b", ""])("drop the invalid name %p", name => {
     expect(params({ [name]: "1" }).map(([n]) => n)).toEqual([
       "wal_keep_size",
+      "wal_level",
       "wal_receiver_timeout",
       "wal_sender_timeout",
     ]);
@@ -116,6 +120,7 @@ describe("user parameters", () => {
     const lines = settingLines(managedConf({ postgresql: { parameters: { work_mem: "8MB" } } }));
     expect(lines).toEqual([
       "wal_keep_size = '512MB'",
+      "wal_level = 'replica'",
       "wal_receiver_timeout = '10s'",
       "wal_sender_timeout = '10s'",
       "work_mem = '8MB'",

@@ -33,6 +33,9 @@ export const MAX_REPLICATION_SLOTS = 16;
  * for replicas that fell behind until the operator manages replication slots.
  */
 const OVERRIDABLE_DEFAULTS: Readonly<Record<string, string>> = {
+  // Streaming and archiving need replica; logical (logical replication, a migration by
+  // publication and subscription) is the user's choice, and admission refuses minimal.
+  wal_level: "replica",
   wal_keep_size: "512MB",
   // A standby whose primary vanished from the network (no FIN, no RST) gives up on it after this
   // long instead of PostgreSQL's minute, and a primary stops counting on a lost standby as
@@ -81,7 +84,6 @@ function operatorParameters(dbName: string, archiving: boolean): [string, string
     ["hba_file", `${CONFIG_DIR}/${FILE_PG_HBA}`],
     ["cluster_name", dbName],
     ["hot_standby", "on"],
-    ["wal_level", "replica"],
     // pg_rewind needs hint bits WAL-logged (or data checksums) to rejoin a failed primary.
     ["wal_log_hints", "on"],
     ["max_wal_senders", String(MAX_WAL_SENDERS)],

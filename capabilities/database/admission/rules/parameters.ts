@@ -114,10 +114,15 @@ export const parameterValuesRule: Rule = {
 };
 
 /**
- * Settings PostgreSQL accepts that break what pgkeeper promises: without full-page writes a torn
- * page cannot be repaired from WAL, and pg_rewind (a former primary rejoining) needs them.
+ * Settings PostgreSQL accepts that break what pgkeeper promises: at wal_level minimal nothing
+ * streams or archives; without full-page writes a torn page cannot be repaired from WAL, and
+ * pg_rewind (a former primary rejoining) needs them.
  */
 const BREAKS_GUARANTEES: Record<string, { refused: (value: string) => boolean; why: string }> = {
+  wal_level: {
+    refused: value => value.toLowerCase() === "minimal",
+    why: "cannot be minimal: standbys could not stream and nothing could be archived; use replica (the default) or logical",
+  },
   full_page_writes: {
     refused: value => parseBool(value) === false,
     why: "cannot be off: torn pages could not be repaired from WAL, and a former primary could not rejoin with pg_rewind",
