@@ -93,6 +93,14 @@ describe("a major upgrade on the primary's volume", () => {
         message: "The upgrade from PostgreSQL 15 to 17 can run.",
       });
       expect(pod.volume()).toEqual(["pgdata"]);
+
+      // Bookworm's 15.20 keeps attribute versions too (pg_attver), which forky's 18.6 refuses.
+      const to18 = pod.script("18", "check");
+      expect(to18.status).toBe(1);
+      expect(to18.message).toMatch(
+        /^The upgrade from PostgreSQL 15 to 18 cannot run: The schema does not restore on PostgreSQL 18 \(\d+ errors in a rehearsal of pg_dumpall --schema-only; the first: ERROR: +unrecognized parameter "pg_attver"\)\.$/,
+      );
+      expect(pod.volume()).toEqual(["pgdata"]);
     } finally {
       await server.stop("fast");
     }
