@@ -8,6 +8,7 @@
  */
 import { ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
+import { ObjectStore } from "./harness/object-store";
 import { UpgradePod } from "./harness/upgrade-pod";
 import { PgServer } from "./harness/server";
 
@@ -62,8 +63,9 @@ async function readBack(
 }
 
 describe("a major upgrade on the primary's volume", () => {
-  const pod = new UpgradePod();
-  afterAll(() => pod.destroy());
+  let pod: UpgradePod;
+  beforeAll(() => (pod = new UpgradePod()));
+  afterAll(() => pod?.destroy());
 
   it("refuses, while PostgreSQL 15 runs on, an extension PostgreSQL 17's image lacks", async () => {
     pod.initdb("15");
@@ -218,8 +220,9 @@ describe("a major upgrade on the primary's volume", () => {
 });
 
 describe("a volume without room for the copy", () => {
-  const pod = new UpgradePod();
-  afterAll(() => pod.destroy());
+  let pod: UpgradePod;
+  beforeAll(() => (pod = new UpgradePod()));
+  afterAll(() => pod?.destroy());
 
   it("is refused with the figures, before anything is written", async () => {
     pod.smallDataVolume(64);
@@ -235,5 +238,97 @@ describe("a volume without room for the copy", () => {
     );
     expect(pod.volume()).toEqual(["pgdata"]);
     expect((await readBack(pod, "15")).rows).toBe(String(ROWS));
+  });
+});
+
+describe("a major upgrade of a Database that archives and has backups", () => {
+  let pod: UpgradePod;
+  let restored: UpgradePod;
+  let store: ObjectStore;
+  beforeAll(async () => {
+    pod = new UpgradePod();
+    restored = new UpgradePod();
+    store = await ObjectStore.start();
+  });
+  let stopOld = async (): Promise<void> => {};
+  afterAll(async () => {
+    await stopOld();
+    pod?.destroy();
+    restored?.destroy();
+    await store?.stop();
+  });
+  const REPOSITORY = "/backups/upgrade-test";
+  let preUpgradeBackup = "";
+  let beforeUpgrade = "";
+
+  it("upgrades 15 to 17, then the repository's stanza, then backs up the new major", async () => {
+    pod.archiveTo(store, REPOSITORY);
+    pod.initdb("15");
+    const old = await pod.server("15", { archiving: true });
+    // Stopped by the test below; by afterAll if it fails first.
+    stopOld = () => old.stop("fast");
+    old.sql(`CREATE TABLE acknowledged AS SELECT g AS id FROM generate_series(1, ${ROWS}) g`);
+    // The first push creates the stanza (archive.sh), as in a pod.
+    old.sql("SELECT pg_switch_wal()");
+    await old.waitFor("SELECT archived_count > 0 FROM pg_stat_archiver", "t", 60_000);
+    pod.pgbackrest("15", "backup", "--type=full");
+    preUpgradeBackup = JSON.parse(pod.pgbackrest("15", "info", "--output=json"))[0].backup[0]
+      .label as string;
+    old.sql(`INSERT INTO acknowledged SELECT g FROM generate_series(${ROWS + 1}, ${2 * ROWS}) g`);
+    beforeUpgrade = old.sql("SELECT now()");
+    // Written after the point the restore below goes back to.
+    old.sql(
+      `INSERT INTO acknowledged SELECT g FROM generate_series(${2 * ROWS + 1}, ${3 * ROWS}) g`,
+    );
+    old.sql("SELECT pg_switch_wal()");
+    await old.stop("fast"); // a clean shutdown archives the last WAL
+
+    expect(pod.script("15", "export-runtime").status).toBe(0);
+    expect(pod.script("17", "run")).toMatchObject({ status: 0 });
+    const upgraded = await pod.server("17", { archiving: true });
+    try {
+      expect(pod.script("17", "stanza-upgrade")).toMatchObject({
+        status: 0,
+        message: "The repository's stanza is PostgreSQL 17's.",
+      });
+      expect(pod.script("17", "analyze").status).toBe(0);
+      expect(
+        upgraded.sql("SELECT count(*) > 0 FROM pg_stats WHERE tablename = 'acknowledged'"),
+      ).toBe("t");
+      upgraded.sql(
+        `INSERT INTO acknowledged SELECT g FROM generate_series(${3 * ROWS + 1}, ${4 * ROWS}) g`,
+      );
+      pod.pgbackrest("17", "check"); // the new major's WAL reaches the repository
+      pod.pgbackrest("17", "backup", "--type=full");
+      const [stanza] = JSON.parse(pod.pgbackrest("17", "info", "--output=json")) as {
+        db: { version: string }[];
+        backup: { label: string; database: { id: number } }[];
+      }[];
+      expect(stanza.db.map(d => d.version)).toEqual(["15", "17"]);
+      expect(stanza.backup.map(b => b.database.id)).toEqual([1, 2]);
+      expect(upgraded.sql("SELECT count(*) FROM acknowledged")).toBe(String(4 * ROWS));
+    } finally {
+      await upgraded.stop("fast");
+    }
+  });
+
+  it("restores the pre-upgrade backup into a new PostgreSQL 15 Database, to a time before the upgrade", async () => {
+    restored.archiveTo(store, REPOSITORY);
+    restored.pgbackrest(
+      "15",
+      "restore",
+      `--set=${preUpgradeBackup}`,
+      "--type=time",
+      `--target=${beforeUpgrade}`,
+      "--target-action=promote",
+    );
+    const server = await restored.server("15");
+    try {
+      await server.waitFor("SELECT pg_is_in_recovery()", "f", 120_000);
+      expect(server.sql("SHOW server_version")).toMatch(/^15\./);
+      expect(server.sql("SELECT count(*) FROM acknowledged")).toBe(String(2 * ROWS));
+    } finally {
+      await server.stop("fast");
+    }
   });
 });

@@ -22,6 +22,11 @@ import {
 import path from "node:path";
 import { IMAGE_UID, chrootCommand, imageRootfs } from "../../../hack/images/rootfs";
 import { UPGRADE_SH } from "../../../capabilities/database/specs/scripts/upgrade";
+import { ARCHIVE_SH } from "../../../capabilities/database/specs/scripts/archive";
+import { CREDENTIAL_FILES, FILE_ARCHIVE } from "../../../capabilities/database/specs/layout";
+import { pgbackrestConf, STANZA } from "../../../capabilities/database/specs/pgbackrest";
+import { storeSettings } from "./archiving";
+import { ObjectStore } from "./object-store";
 import { freePort } from "./os";
 import { PgServer } from "./server";
 
@@ -76,6 +81,7 @@ export class UpgradePod {
     this.write("config/pg_hba.conf", "local all all trust\nhost all all 127.0.0.1/32 trust\n");
     this.write("scripts/upgrade.sh", UPGRADE_SH);
     this.write("termination-log", "");
+    writeFileSync(this.host("hosts"), "127.0.0.1\tlocalhost\n", { mode: 0o644 });
   }
 
   /** A path of the pod's files, seen from the host. */
@@ -101,6 +107,9 @@ export class UpgradePod {
     const target = path.join(rootfs, this.inner);
     mkdirSync(target, { recursive: true });
     execFileSync("mount", ["--rbind", this.hostDir, target]);
+    // The test's object store listens on 127.0.0.1 as `localhost` (its certificate's name); the
+    // image's /etc/hosts also maps localhost to ::1, which pgBackRest would try alone.
+    execFileSync("mount", ["--bind", this.host("hosts"), path.join(rootfs, "etc", "hosts")]);
     this.mounted.set(major, rootfs);
     return rootfs;
   }
@@ -123,6 +132,40 @@ export class UpgradePod {
     };
   }
 
+  /** The port of the pod's servers, one for every server it runs (pgBackRest's pg1-port). */
+  private port?: number;
+
+  /**
+   * Archiving into `store`'s `repository` as an instance pod does: pgbackrest.conf as the
+   * operator renders it (with the store's CA copied into the pod), the real archive script, and
+   * the store's keys as credential files.
+   */
+  archiveTo(store: ObjectStore, repository: string): void {
+    this.write("config/ca.crt", readFileSync(store.caFile, "utf8"));
+    const settings = { ...storeSettings(store), caFile: `${this.inner}/config/ca.crt` };
+    this.write("config/pgbackrest.conf", pgbackrestConf(settings, repository));
+    this.write(`config/${FILE_ARCHIVE}`, ARCHIVE_SH);
+    mkdirSync(this.host("credentials"), { mode: 0o700 });
+    chownSync(this.host("credentials"), IMAGE_UID, IMAGE_UID);
+    this.write(`credentials/${CREDENTIAL_FILES.repo1S3Key}`, store.accessKey);
+    this.write(`credentials/${CREDENTIAL_FILES.repo1S3KeySecret}`, store.secretKey);
+    this.keys = store.credentialsEnv;
+  }
+
+  private keys: Record<string, string> = {};
+
+  /** `pgbackrest args` in image `major`, as the pod's user, with the store's keys. */
+  pgbackrest(major: string, ...args: string[]): string {
+    return execFileSync(
+      "/usr/sbin/chroot",
+      [
+        ...[`--userspec=${IMAGE_UID}:${IMAGE_UID}`, this.rootfs(major), "/usr/bin/pgbackrest"],
+        ...[`--config=${this.inner}/config/pgbackrest.conf`, `--stanza=${STANZA}`, ...args],
+      ],
+      { env: { ...this.env(major), ...this.keys }, encoding: "utf8", timeout: 300_000 },
+    );
+  }
+
   /** The environment of the pod's containers, as the StatefulSet and Job set it. */
   private env(major: string): Record<string, string> {
     return {
@@ -134,6 +177,12 @@ export class UpgradePod {
       PGKEEPER_CONFIG_DIR: `${this.inner}/config`,
       PGKEEPER_RUN_DIR: `${this.inner}/run`,
       PGKEEPER_TERMINATION_LOG: `${this.inner}/termination-log`,
+      PGKEEPER_CREDENTIALS_DIR: `${this.inner}/credentials`,
+      PGHOST: `${this.inner}/run`,
+      // pgbackrest.conf names the pod's paths and port; the environment takes precedence.
+      PGBACKREST_PG1_PATH: this.pgdata,
+      PGBACKREST_PG1_SOCKET_PATH: `${this.inner}/run`,
+      ...(this.port ? { PGPORT: String(this.port), PGBACKREST_PG1_PORT: String(this.port) } : {}),
     };
   }
 
@@ -177,19 +226,28 @@ export class UpgradePod {
    * A server of image `major` on PGDATA: TCP on loopback for the harness, its Unix socket in the
    * run directory for the programs of any image (a live pg_upgrade --check finds it there).
    */
-  async server(major: string): Promise<PgServer> {
+  async server(major: string, options: { archiving?: boolean } = {}): Promise<PgServer> {
+    this.port ??= await freePort();
     const server = new PodServer(
       `pg${major}`,
       this.host("data/pgdata"),
-      await freePort(),
+      this.port,
       this.host("run"),
     );
+    const archiving = options.archiving
+      ? [
+          ...["-c", "archive_mode=on"],
+          ...["-c", `archive_command=/bin/sh ${this.inner}/config/${FILE_ARCHIVE} "%p"`],
+        ]
+      : [];
     const postgres = this.command(major, "postgres", [
       ...["-D", this.pgdata, "-p", String(server.port), "-c", "listen_addresses=127.0.0.1"],
       ...["-c", `unix_socket_directories=${this.inner}/run`],
       ...["-c", `hba_file=${this.inner}/config/pg_hba.conf`],
+      ...archiving,
     ]);
-    await server.start(60_000, { ...postgres, env: {} });
+    // With the store's keys: a restored server's restore_command is pgbackrest archive-get.
+    await server.start(60_000, { ...postgres, env: { ...this.env(major), ...this.keys } });
     return server;
   }
 
@@ -220,6 +278,7 @@ export class UpgradePod {
   /** Unmounts the pod's files from every image and removes them. */
   destroy(): void {
     for (const rootfs of this.mounted.values()) {
+      spawnSync("umount", [path.join(rootfs, "etc", "hosts")]);
       const target = path.join(rootfs, this.inner);
       // Removed only once unmounted: never through the mount, into the pod's files.
       if (spawnSync("umount", ["--recursive", target]).status === 0) rmdirSync(target);

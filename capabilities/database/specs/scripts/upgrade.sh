@@ -14,6 +14,13 @@
 #                   --copy into a new data directory beside the old one, then the swap. Any failure
 #                   before the swap leaves the old data directory as it was and ends the container
 #                   with the reason in its termination message.
+#   stanza-upgrade  in the NEW image, the new primary running: tells the pgBackRest repository
+#                   that the stanza's database is now the new major's (a new system identifier);
+#                   until then every WAL push of the new primary is refused. The old major's
+#                   backups and WAL stay in the repository, restorable into a new Database.
+#   analyze         in the NEW image, the new primary running: the planner's statistics, which
+#                   pg_upgrade carries over only from PostgreSQL 18 (vacuumdb then analyzes what
+#                   is missing only).
 #   rollback        puts the kept old data directory back in place, while the new primary has
 #                   taken no write (the operator opens it for writes only after this is moot).
 #   commit          deletes the kept old data directory, once the new major has its own backup.
@@ -291,6 +298,24 @@ run() {
   log "Upgraded from PostgreSQL $old_major to $new_major in $(($(date +%s) - started)) s; the old data directory is kept in $PRE_UPGRADE_DIR"
 }
 
+stanza_upgrade() {
+  if ! with_store_keys "$FILE_REPO1_S3_KEY" "$FILE_REPO1_S3_KEY_SECRET" "" "" \
+    pgbackrest --config="$CONFIG_DIR/$FILE_PGBACKREST_CONF" --stanza="$STANZA" \
+    --pg1-path="$PGDATA" stanza-upgrade 2>"$UPGRADE_DIR/stanza-upgrade.errors"; then
+    cat "$UPGRADE_DIR/stanza-upgrade.errors" >&2
+    end_with_reason "pgbackrest stanza-upgrade failed: $(grep -m 1 ERROR "$UPGRADE_DIR/stanza-upgrade.errors" || tail -n 1 "$UPGRADE_DIR/stanza-upgrade.errors")"
+  fi
+  write_reason "The repository's stanza is PostgreSQL $(cat "$PGDATA/PG_VERSION")'s."
+}
+
+analyze() {
+  find_pg_bin vacuumdb
+  set -- --all --analyze-in-stages
+  [ "$(program_major)" -lt 18 ] || set -- "$@" --missing-stats-only
+  "$PG_BIN/vacuumdb" -h "${PGHOST:-$RUN_DIR}" -p "${PGPORT:-$PORT}" -U "$SUPERUSER" "$@" >&2 ||
+    end_with_reason "vacuumdb $* failed after the upgrade: the statistics are incomplete, the data is not affected."
+}
+
 rollback() {
   settle_upgrade_dirs
   [ -d "$PRE_UPGRADE_DIR" ] || end_with_reason "There is no old data directory to roll back to."
@@ -312,10 +337,12 @@ case "${1:-}" in
 export-runtime) export_runtime ;;
 check) check ;;
 run) run ;;
+stanza-upgrade) stanza_upgrade ;;
+analyze) analyze ;;
 rollback) rollback ;;
 commit) commit ;;
 *)
-  log "usage: upgrade.sh export-runtime|check|run|rollback|commit"
+  log "usage: upgrade.sh export-runtime|check|run|stanza-upgrade|analyze|rollback|commit"
   exit 2
   ;;
 esac
