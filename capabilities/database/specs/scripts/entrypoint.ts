@@ -363,8 +363,33 @@ check_major() {
     end_with_reason "The image runs PostgreSQL $image_major ($image_version) but the Database's version is $pg_major: refusing to start. Set spec.image to an image of PostgreSQL $pg_major."
   fi
   if initialized && [ "$(cat "$PGDATA/PG_VERSION")" != "$image_major" ]; then
+    if older_standby_data; then
+      return 0
+    fi
     end_with_reason "The data directory was written by PostgreSQL $(cat "$PGDATA/PG_VERSION") and the image runs PostgreSQL $image_major ($image_version): refusing to start it. A major upgrade must convert the data first."
   fi
+}
+
+# After a major upgrade of the primary (upgrade.sh), another instance's data is the old major's:
+# a copy the upgraded primary holds too. It is cloned again from the primary, and replaced only
+# once the clone is complete, when (and only when) this instance is not the one the topology names
+# primary and the writable primary on <db>-rw runs this image's major: a clone of any other major
+# would be refused at the next start, and copied again forever.
+older_standby_data() {
+  [ "$(cat "$PGDATA/PG_VERSION")" -lt "$image_major" ] || return 1
+  [ -n "$designated_primary" ] && [ "$designated_primary" != "$pod_name" ] || return 1
+  find_pg_bin psql
+  until primary_is_writable; do
+    log "Waiting for the primary on $primary_host: this instance's data is PostgreSQL $(cat "$PGDATA/PG_VERSION")'s, and it clones the upgraded primary"
+    sleep 2
+  done
+  primary_major=$(primary_sql "SELECT current_setting('server_version_num')::int / 10000" || true)
+  if [ "$primary_major" != "$image_major" ]; then
+    log "The primary runs PostgreSQL $primary_major, not $image_major: not cloning it"
+    return 1
+  fi
+  log "This instance's data is PostgreSQL $(cat "$PGDATA/PG_VERSION")'s and the primary runs $image_major: cloning it again"
+  reclone
 }
 
 # The source repository's pgBackRest, with the source's keys as repository 1's.
