@@ -7,7 +7,7 @@
  * counted by the server of the major that holds it.
  */
 import { ChildProcess } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { ObjectStore } from "./harness/object-store";
 import { UpgradePod } from "./harness/upgrade-pod";
 import { PgServer } from "./harness/server";
@@ -189,6 +189,15 @@ describe("a major upgrade on the primary's volume", () => {
   });
 
   it("commits; 17 to 18 is refused by the rehearsal of the schema, and a run anyway keeps 17's data", async () => {
+    // A commit cut short midway through its deletion: what is left is never rolled back to.
+    renameSync(pod.host("data/pgdata.pre-upgrade"), pod.host("data/pgdata.committed"));
+    rmSync(pod.host("data/pgdata.committed/base"), { recursive: true });
+    const rollback = pod.script("17", "rollback");
+    expect(rollback).toMatchObject({
+      status: 1,
+      message: "There is no old data directory to roll back to.",
+    });
+    expect(pod.volume()).toEqual(["pgdata"]);
     expect(pod.script("17", "commit").status).toBe(0);
     expect(pod.volume()).toEqual(["pgdata"]);
     // Debian trixie's 17.12 keeps an attribute version (the option pg_attver) on every column,

@@ -8,9 +8,12 @@
 #   $PGDATA.upgraded     the new major's cluster, complete: pg_upgrade succeeded
 #   $PGDATA.pre-upgrade  the old major's data directory, as it was, kept until the upgrade is
 #                        committed (upgrade.sh commit) or rolled back (upgrade.sh rollback)
+#   $PGDATA.committed    the old major's data directory being deleted by a commit: never
+#                        trusted, so a commit cut short leaves nothing a rollback could take
 UPGRADING_DIR="$PGDATA.upgrade"
 UPGRADED_DIR="$PGDATA.upgraded"
 PRE_UPGRADE_DIR="$PGDATA.pre-upgrade"
+COMMITTED_DIR="$PGDATA.committed"
 
 # Completes a swap of data directories that a kill interrupted: forward when the new cluster was
 # complete, back to the old data otherwise. Never deletes the old data directory.
@@ -30,5 +33,9 @@ settle_upgrade_dirs() {
   if [ -e "$UPGRADING_DIR" ]; then
     log "Removing an unfinished upgrade's copy ($UPGRADING_DIR); the data directory is as it was"
     rm -rf "$UPGRADING_DIR"
+  fi
+  if [ -e "$COMMITTED_DIR" ]; then
+    log "Finishing the deletion of a committed upgrade's old data directory"
+    rm -rf "$COMMITTED_DIR"
   fi
 }

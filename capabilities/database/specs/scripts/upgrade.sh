@@ -329,7 +329,9 @@ commit() {
   settle_upgrade_dirs
   if [ -d "$PRE_UPGRADE_DIR" ]; then
     log "Deleting PostgreSQL $(cat "$PRE_UPGRADE_DIR/PG_VERSION")'s data directory, kept since the upgrade"
-    rm -rf "$PRE_UPGRADE_DIR"
+    # Renamed first: a deletion cut short must never leave a part of it to roll back to.
+    mv "$PRE_UPGRADE_DIR" "$COMMITTED_DIR"
+    rm -rf "$COMMITTED_DIR"
   fi
 }
 
