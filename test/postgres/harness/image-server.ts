@@ -18,7 +18,7 @@ import { PgServer } from "./server";
  * unpacked file system, seen from the host, can pass the 107 bytes a socket path may have (it
  * did on a fresh clone at a longer path, and the server was never seen ready).
  */
-class LoopbackServer extends PgServer {
+export class LoopbackServer extends PgServer {
   override get socketDir(): string {
     return "127.0.0.1";
   }

@@ -27,16 +27,14 @@ import { CREDENTIAL_FILES, FILE_ARCHIVE } from "../../../capabilities/database/s
 import { pgbackrestConf, STANZA } from "../../../capabilities/database/specs/pgbackrest";
 import { storeSettings } from "./archiving";
 import { ObjectStore } from "./object-store";
+import { LoopbackServer } from "./image-server";
 import { freePort } from "./os";
 import { PgServer } from "./server";
 
 const WORK = process.env.PGKEEPER_WORK ?? path.resolve(__dirname, "..", "..", "..", ".work");
 
-/**
- * Reached over TCP on loopback; the servers' own Unix socket is for the programs in the pod. Its
- * log is kept off the data volume, whose entries the tests compare.
- */
-class PodServer extends PgServer {
+/** A server of the pod, reached over loopback; its log is kept off the data volume, whose entries the tests compare. */
+class PodServer extends LoopbackServer {
   constructor(
     name: string,
     dataDir: string,
@@ -44,10 +42,6 @@ class PodServer extends PgServer {
     private readonly logDir: string,
   ) {
     super(name, dataDir, port, "", {});
-  }
-
-  override get socketDir(): string {
-    return "127.0.0.1";
   }
 
   override get logFile(): string {

@@ -4,7 +4,7 @@
  * out a configuration the new server refuses to start with). Which major had it last comes from
  * the catalogs themselves; what replaces it is PostgreSQL's release notes, kept here.
  */
-import { hasCatalog, parameterEntry } from "./index";
+import { catalogMajors, parameterEntry } from "./index";
 
 /** Old name -> its successor, or what to do instead, from the release notes. */
 const SUCCESSORS: Readonly<Record<string, { use?: string; advice?: string }>> = {
@@ -19,16 +19,15 @@ const SUCCESSORS: Readonly<Record<string, { use?: string; advice?: string }>> = 
   trace_recovery_messages: { advice: "it has no successor" },
 };
 
-/** The supported majors with a catalog, oldest first. */
-const MAJORS = ["14", "15", "16", "17", "18"].filter(hasCatalog);
-
 /**
  * Why `name`, unknown to `major`, is still worth naming: the latest earlier major that has it and
  * its successor or the advice of the release notes; undefined when no earlier major has it.
  */
 export function lostParameter(major: string, name: string): string | undefined {
   if (parameterEntry(major, name)) return undefined;
-  const had = MAJORS.filter(m => Number(m) < Number(major) && parameterEntry(m, name)).at(-1);
+  const had = catalogMajors()
+    .filter(m => Number(m) < Number(major) && parameterEntry(m, name))
+    .at(-1);
   if (!had) return undefined;
   const spelled = parameterEntry(had, name)?.name ?? name;
   const successor = SUCCESSORS[spelled];

@@ -29,6 +29,10 @@ const CATALOGS: Record<string, ParameterCatalog> = {
 /** Entries by lower-case name (parameter names are case-insensitive), built once per major. */
 const byLowerName = new Map<string, Map<string, [string, ParameterEntry]>>();
 
+/** The majors with a catalog, oldest first. */
+export const catalogMajors = (): string[] =>
+  Object.keys(CATALOGS).sort((a, b) => Number(a) - Number(b));
+
 /** Whether a major has a catalog; every supported major does, an unknown one does not. */
 export const hasCatalog = (major: string): boolean => Object.hasOwn(CATALOGS, major);
 

@@ -54,18 +54,19 @@ export_runtime() {
   command -v ldd >/dev/null 2>&1 ||
     end_with_reason "This image has no ldd, so its PostgreSQL programs' libraries cannot be exported for a major upgrade."
   major=$(program_major)
+  bindir=$("$PG_BIN/pg_config" --bindir)
+  pkglibdir=$("$PG_BIN/pg_config" --pkglibdir)
   work="$RUNTIME.partial"
   rm -rf "$work" "$RUNTIME"
   # Copied to the same paths under the runtime directory: PostgreSQL finds its share and library
   # directories relative to its own program's path.
-  for dir in "$("$PG_BIN/pg_config" --bindir)" "$("$PG_BIN/pg_config" --pkglibdir)" \
-    "$("$PG_BIN/pg_config" --sharedir)"; do
+  for dir in "$bindir" "$pkglibdir" "$("$PG_BIN/pg_config" --sharedir)"; do
     mkdir -p "$work${dir%/*}"
     cp -R "$dir" "$work$dir"
   done
-  "$PG_BIN/pg_config" --bindir >"$work/bindir"
+  printf '%s\n' "$bindir" >"$work/bindir"
   mkdir -p "$work/lib"
-  for program in "$PG_BIN"/* "$("$PG_BIN/pg_config" --pkglibdir)"/*.so; do
+  for program in "$bindir"/* "$pkglibdir"/*.so; do
     ldd "$program" 2>/dev/null || true
   done | sed -n 's/^[[:space:]]*\([^ ]*\) => \(\/[^ ]*\) .*/\1 \2/p' | sort -u |
     while read -r name file; do
@@ -131,12 +132,14 @@ live_server() {
   return 1
 }
 
+# Query $2 in database $1 of the live server, one value per line.
+live_sql() {
+  "$PG_BIN/psql" -h "$live_socket" -p "$live_port" -U "$SUPERUSER" -d "$1" -X -A -t -q \
+    -v ON_ERROR_STOP=1 -c "$2"
+}
+
 # Extensions installed in any database of the live server that the new image does not have.
 missing_extensions() {
-  live_sql() {
-    "$PG_BIN/psql" -h "$live_socket" -p "$live_port" -U "$SUPERUSER" -d "$1" -X -A -t -q \
-      -v ON_ERROR_STOP=1 -c "$2"
-  }
   extensions="$("$PG_BIN/pg_config" --sharedir)/extension"
   live_sql postgres "SELECT datname FROM pg_database WHERE datallowconn ORDER BY 1" |
     while read -r database; do
@@ -217,7 +220,6 @@ check() {
   [ "$old_major" != "$new_major" ] ||
     end_with_reason "The data directory already is PostgreSQL $new_major's: there is nothing to upgrade."
   problems=$(space_problem)
-  live_socket=
   if live_server; then
     missing=$(missing_extensions)
     [ -z "$missing" ] ||
@@ -294,8 +296,9 @@ run() {
   cp "$CONFIG_DIR/$FILE_MANAGED_CONF" "$UPGRADING_DIR/postgresql.auto.conf"
   mv "$UPGRADING_DIR" "$UPGRADED_DIR"
   settle_upgrade_dirs
-  write_reason "Upgraded from PostgreSQL $old_major to $new_major in $(($(date +%s) - started)) s."
-  log "Upgraded from PostgreSQL $old_major to $new_major in $(($(date +%s) - started)) s; the old data directory is kept in $PRE_UPGRADE_DIR"
+  done_in="Upgraded from PostgreSQL $old_major to $new_major in $(($(date +%s) - started)) s"
+  write_reason "$done_in."
+  log "$done_in; the old data directory is kept in $PRE_UPGRADE_DIR"
 }
 
 stanza_upgrade() {
