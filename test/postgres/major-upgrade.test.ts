@@ -341,3 +341,69 @@ describe("a major upgrade of a Database that archives and has backups", () => {
     }
   });
 });
+
+describe("the upgrade Job's script (upgrade.sh job): every instance stopped", () => {
+  let pod: UpgradePod;
+  let store: ObjectStore;
+  beforeAll(async () => {
+    pod = new UpgradePod();
+    store = await ObjectStore.start();
+  });
+  afterAll(async () => {
+    pod?.destroy();
+    await store?.stop();
+  });
+  const pgVersion = (): string => readFileSync(pod.host("data/pgdata/PG_VERSION"), "utf8").trim();
+
+  it("rolls back to PostgreSQL 15's data when the stanza cannot be upgraded, and names why", async () => {
+    pod.archiveTo(store, "/backups/job-test");
+    pod.initdb("15");
+    const old = await pod.server("15", { archiving: true });
+    try {
+      old.sql(`CREATE TABLE acknowledged AS SELECT g AS id FROM generate_series(1, ${ROWS}) g`);
+      old.sql("SELECT pg_switch_wal()");
+      await old.waitFor("SELECT archived_count > 0 FROM pg_stat_archiver", "t", 60_000);
+    } finally {
+      await old.stop("fast");
+    }
+    expect(pod.script("15", "export-runtime").status).toBe(0);
+    // The store refuses these keys: pg_upgrade succeeds, the stanza upgrade after it does not.
+    pod.write("credentials/repo1-s3-key-secret", "not-the-secret");
+    const refused = pod.script("17", "job");
+    expect(refused.status).toBe(1);
+    expect(refused.message).toMatch(/^pgbackrest stanza-upgrade failed: .*ERROR/);
+    expect(refused.message).toContain("PostgreSQL 15's data directory is back in place, as it was");
+    expect(pgVersion()).toBe("15");
+    expect(await readBack(pod, "15")).toMatchObject({ rows: String(ROWS) });
+  });
+
+  it("converts, gathers the statistics before any client, upgrades the stanza offline", async () => {
+    pod.write("credentials/repo1-s3-key-secret", store.secretKey);
+    const done = pod.script("17", "job");
+    expect(done).toMatchObject({
+      status: 0,
+      message:
+        "Upgraded from PostgreSQL 15 to 17; the old data directory is kept until the upgrade is committed.",
+    });
+    expect(pgVersion()).toBe("17");
+    const upgraded = await pod.server("17", { archiving: true });
+    try {
+      // Analyzed by the Job, on its private server: the first query finds statistics.
+      expect(
+        upgraded.sql("SELECT count(*) > 0 FROM pg_stats WHERE tablename = 'acknowledged'"),
+      ).toBe("t");
+      expect(upgraded.sql("SELECT count(*) FROM acknowledged")).toBe(String(ROWS));
+      pod.pgbackrest("17", "check"); // the new major's WAL is taken by the upgraded stanza
+      const [stanza] = JSON.parse(pod.pgbackrest("17", "info", "--output=json")) as {
+        db: { version: string }[];
+      }[];
+      expect(stanza.db.map(d => d.version)).toEqual(["15", "17"]);
+    } finally {
+      await upgraded.stop("fast");
+    }
+    // A rerun (a Job retried after a kill) repeats the steps after the swap and succeeds.
+    expect(pod.script("17", "job").status).toBe(0);
+    expect(pod.script("17", "commit").status).toBe(0);
+    expect(pod.script("17", "job").message).toContain("nothing to finish");
+  });
+});

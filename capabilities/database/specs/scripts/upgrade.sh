@@ -24,6 +24,9 @@
 #   rollback        puts the kept old data directory back in place, while the new primary has
 #                   taken no write (the operator opens it for writes only after this is moot).
 #   commit          deletes the kept old data directory, once the new major has its own backup.
+#   job             the operator's upgrade Job (every instance stopped): run, then the planner's
+#                   statistics and the stanza while no client can connect yet; a failure after
+#                   the swap rolls back, so the Job ends with the data on one major, named.
 #
 # common.sh, with the layout.sh it sources, comes next: the generator pastes it in place of the
 # line that sources it.
@@ -319,6 +322,49 @@ analyze() {
     end_with_reason "vacuumdb $* failed after the upgrade: the statistics are incomplete, the data is not affected."
 }
 
+# The statistics of the new cluster before any client connects (the Job's private server: no
+# network, archiving off; this WAL precedes the new major's first backup, which every restore of
+# the new major starts from). pg_upgrade carries statistics over only from PostgreSQL 18.
+ANALYZE_PORT=50434
+analyze_before_opening() {
+  find_pg_bin vacuumdb
+  "$PG_BIN/pg_ctl" -D "$PGDATA" -w -s -l "$UPGRADE_DIR/analyze-server.log" -o \
+    "-c listen_addresses= -c unix_socket_directories=$UPGRADE_DIR -p $ANALYZE_PORT -c archive_mode=off" \
+    start >/dev/null || return 1
+  set -- --all --analyze-only
+  [ "$(program_major)" -lt 18 ] || set -- "$@" --missing-stats-only
+  analyzed=0
+  "$PG_BIN/vacuumdb" -h "$UPGRADE_DIR" -p "$ANALYZE_PORT" -U "$SUPERUSER" "$@" >&2 || analyzed=1
+  "$PG_BIN/pg_ctl" -D "$PGDATA" -w -s -m fast stop >/dev/null || analyzed=1
+  return "$analyzed"
+}
+
+# Ends the Job after the swap: the old data directory back in place, and the reason.
+roll_back_because() {
+  log "$1; rolling back to PostgreSQL $old_major's data directory"
+  stop_server_of "$PGDATA"
+  rollback
+  end_with_reason "$1. PostgreSQL $old_major's data directory is back in place, as it was."
+}
+
+# The upgrade Job. A rerun after a kill finds the swap settled by run and repeats the steps after
+# it, each of which may run twice.
+upgrade_job() {
+  run
+  [ -d "$PRE_UPGRADE_DIR" ] ||
+    end_with_reason "The data directory is PostgreSQL $new_major's and no old one is kept: there is nothing to finish."
+  old_major=$(cat "$PRE_UPGRADE_DIR/PG_VERSION")
+  analyze_before_opening ||
+    roll_back_because "The statistics of PostgreSQL $new_major could not be gathered ($(tail -n 2 "$UPGRADE_DIR/analyze-server.log" 2>/dev/null | tr '\n' ' '))"
+  if [ -f "$CONFIG_DIR/$FILE_PGBACKREST_CONF" ]; then
+    with_store_keys "$FILE_REPO1_S3_KEY" "$FILE_REPO1_S3_KEY_SECRET" "" "" \
+      pgbackrest --config="$CONFIG_DIR/$FILE_PGBACKREST_CONF" --stanza="$STANZA" \
+      --pg1-path="$PGDATA" --no-online stanza-upgrade 2>"$UPGRADE_DIR/stanza-upgrade.errors" ||
+      roll_back_because "pgbackrest stanza-upgrade failed: $(grep -m 1 ERROR "$UPGRADE_DIR/stanza-upgrade.errors" || tail -n 1 "$UPGRADE_DIR/stanza-upgrade.errors")"
+  fi
+  write_reason "Upgraded from PostgreSQL $old_major to $new_major; the old data directory is kept until the upgrade is committed."
+}
+
 rollback() {
   settle_upgrade_dirs
   [ -d "$PRE_UPGRADE_DIR" ] || end_with_reason "There is no old data directory to roll back to."
@@ -346,8 +392,9 @@ stanza-upgrade) stanza_upgrade ;;
 analyze) analyze ;;
 rollback) rollback ;;
 commit) commit ;;
+job) upgrade_job ;;
 *)
-  log "usage: upgrade.sh export-runtime|check|run|stanza-upgrade|analyze|rollback|commit"
+  log "usage: upgrade.sh export-runtime|check|run|stanza-upgrade|analyze|rollback|commit|job"
   exit 2
   ;;
 esac
