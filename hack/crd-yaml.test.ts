@@ -44,7 +44,6 @@ describe("the Database CRD", () => {
     expect(paths).toEqual(
       expect.arrayContaining([
         ".",
-        ".spec.version",
         ".spec.storage.size",
         ".spec.storage.storageClassName",
         ".spec.postgresql.parameters",

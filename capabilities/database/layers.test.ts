@@ -19,6 +19,7 @@ export const LAYERS: Record<string, number> = {
   cache: 3,
   instance: 3,
   backup: 3,
+  upgrade: 3,
   pki: 4,
   ha: 4,
   reconcile: 5,

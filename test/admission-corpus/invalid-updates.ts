@@ -10,8 +10,13 @@ const update = (id: string, old: object, patch: object, field: string): InvalidC
 });
 
 export const UPDATES: InvalidCase[] = [
-  update("version-15-to-16", spec(), { version: "16" }, "spec.version"),
-  update("version-15-to-17", spec(), { version: "17" }, "spec.version"),
+  // A major upgrade raises spec.version alone (ADR 0041): with another change, two steps.
+  update(
+    "version-15-to-17-with-instances",
+    spec(),
+    { version: "17", instances: 2 },
+    "spec.version",
+  ),
   update("version-15-to-14", spec(), { version: "14" }, "spec.version"),
   update(
     "storage-shrink",

@@ -389,12 +389,38 @@ describe("with the webhooks gone (operator not installed)", () => {
 
   it.each([
     ["storage shrink", { storage: { size: "512Mi" } }, "cannot shrink"],
-    ["a version change", { version: "16" }, "version is immutable"],
     ["a version lowered", { version: "14" }, "version cannot go down"],
   ])("CEL refuses an update with %s", (_name, change, message) => {
     const r = updateAfterCreate("cel-update", change);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(message);
+  });
+
+  it("CEL admits a rise of spec.version (a major upgrade), and a fall only back to status.version", () => {
+    const name = "cel-rise";
+    const patch = (body: object, ...extra: string[]) =>
+      kubectl([
+        "patch",
+        "database",
+        name,
+        "-n",
+        ns,
+        "--type",
+        "merge",
+        ...extra,
+        "-p",
+        JSON.stringify(body),
+      ]);
+    tryCreate(database(ns, name, { version: "15" }));
+    expect(patch({ spec: { version: "17" } }).code).toBe(0);
+    // The data still on 15 (the upgrade did not convert it): back to 15 is the one fall admitted.
+    expect(patch({ status: { version: "15" } }, "--subresource=status").code).toBe(0);
+    expect(patch({ spec: { version: "15" } }).code).toBe(0);
+    expect(patch({ spec: { version: "17" } }).code).toBe(0);
+    expect(patch({ status: { version: "17" } }, "--subresource=status").code).toBe(0);
+    const down = patch({ spec: { version: "15" } });
+    expect(down.code).not.toBe(0);
+    expect(down.stderr).toContain("spec.version cannot go down");
   });
 });
 

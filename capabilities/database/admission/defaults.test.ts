@@ -200,6 +200,33 @@ describe("defaultsPatch", () => {
   });
 });
 
+describe("defaultsPatch: spec.version raised (a major upgrade)", () => {
+  const stored = { ...minimal, version: "15", image: "registry.example/pg:15" };
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string | undefined]>([
+    [
+      "the operator's image of the old major follows to the new one",
+      stored,
+      { ...stored, version: "17" },
+      "registry.example/pg:17",
+    ],
+    [
+      "an image the user chose stays (validation asks for one of the new major)",
+      { ...stored, image: "mine/pg:15" },
+      { ...stored, image: "mine/pg:15", version: "17" },
+      undefined,
+    ],
+    [
+      "an image given with the rise is the user's",
+      stored,
+      { ...stored, version: "17", image: "mine/pg:17" },
+      undefined,
+    ],
+    ["the version unchanged: nothing", stored, stored, undefined],
+  ])("%s", (_title, oldSpec, spec, image) => {
+    expect(defaultsPatch(spec, config, oldSpec)?.image).toBe(image);
+  });
+});
+
 describe("defaultsPatch: imagePullSecrets", () => {
   const withSecrets = { ...config, imagePullSecrets: ["regcred", "other"] };
   const named = (...names: string[]) => names.map(name => ({ name }));

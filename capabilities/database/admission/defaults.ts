@@ -66,6 +66,26 @@ function imageFor(
 }
 
 /**
+ * spec.version raised (a major upgrade, ADR 0041) with the image the operator chose for the old
+ * major left as stored: the operator's image of the new major. An image the user chose stays,
+ * and validation asks for one of the new major.
+ */
+function imageFollowingVersion(
+  spec: DatabaseSpec,
+  oldSpec: unknown,
+  config: OperatorConfig,
+): string | undefined {
+  if (!isRecord(oldSpec) || typeof oldSpec.version !== "string") return undefined;
+  if (oldSpec.version === spec.version || spec.image !== oldSpec.image) return undefined;
+  const operatorsChoice =
+    hasImageFor(oldSpec.version, config) &&
+    oldSpec.image === defaultImageFor(oldSpec.version, config);
+  return operatorsChoice && hasImageFor(spec.version, config)
+    ? defaultImageFor(spec.version, config)
+    : undefined;
+}
+
+/**
  * The pull Secrets when spec.imagePullSecrets is absent: the stored ones on UPDATE (as with the
  * image), else the operator's, if it has any.
  */
@@ -110,7 +130,11 @@ export function defaultsPatch(
     if (pullSecrets) resolved.imagePullSecrets = pullSecrets;
     // No image to default to: left absent (pruned below) for validation to refuse.
     if (image === undefined) delete resolved.image;
-    const patch = absentPart(typed as Record<string, unknown>, resolved);
+    const followed = imageFollowingVersion(typed, oldSpec, config);
+    const patch = {
+      ...absentPart(typed as Record<string, unknown>, resolved),
+      ...(followed ? { image: followed } : {}),
+    };
     return Object.keys(patch).length === 0 ? undefined : (patch as SpecPatch);
   } catch {
     return undefined;

@@ -22,6 +22,11 @@ const db = (overrides: Spec = {}, name = "orders"): Record<string, unknown> => (
   spec: { version: "16", storage: { size: "10Gi" }, ...overrides },
 });
 
+const withStatus = (
+  database: Record<string, unknown>,
+  status: Record<string, unknown>,
+): Record<string, unknown> => ({ ...database, status });
+
 const FULL: Spec = {
   version: "17",
   image: "ghcr.io/acme/postgres:17.2@sha256:" + "a".repeat(64),
@@ -223,11 +228,79 @@ const CASES: Case[] = [
     undefined,
     ['spec.version: "13" is not supported; supported versions: 14, 15, 16, 17, 18'],
   ],
+  // A major upgrade (ADR 0041): the version rises alone; it falls only back to the data's major.
+  ["version raised alone: a major upgrade", db({ version: "17" }), db({ version: "15" }), []],
   [
-    "version changed",
+    "version raised with an image of the new major",
+    db({ version: "17", image: "registry.example/postgres:17" }),
+    db({ version: "15", image: "registry.example/postgres:15" }),
+    [],
+  ],
+  [
+    "version raised to 18 with pgkeeper's image: pg_upgrade cannot, named before anything stops",
+    db({ version: "18", image: "localhost/pgkeeper/postgres:18" }),
+    db({ version: "17", image: "localhost/pgkeeper/postgres:17" }),
+    [
+      "spec.version: cannot rise from 17 to 18 with pgkeeper's images: their PostgreSQL 17 keeps a column option (pg_attver) that PostgreSQL 18's refuses, so pg_upgrade would fail after every instance stopped; move to 18 by logical replication into a new Database (wal_level: logical), or name images that can in spec.image",
+    ],
+  ],
+  [
+    "version raised to 18 with an image the user names: theirs to judge",
+    db({ version: "18", image: "registry.example/postgres:18" }),
+    db({ version: "17", image: "registry.example/postgres:17" }),
+    [],
+  ],
+  [
+    "version raised with another change: two steps",
     db({ version: "16", instances: 2 }),
     db({ version: "15" }),
-    ["spec.version: cannot change from 15 to 16", "major upgrade needs a new Database"],
+    [
+      "spec.version: a major upgrade from 15 to 16 changes spec.version alone (and spec.image, to an image of PostgreSQL 16): apply the other changes in a separate update, before or after it",
+    ],
+  ],
+  [
+    "version raised while an upgrade is under way",
+    db({ version: "18" }),
+    withStatus(db({ version: "17" }), { version: "15", upgrade: { phase: "Stopping", to: "17" } }),
+    [
+      "spec.version: cannot change to 18 while the upgrade to 17 is under way (status.upgrade.phase Stopping)",
+    ],
+  ],
+  [
+    "version raised again after a failed upgrade: set back first",
+    db({ version: "18" }),
+    withStatus(db({ version: "17" }), { version: "15", upgrade: { phase: "Failed", to: "17" } }),
+    [
+      "spec.version: cannot rise to 18: the data directory is PostgreSQL 15's (the upgrade to 17 did not complete); set spec.version back to 15 first",
+    ],
+  ],
+  [
+    "version set back to the data's major after a failed upgrade",
+    db({ version: "15" }),
+    withStatus(db({ version: "17" }), { version: "15", upgrade: { phase: "Failed", to: "17" } }),
+    [],
+  ],
+  [
+    "version set back before the conversion ran",
+    db({ version: "15" }),
+    withStatus(db({ version: "17" }), { version: "15", upgrade: { phase: "Waiting", to: "17" } }),
+    [],
+  ],
+  [
+    "version set back while the data is converted",
+    db({ version: "15" }),
+    withStatus(db({ version: "17" }), { version: "15", upgrade: { phase: "Upgrading", to: "17" } }),
+    [
+      "spec.version: cannot go back to 15 now: the data directory is being converted to PostgreSQL 17; wait for status.upgrade to end",
+    ],
+  ],
+  [
+    "version set back after the data was converted",
+    db({ version: "15" }),
+    withStatus(db({ version: "17" }), { version: "17", upgrade: { phase: "Starting", to: "17" } }),
+    [
+      "spec.version: cannot go down from 17 to 15: PostgreSQL 15 cannot read data PostgreSQL 17 wrote; restore a backup of PostgreSQL 15 into a new Database instead",
+    ],
   ],
   [
     "version lowered: a downgrade, named as one",

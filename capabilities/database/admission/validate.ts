@@ -45,6 +45,7 @@ const asChecked = (obj: unknown): CheckedDatabase => {
   return {
     metadata: { name: metadata.name as string | undefined },
     spec: record.spec as DatabaseSpec,
+    ...(isRecord(record.status) ? { status: record.status as CheckedDatabase["status"] } : {}),
   };
 };
 

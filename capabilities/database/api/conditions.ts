@@ -11,7 +11,8 @@ export type ConditionType =
   | "ReplicasServing"
   | "ContinuousArchiving"
   | "Recovered"
-  | "BackupSucceeded";
+  | "BackupSucceeded"
+  | "MajorUpgrade";
 
 export interface ConditionInput {
   type: ConditionType;

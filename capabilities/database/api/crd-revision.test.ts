@@ -16,6 +16,7 @@ const CONTENT_OF_REVISION: Record<number, string> = {
   6: "92c379cd4e8dcb82", // spec.version: a downgrade refused by its own CEL message
   7: "baf4f4326c68d1a5", // status.instances[].image from the pod spec, and imageID
   8: "7627f39a9d34f8ec", // wal_level is the user's (replica or logical), never minimal
+  9: "d63ba152795947e9", // spec.version rises (a major upgrade): status.version, status.upgrade, phase Upgrading; a fall only back to the data's major (CEL at the root)
 };
 
 const contentHash = (): string => {

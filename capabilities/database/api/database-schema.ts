@@ -498,22 +498,7 @@ export const databaseSpecSchema = object(
   {
     version: stringEnum(
       SUPPORTED_VERSIONS,
-      "PostgreSQL major version (14-18). Fixed after creation: a major upgrade needs a new Database filled by dump and restore.",
-      {
-        "x-kubernetes-validations": [
-          {
-            rule: "int(self) >= int(oldSelf)",
-            message:
-              "version cannot go down: PostgreSQL cannot read data a newer major wrote; restore a backup of the older major into a new Database instead",
-          },
-          {
-            // A rise; a fall is the rule above's alone.
-            rule: "self == oldSelf || int(self) < int(oldSelf)",
-            message:
-              "version is immutable: a major upgrade needs a new Database filled by dump and restore (base backups only restore into the same major)",
-          },
-        ],
-      },
+      "PostgreSQL major version (14-18). Raising it alone starts a major upgrade with pg_upgrade (status.upgrade, ADR 0041); it never goes below the major the data is on (status.version).",
     ),
     image: string(
       "Container image for PostgreSQL (with pgBackRest, for backups). Defaults to pgkeeper's image for `version` under the operator's image repository (PGKEEPER_IMAGE_REPOSITORY; PGKEEPER_POSTGRES_IMAGE names another); a `version` the operator has no image for (PGKEEPER_POSTGRES_VERSIONS, by default those pgkeeper builds an image for: 15, 17 and 18) is refused unless this names one.",
@@ -888,6 +873,7 @@ export const databaseStatusSchema = object(
         "FailingOver",
         "SwitchingOver",
         "RestartingPrimary",
+        "Upgrading",
         "Failed",
         "Paused",
         "Deleting",
@@ -980,6 +966,41 @@ export const databaseStatusSchema = object(
       "The earliest time a restore from the repository can reach: the end of its oldest backup, as the newest Completed Backup saw it.",
       { format: "date-time" },
     ),
+    version: string(
+      "The PostgreSQL major the data directory is on: spec.version, except while a major upgrade has not converted the data yet, or after one failed.",
+    ),
+    upgrade: object(
+      {
+        from: string("The major the data was on."),
+        to: string("The major it is upgraded to (spec.version)."),
+        fromImage: string("The image of the old major, which runs until the data is converted."),
+        primary: string("The instance whose data directory is converted."),
+        phase: stringEnum(
+          [
+            "Waiting",
+            "Stopping",
+            "Upgrading",
+            "Starting",
+            "Finishing",
+            "Succeeded",
+            "Failed",
+            "Cancelled",
+          ],
+          "Waiting: for an operation or a backup to end. Stopping: every instance stops. Upgrading: the upgrade Job converts the primary's data (pg_upgrade --copy; the old data directory is kept). Starting: the primary on the new major, then the standbys, cloned from it. Finishing: a backup of the new major, then the old data directory is deleted. Failed: the data is on the old major, which runs again; message says why (spec.version set back to status.version, then raised again, retries). Cancelled: spec.version was set back before the data was converted, or after a failure.",
+        ),
+        message: string("What the current phase waits for, or why the upgrade failed."),
+        startedAt: string("When the upgrade started.", { format: "date-time" }),
+        stoppedAt: string("When every instance had stopped.", { format: "date-time" }),
+        servingAt: string("When the primary accepted writes again.", { format: "date-time" }),
+        finishedAt: string("When it succeeded or failed.", { format: "date-time" }),
+        downtimeSeconds: integer(
+          "Seconds without a writable primary: from the stop of the instances to the new primary's first write.",
+        ),
+        backup: string("The Backup of the new major taken before the old data is deleted."),
+      },
+      "The last major upgrade (spec.version raised), recorded before each step so a restarted operator resumes it.",
+      { required: ["from", "to", "phase"] },
+    ),
     retry: object(
       {
         attempts: integer("Consecutive failed reconciles."),
@@ -994,6 +1015,14 @@ export const databaseStatusSchema = object(
 
 /** Rules on the whole object (they may read metadata.name). */
 export const databaseRootRules: CelRule[] = [
+  {
+    // At the root, where the stored status is seen: the one fall admitted is back to the major
+    // the data is on (an upgrade that did not convert it). Checked when the operator is down too.
+    rule: "int(self.spec.version) >= int(oldSelf.spec.version) || (has(self.status) && has(self.status.version) && self.spec.version == self.status.version)",
+    message:
+      "spec.version cannot go down: PostgreSQL cannot read data a newer major wrote; restore a backup of the older major into a new Database instead",
+    fieldPath: ".spec.version",
+  },
   {
     rule: `size(self.metadata.name) <= ${MAX_NAME_LENGTH}`,
     message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters (child names add suffixes)`,

@@ -6,6 +6,7 @@
  */
 import type { BackupStatus } from "../api/backup-schema";
 import type { KubeObject } from "../cluster/cluster";
+import { jobEnded, terminationMessage } from "../cluster/jobs";
 import { jobNameFor } from "../specs/backup-job";
 import { BackupFacts, jobOutcome } from "./backup-result";
 
@@ -41,23 +42,6 @@ const statusOf = (backup: KubeObject): BackupStatus => (backup.status ?? {}) as 
 
 export const isFinished = (backup: KubeObject): boolean =>
   TERMINAL.has(statusOf(backup).phase ?? "");
-
-function terminationMessage(pod: KubeObject | undefined): string | undefined {
-  const statuses = (
-    pod?.status as { containerStatuses?: { state?: { terminated?: { message?: string } } }[] }
-  )?.containerStatuses;
-  return statuses?.[0]?.state?.terminated?.message;
-}
-
-function jobEnded(job: KubeObject): "succeeded" | "failed" | undefined {
-  const status = job.status as
-    | { succeeded?: number; failed?: number; conditions?: { type: string; status: string }[] }
-    | undefined;
-  if ((status?.succeeded ?? 0) > 0) return "succeeded";
-  const failedCondition = status?.conditions?.some(c => c.type === "Failed" && c.status === "True");
-  if ((status?.failed ?? 0) > 0 || failedCondition) return "failed";
-  return undefined;
-}
 
 /** The status to write when it differs from the stored one, else nothing. */
 function write(backup: KubeObject, next: BackupStatus): BackupDecision {

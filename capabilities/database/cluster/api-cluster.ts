@@ -83,6 +83,7 @@ export const deleteOptions = (options: DeleteOptions = {}): Record<string, unkno
   apiVersion: "v1",
   kind: "DeleteOptions",
   ...(options.orphan ? { propagationPolicy: "Orphan" } : {}),
+  ...(options.background ? { propagationPolicy: "Background" } : {}),
   ...(options.gracePeriodSeconds !== undefined
     ? { gracePeriodSeconds: options.gracePeriodSeconds }
     : {}),

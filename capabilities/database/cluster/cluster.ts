@@ -28,6 +28,8 @@ export interface DatabaseVersion {
 export interface DeleteOptions {
   /** Keep dependents (recreating a StatefulSet without touching its pods). */
   orphan?: boolean;
+  /** Delete dependents too (a Job's pods: the API orphans them by default). */
+  background?: boolean;
   /** Shortens a pod's termination (fencing a failed primary). */
   gracePeriodSeconds?: number;
   /** Delete only this very object, never a successor with the same name. */

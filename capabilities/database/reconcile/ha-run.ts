@@ -13,10 +13,12 @@ import type { ReconcileDeps } from "./deps";
 import { withAppliedHash } from "./diff";
 import type { Pass, StepResult } from "./pass";
 import { primaryOf } from "./pods";
+import { haStandsAside } from "../upgrade/decide";
 
 export async function haRunStep(pass: Pass, superuser: string | undefined): Promise<StepResult> {
   const { deps, db, pods, writer } = pass;
   if (!deps.ha || !deps.instances || superuser === undefined) return {};
+  if (haStandsAside(db.status?.upgrade)) return {};
   const tls = await operatorTls(deps.cluster, db);
   const ha: HaResult = await haStep({
     cluster: deps.cluster,

@@ -10,6 +10,7 @@ import type { HaResult } from "../ha/ha-step";
 import type { BuildInput, Passwords } from "../specs";
 import type { ReconcileDeps } from "./deps";
 import type { RestoredSecret } from "./passwords";
+import type { Running } from "../upgrade/runtime";
 
 /** What one pass works on: its dependencies, the Database as read, and its one status writer. */
 export interface Pass {
@@ -18,7 +19,14 @@ export interface Pass {
   /** `namespace/name`: the key of everything remembered of this Database. */
   key: string;
   writer: DatabaseWriter;
+  /** The spec the instances run: the data's major while an upgrade has not converted it. */
   spec: ResolvedSpec;
+  /** The spec as asked (spec.version's major and image), which a major upgrade converts to. */
+  wanted: ResolvedSpec;
+  /** The major the data directory is on (status.version, ADR 0041). */
+  dataVersion: string;
+  /** What the StatefulSet runs now. */
+  running: Running;
   /** The pods of its StatefulSet, as listed at the start of the pass. */
   pods: KubeObject[];
   input: BuildInput;

@@ -10,12 +10,14 @@
  */
 import { Database } from "../api/database";
 import { withDefaults } from "../api/defaults";
-import { databaseKey } from "../api/names";
+import { childNames, databaseKey } from "../api/names";
 import { DatabaseWriter } from "../cluster/database-writer";
 import { countWrites } from "../cluster/write-wrappers";
 import { settleBackupsWithoutDatabase } from "../backup/backups";
 import { defaultImageFor } from "../lib/config";
 import { withTlsTransition } from "../pki/operator-tls";
+import { instancesStopped } from "../upgrade/decide";
+import { dataVersionOf, Running, runningIn, runtimeSpec } from "../upgrade/runtime";
 import { buildInput } from "./build-input";
 import type { ReconcileDeps } from "./deps";
 import { GUARDS } from "./guards";
@@ -77,11 +79,31 @@ async function passOf(
 ): Promise<Pass> {
   // A refused spec: high availability only, and never with a parameter the rules refused.
   const admitted = specRefused ? withoutRefusedParameters(db.spec!, deps.validate(db)) : db.spec!;
-  const spec = withDefaults(admitted, version => defaultImageFor(version, deps.config));
+  const imageFor = (version: string): string => defaultImageFor(version, deps.config);
+  const wanted = withDefaults(admitted, imageFor);
+  // Until a major upgrade converted the data, the instances run the data's major (ADR 0041).
+  const running = await runningOf(deps, db);
+  const dataVersion = dataVersionOf(db.status?.version, running, wanted);
+  const spec = runtimeSpec(wanted, dataVersion, db.status?.upgrade, running, imageFor);
   const pods = await listInstancePods(deps.cluster, db);
   const key = databaseKey(db.metadata?.namespace ?? "", db.metadata?.name ?? "");
   const input = withTlsTransition(buildInput(db, spec), pods);
-  return { deps, db, key, writer, spec, pods, input, specRefused };
+  if (instancesStopped(db.status?.upgrade)) input.replicas = 0;
+  return { deps, db, key, writer, spec, wanted, dataVersion, running, pods, input, specRefused };
+}
+
+/** The image and major the StatefulSet's PostgreSQL runs (nothing before it exists). */
+async function runningOf(deps: ReconcileDeps, db: Database): Promise<Running> {
+  const sts = await deps.cluster.get(
+    {
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      namespace: db.metadata?.namespace ?? "",
+      name: childNames(db.metadata?.name ?? "").statefulSet,
+    },
+    { missingIsAbsent: true },
+  );
+  return sts ? runningIn(sts) : {};
 }
 
 /**

@@ -12,6 +12,7 @@ import { repositoryPath } from "../specs/pgbackrest";
 import type { Found, Pass, StepResult } from "./pass";
 import { observePods, primaryOf } from "./pods";
 import { convergedStatus } from "./status";
+import { haStandsAside } from "../upgrade/decide";
 
 /** While instances are starting, look again even if no watch event arrives. */
 const NOT_READY_REQUEUE_MS = 15_000;
@@ -48,6 +49,8 @@ export async function statusStep(pass: Pass, found: Found): Promise<StepResult> 
           deps.now(),
         )
       : converged;
+  // Instances stopped or starting for a major upgrade: what the Database is doing, not Degraded.
+  if (haStandsAside(writer.status?.upgrade)) next.phase = "Upgrading";
   await writer.write(next);
   await announceReady(pass, next);
   return next.phase === "Ready" ? {} : { requeueAfterMs: NOT_READY_REQUEUE_MS };

@@ -10,6 +10,7 @@ import { haRunStep } from "./ha-run";
 import type { Found, Pass, Step, StepResult } from "./pass";
 import { passwordsStep } from "./passwords-step";
 import { statusStep } from "./status-step";
+import { upgradeStep } from "./upgrade-step";
 
 /** Labels by role, unless an operation runs: it relabels as it goes. */
 async function roleLabelsStep({ deps, db, pods }: Pass, { ha }: Found): Promise<StepResult> {
@@ -56,6 +57,12 @@ export const STEPS: readonly Step[] = [
     does: "the Backup the schedule wants now, then each unfinished Backup's Job and status (backup/)",
     file: "reconcile/backups-step.ts",
     run: (pass, found) => backupsStep(pass, found),
+  },
+  {
+    name: "major upgrade",
+    does: "a raised spec.version: wait for operations and backups, stop the instances, convert the primary's data in a Job (pg_upgrade --copy, the old data kept), start the new major, back it up, then delete the old data (upgrade/, ADR 0041)",
+    file: "reconcile/upgrade-step.ts",
+    run: (pass, found) => upgradeStep(pass, found),
   },
   {
     name: "status",

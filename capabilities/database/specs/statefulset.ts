@@ -147,7 +147,7 @@ const passwordFile = (secret: string, path: string): V1VolumeProjection => ({
 });
 
 /** The passwords, and the keys of this Database's store and of its recovery source's. */
-function instanceCredentials(input: BuildInput): V1Volume {
+export function instanceCredentials(input: BuildInput): V1Volume {
   const names = namesOf(input);
   return credentialsVolume([
     passwordFile(names.superuserSecret, CREDENTIAL_FILES.superuserPassword),
@@ -253,7 +253,7 @@ function volumes(input: BuildInput): V1Volume[] {
 }
 
 /** The object store's CA bundle, and the recovery source's (each only when set). */
-function caVolume(input: BuildInput): V1Volume[] {
+export function caVolume(input: BuildInput): V1Volume[] {
   return [
     ...caBundleVolume(PGBACKREST_CA_VOLUME, PGBACKREST_CA_FILE, input.spec.backup?.objectStore?.ca),
     ...caBundleVolume(

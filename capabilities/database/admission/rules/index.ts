@@ -39,12 +39,12 @@ import {
 } from "./storage";
 import { synchronousModeRule, synchronousNumberRule } from "./synchronous";
 import { Rule } from "./types";
-import { versionImageRule, versionImmutableRule, versionRule } from "./version";
+import { versionImageRule, versionChangeRule, versionRule } from "./version";
 
 export const RULES: readonly Rule[] = [
   nameRule,
   versionRule,
-  versionImmutableRule,
+  versionChangeRule,
   versionImageRule,
   imageRule,
   allowedImageRule,

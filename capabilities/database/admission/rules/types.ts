@@ -15,6 +15,8 @@ export interface Denial {
 export interface CheckedDatabase {
   metadata: { name?: string };
   spec: DatabaseSpec;
+  /** What transition rules read of the stored object's status (the data's major, an upgrade). */
+  status?: { version?: string; upgrade?: { phase?: string; to?: string } };
 }
 
 export interface RuleContext {

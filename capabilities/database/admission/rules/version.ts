@@ -1,6 +1,7 @@
-import { SUPPORTED_VERSIONS } from "../../api/database-schema";
-import { hasImageFor } from "../../lib/config";
-import { deny, Rule } from "./types";
+import { equals, omit } from "ramda";
+import { DatabaseSpec, SUPPORTED_VERSIONS } from "../../api/database-schema";
+import { defaultImageFor, hasImageFor, OperatorConfig } from "../../lib/config";
+import { CheckedDatabase, deny, Denial, Rule } from "./types";
 
 export const versionRule: Rule = {
   name: "version",
@@ -15,28 +16,102 @@ export const versionRule: Rule = {
         ],
 };
 
-export const versionImmutableRule: Rule = {
-  name: "version-immutable",
-  check: ({ db, old }) => {
-    if (!old || old.spec.version === db.spec.version) return [];
-    const [from, to] = [old.spec.version, db.spec.version];
-    // Data written by a major can never be read by an older one: a downgrade is a restore of a
-    // backup taken before the upgrade, into a new Database of the old major.
-    if (Number(to) < Number(from))
-      return [
-        deny(
-          "spec.version",
-          `cannot go down from ${from} to ${to}: PostgreSQL ${to} cannot read data PostgreSQL ${from} wrote; restore a backup of PostgreSQL ${to} into a new Database instead`,
-        ),
-      ];
-    // A physical base backup only restores into the same major version, so the honest advice
-    // is a new Database filled by a dump and restore (or pg_upgrade outside the operator).
+/** An upgrade between its start and its end: a new version change would pull the rug. */
+const UNDER_WAY = ["Waiting", "Stopping", "Upgrading", "Starting", "Finishing"];
+
+/** The spec apart from what a major upgrade changes (the version, and the image of that major). */
+const restOf = (spec: DatabaseSpec): Omit<DatabaseSpec, "version" | "image"> =>
+  omit(["version", "image"], spec);
+
+/**
+ * spec.version after creation (ADR 0041): it rises alone, which starts a major upgrade; it never
+ * falls below the major the data directory is on (status.version), so the one fall admitted is
+ * back to that major, before the conversion ran or after it failed.
+ */
+/** A fall: only back to the data's major, and not while the data is converted. */
+function fallDenials(from: string, to: string, data: string, phase?: string): Denial[] {
+  if (to !== data)
     return [
       deny(
         "spec.version",
-        `cannot change from ${from} to ${to}; the version is fixed after creation: a major upgrade needs a new Database with the new version, filled from the old one (dump and restore)`,
+        `cannot go down from ${from} to ${to}: PostgreSQL ${to} cannot read data PostgreSQL ${from} wrote; restore a backup of PostgreSQL ${to} into a new Database instead`,
       ),
     ];
+  if (phase === "Upgrading")
+    return [
+      deny(
+        "spec.version",
+        `cannot go back to ${to} now: the data directory is being converted to PostgreSQL ${from}; wait for status.upgrade to end`,
+      ),
+    ];
+  return [];
+}
+
+/**
+ * Rises pg_upgrade cannot make with pgkeeper's own images (ADR 0041, found by the rehearsal of
+ * the schema): Debian's builds of 15 and 17 keep a column option (pg_attver) on every column that
+ * its build of 18 refuses, so each such upgrade would fail after every instance stopped.
+ */
+const UNREACHABLE_WITH_OWN_IMAGES: Record<string, readonly string[]> = { "18": ["15", "17"] };
+
+function unreachable(
+  from: string,
+  to: string,
+  image: string | undefined,
+  config: OperatorConfig,
+): Denial[] {
+  const ownImage = hasImageFor(to, config) && image === defaultImageFor(to, config);
+  if (!ownImage || !UNREACHABLE_WITH_OWN_IMAGES[to]?.includes(from)) return [];
+  return [
+    deny(
+      "spec.version",
+      `cannot rise from ${from} to ${to} with pgkeeper's images: their PostgreSQL ${from} keeps a column option (pg_attver) that PostgreSQL ${to}'s refuses, so pg_upgrade would fail after every instance stopped; move to ${to} by logical replication into a new Database (wal_level: logical), or name images that can in spec.image`,
+    ),
+  ];
+}
+
+/** A rise: one upgrade at a time, from the data's major, changing nothing else. */
+function riseDenials(old: CheckedDatabase, db: CheckedDatabase, config: OperatorConfig): Denial[] {
+  const [from, to] = [old.spec.version, db.spec.version];
+  const data = old.status?.version ?? from;
+  const upgrade = old.status?.upgrade;
+  if (upgrade?.phase !== undefined && UNDER_WAY.includes(upgrade.phase))
+    return [
+      deny(
+        "spec.version",
+        `cannot change to ${to} while the upgrade to ${upgrade.to ?? from} is under way (status.upgrade.phase ${upgrade.phase})`,
+      ),
+    ];
+  if (data !== from)
+    return [
+      deny(
+        "spec.version",
+        `cannot rise to ${to}: the data directory is PostgreSQL ${data}'s (the upgrade to ${from} did not complete); set spec.version back to ${data} first`,
+      ),
+    ];
+  if (!equals(restOf(old.spec), restOf(db.spec)))
+    return [
+      deny(
+        "spec.version",
+        `a major upgrade from ${from} to ${to} changes spec.version alone (and spec.image, to an image of PostgreSQL ${to}): apply the other changes in a separate update, before or after it`,
+      ),
+    ];
+  return unreachable(from, to, db.spec.image, config);
+}
+
+/**
+ * spec.version after creation (ADR 0041): it rises alone, which starts a major upgrade; it never
+ * falls below the major the data directory is on (status.version), so the one fall admitted is
+ * back to that major, before the conversion ran or after it failed.
+ */
+export const versionChangeRule: Rule = {
+  name: "version-change",
+  check: ({ db, old, config }) => {
+    if (!old || old.spec.version === db.spec.version) return [];
+    const [from, to] = [old.spec.version, db.spec.version];
+    if (Number(to) < Number(from))
+      return fallDenials(from, to, old.status?.version ?? from, old.status?.upgrade?.phase);
+    return riseDenials(old, db, config);
   },
 };
 

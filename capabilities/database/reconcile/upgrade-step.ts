@@ -1,0 +1,235 @@
+/**
+ * The major upgrade step (ADR 0041; upgrade/decide.ts decides): what this pass sees, gathered from
+ * the cache; the decision's status recorded first, by the pass's one writer, then its effects
+ * (a Job, a Backup, an Event), each of which a later pass repeats when it did not happen.
+ */
+import type { V1Container } from "@kubernetes/client-node";
+import { ConditionInput, setCondition } from "../api/conditions";
+import { BACKUP_REF } from "../api/kinds";
+import { commonLabels, LABEL_COMPONENT, LABEL_DATABASE } from "../api/names";
+import { KubeObject } from "../cluster/cluster";
+import { jobEnded, terminationMessage } from "../cluster/jobs";
+import { isPodReady } from "../cluster/objects";
+import { POSTGRES_CONTAINER } from "../specs/layout";
+import { identity } from "../specs/meta";
+import {
+  buildUpgradeJob,
+  UPGRADE_COMPONENT,
+  upgradeJobName,
+  UpgradeJobStep,
+} from "../specs/upgrade-job";
+import {
+  decideUpgrade,
+  isUnderWay,
+  JobState,
+  UpgradeDecision,
+  UpgradeEffect,
+  UpgradeStatus,
+  UpgradeView,
+} from "../upgrade/decide";
+import type { Found, Pass, StepResult } from "./pass";
+import { primaryOf } from "./pods";
+
+/** While an upgrade runs, look again at least this often (Jobs and pods also wake the pass). */
+const UNDER_WAY_REQUEUE_MS = 5000;
+
+const backupNameFor = (db: string, to: string): string => `${db}-upgrade-${to}`;
+
+async function jobStateOf(pass: Pass, step: UpgradeJobStep): Promise<JobState> {
+  const { namespace, name } = identity(pass.db);
+  const jobName = upgradeJobName(name, step);
+  const job = await pass.deps.cluster.get(
+    { apiVersion: "batch/v1", kind: "Job", namespace, name: jobName },
+    { missingIsAbsent: true },
+  );
+  if (!job) return { state: "absent" };
+  const ended = jobEnded(job);
+  if (ended === undefined) return { state: "running" };
+  const pods = await pass.deps.cluster.list({ apiVersion: "v1", kind: "Pod" }, namespace, {
+    [LABEL_DATABASE]: name,
+    [LABEL_COMPONENT]: UPGRADE_COMPONENT,
+  });
+  const newest = pods
+    .filter(p => p.metadata?.labels?.["job-name"] === jobName)
+    .sort((a, b) =>
+      String(b.metadata?.creationTimestamp ?? "").localeCompare(
+        String(a.metadata?.creationTimestamp ?? ""),
+      ),
+    )[0];
+  const message = (terminationMessage(newest) ?? "").trim();
+  return ended === "succeeded" ? { state: "succeeded", message } : { state: "failed", message };
+}
+
+const phaseOf = (o: KubeObject): string | undefined =>
+  (o.status as { phase?: string } | undefined)?.phase;
+
+/** What an upgrade waits for before it stops anything: an operation, or a backup that runs. */
+function busyWith(pass: Pass, backups: KubeObject[]): string | undefined {
+  const operation = pass.db.status?.operation;
+  if (operation) return `the ${operation.type.toLowerCase()} of ${operation.from}`;
+  const running = backups.find(b => phaseOf(b) === "Running");
+  return running ? `the Backup ${running.metadata?.name ?? ""}` : undefined;
+}
+
+/** The newest Completed Backup's stop time. */
+function lastBackupAt(backups: KubeObject[]): string | undefined {
+  const times = backups
+    .filter(b => phaseOf(b) === "Completed")
+    .map(b => (b.status as { stoppedAt?: string }).stoppedAt ?? "")
+    .filter(t => t !== "")
+    .sort();
+  return times.at(-1);
+}
+
+function primaryServing(pass: Pass, primary: string): boolean {
+  const pod = pass.pods.find(p => p.metadata?.name === primary);
+  if (!pod || !isPodReady(pod)) return false;
+  const containers = (pod.spec as { containers?: V1Container[] } | undefined)?.containers ?? [];
+  return containers.find(c => c.name === POSTGRES_CONTAINER)?.image === pass.wanted.image;
+}
+
+/** The upgrade's own Backup, once it exists: its phase and why it failed. */
+function ownBackupOf(
+  u: UpgradeStatus | undefined,
+  backups: KubeObject[],
+): Pick<UpgradeView, "backup"> {
+  const own = u?.backup ? backups.find(b => b.metadata?.name === u.backup) : undefined;
+  if (!own) return {};
+  const error = (own.status as { message?: string } | undefined)?.message;
+  return { backup: { phase: phaseOf(own), ...(error ? { error } : {}) } };
+}
+
+/** The Jobs, read only while an upgrade is under way. */
+async function jobsOf(
+  pass: Pass,
+  u: UpgradeStatus | undefined,
+): Promise<Pick<UpgradeView, "convertJob" | "commitJob">> {
+  if (!isUnderWay(u)) return { convertJob: { state: "absent" }, commitJob: { state: "absent" } };
+  return {
+    convertJob: await jobStateOf(pass, "convert"),
+    commitJob: await jobStateOf(pass, "commit"),
+  };
+}
+
+async function viewOf(pass: Pass, found: Found): Promise<UpgradeView> {
+  const upgrade = pass.writer.status?.upgrade;
+  const backups = found.backups ?? [];
+  const primary = found.primary ?? primaryOf(pass.db);
+  return {
+    wanted: { version: pass.wanted.version, image: pass.wanted.image },
+    data: pass.dataVersion,
+    runningImage: pass.running.image ?? pass.spec.image,
+    ...(upgrade ? { upgrade } : {}),
+    primary,
+    busyWith: busyWith(pass, backups),
+    pods: pass.pods.length,
+    primaryServing: primaryServing(pass, upgrade?.primary ?? primary),
+    ...(await jobsOf(pass, upgrade)),
+    backsUp: pass.wanted.backup?.objectStore !== undefined,
+    lastBackupAt: lastBackupAt(backups),
+    ...ownBackupOf(upgrade, backups),
+    now: pass.deps.now(),
+  };
+}
+
+/** The MajorUpgrade condition: True once the last upgrade succeeded. */
+function conditionOf(u: UpgradeStatus): ConditionInput {
+  return {
+    type: "MajorUpgrade",
+    status: u.phase === "Succeeded" ? "True" : "False",
+    reason: u.phase,
+    message: `PostgreSQL ${u.from} to ${u.to}: ${u.message ?? u.phase}`,
+  };
+}
+
+/** status.upgrade with the name of the Backup it is about to create. */
+const withBackupName = (pass: Pass, decision: UpgradeDecision): UpgradeStatus | undefined => {
+  const u = decision.upgrade;
+  if (!u || !decision.effects.includes("createBackup")) return u;
+  return { ...u, backup: backupNameFor(identity(pass.db).name, u.to) };
+};
+
+/** The decision's status, written before its effects; status.version once known. */
+async function record(pass: Pass, decision: UpgradeDecision): Promise<UpgradeStatus | undefined> {
+  const { writer, deps, db } = pass;
+  const before = writer.status;
+  const upgrade = withBackupName(pass, decision);
+  const version = decision.version ?? (before?.version ? undefined : pass.dataVersion);
+  if (!upgrade && !version) return before?.upgrade;
+  const recorded = upgrade
+    ? {
+        upgrade,
+        conditions: setCondition(
+          before?.conditions,
+          conditionOf(upgrade),
+          deps.now(),
+          db.metadata?.generation,
+        ),
+      }
+    : {};
+  await writer.update({ ...(version ? { version } : {}), ...recorded });
+  return writer.status?.upgrade;
+}
+
+async function deleteJobs(pass: Pass): Promise<void> {
+  const { namespace, name } = identity(pass.db);
+  for (const step of ["convert", "commit"] as const) {
+    await pass.deps.cluster.delete(
+      { apiVersion: "batch/v1", kind: "Job", namespace, name: upgradeJobName(name, step) },
+      { background: true },
+    );
+  }
+}
+
+function upgradeBackup(pass: Pass, u: UpgradeStatus): KubeObject {
+  const { namespace, name } = identity(pass.db);
+  return {
+    ...BACKUP_REF,
+    metadata: {
+      name: u.backup ?? backupNameFor(name, u.to),
+      namespace,
+      labels: commonLabels(name),
+    },
+    spec: { database: name, type: "full" },
+  };
+}
+
+async function carryOut(pass: Pass, effect: UpgradeEffect, u: UpgradeStatus): Promise<void> {
+  const cluster = pass.deps.cluster;
+  const newMajor = { ...pass.input, spec: pass.wanted };
+  const job = (step: UpgradeJobStep) =>
+    buildUpgradeJob(newMajor, {
+      step,
+      primary: u.primary ?? primaryOf(pass.db),
+      from: u.from,
+      fromImage: u.fromImage ?? pass.spec.image,
+    });
+  switch (effect) {
+    case "deleteJobs":
+      return deleteJobs(pass);
+    case "createConvertJob":
+      return void (await cluster.apply(job("convert") as KubeObject));
+    case "createCommitJob":
+      return void (await cluster.apply(job("commit") as KubeObject));
+    case "createBackup":
+      return void (await cluster.apply(upgradeBackup(pass, u)));
+    case "announce":
+      return cluster.recordEvent(pass.db, {
+        type: u.phase === "Failed" ? "Warning" : "Normal",
+        reason: `MajorUpgrade${u.phase}`,
+        message: `PostgreSQL ${u.from} to ${u.to}: ${u.message ?? u.phase}`,
+      });
+  }
+}
+
+export async function upgradeStep(pass: Pass, found: Found): Promise<StepResult> {
+  try {
+    const view = await viewOf(pass, found);
+    const decision = decideUpgrade(view);
+    const upgrade = await record(pass, decision);
+    for (const effect of decision.effects) if (upgrade) await carryOut(pass, effect, upgrade);
+    return isUnderWay(upgrade) ? { requeueAfterMs: UNDER_WAY_REQUEUE_MS } : {};
+  } catch (failure) {
+    return { failure };
+  }
+}

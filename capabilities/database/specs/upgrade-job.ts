@@ -1,0 +1,159 @@
+/**
+ * The Jobs of a major upgrade (ADR 0041), on the primary's data claim while its instance is
+ * stopped (the conversion) or beside it on its node (the commit):
+ *
+ * - `<db>-upgrade`: the old major's image exports its programs into a shared emptyDir (an init
+ *   container), then the new major's image runs `upgrade.sh job`: pg_upgrade --copy beside the
+ *   old data directory, the statistics and the repository's stanza, or a rollback with the
+ *   reason in its termination message.
+ * - `<db>-upgrade-commit`: deletes the kept old data directory once the new major has a backup.
+ *
+ * Owned by the Database. The script is the container's command (not the ConfigMap's), so the
+ * instances' configuration, and the restart its change would roll out, stay as they are.
+ */
+import type { V1Container, V1Job } from "@kubernetes/client-node";
+import { LABEL_COMPONENT } from "../api/names";
+import {
+  CONFIG_DIR,
+  CONFIG_VOLUME,
+  CREDENTIALS_DIR,
+  CREDENTIALS_VOLUME,
+  DATA_MOUNT,
+  DATA_VOLUME,
+  ENV,
+  PGBACKREST_CA_DIR,
+  PGBACKREST_CA_VOLUME,
+  PGDATA,
+  RUN_DIR,
+  RUN_VOLUME,
+  TMP_VOLUME,
+  UPGRADE_DIR,
+} from "./layout";
+import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
+import { podScheduling } from "./scheduling";
+import { UPGRADE_SH } from "./scripts/upgrade";
+import { containerSecurityContext, podSecurityContext } from "./security";
+import { imagePullSecrets } from "./image-pull";
+import { caVolume, instanceCredentials, resources } from "./statefulset";
+
+/** On the upgrade Jobs and their pods (never an instance's component). */
+export const UPGRADE_COMPONENT = "upgrade";
+export const UPGRADE_CONTAINER = "upgrade";
+const UPGRADE_VOLUME = "upgrade";
+
+export type UpgradeJobStep = "convert" | "commit";
+
+export const upgradeJobName = (db: string, step: UpgradeJobStep): string =>
+  step === "convert" ? `${db}-upgrade` : `${db}-upgrade-commit`;
+
+export interface UpgradeJobRequest {
+  step: UpgradeJobStep;
+  /** The instance whose data directory is upgraded (its claim is `pgdata-<instance>`). */
+  primary: string;
+  /** The old major and its image, whose programs pg_upgrade needs. */
+  from: string;
+  fromImage: string;
+}
+
+/** `upgrade.sh <subcommand>` as a container's command: the script is sh's `-c` text. */
+const upgradeCommand = (subcommand: string): string[] => [
+  "/bin/sh",
+  "-c",
+  UPGRADE_SH,
+  "upgrade.sh",
+  subcommand,
+];
+
+const scratchMounts = [
+  { name: UPGRADE_VOLUME, mountPath: UPGRADE_DIR },
+  { name: TMP_VOLUME, mountPath: "/tmp" },
+];
+
+function exportRuntime(input: BuildInput, req: UpgradeJobRequest): V1Container {
+  return {
+    name: "export-runtime",
+    image: req.fromImage,
+    imagePullPolicy: "IfNotPresent",
+    command: upgradeCommand("export-runtime"),
+    env: [
+      { name: "PGDATA", value: PGDATA },
+      { name: ENV.pgMajor, value: req.from },
+    ],
+    terminationMessagePolicy: "File",
+    securityContext: containerSecurityContext(),
+    resources: resources(input.spec),
+    volumeMounts: scratchMounts,
+  };
+}
+
+function upgradeContainer(input: BuildInput, req: UpgradeJobRequest): V1Container {
+  return {
+    name: UPGRADE_CONTAINER,
+    image: input.spec.image,
+    imagePullPolicy: "IfNotPresent",
+    command: upgradeCommand(req.step === "convert" ? "job" : "commit"),
+    env: [
+      { name: "PGDATA", value: PGDATA },
+      { name: ENV.pgMajor, value: input.spec.version },
+    ],
+    terminationMessagePolicy: "File",
+    securityContext: containerSecurityContext(),
+    resources: resources(input.spec),
+    volumeMounts: [
+      { name: DATA_VOLUME, mountPath: DATA_MOUNT },
+      { name: CONFIG_VOLUME, mountPath: CONFIG_DIR, readOnly: true },
+      { name: RUN_VOLUME, mountPath: RUN_DIR },
+      { name: CREDENTIALS_VOLUME, mountPath: CREDENTIALS_DIR, readOnly: true },
+      ...(input.spec.backup?.objectStore?.ca
+        ? [{ name: PGBACKREST_CA_VOLUME, mountPath: PGBACKREST_CA_DIR, readOnly: true }]
+        : []),
+      ...scratchMounts,
+    ],
+  };
+}
+
+/** The Job of one step; `input` is the new major's (spec.version and its image). */
+export function buildUpgradeJob(input: BuildInput, req: UpgradeJobRequest): Child<V1Job> {
+  const db = identity(input.db).name;
+  const meta = childMeta(input, upgradeJobName(db, req.step), {
+    [LABEL_COMPONENT]: UPGRADE_COMPONENT,
+  });
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: meta,
+    spec: {
+      // The conversion once more after a kill (upgrade.sh finishes or undoes a cut-short swap);
+      // the commit, which deletes a directory, a few times.
+      backoffLimit: req.step === "convert" ? 1 : 3,
+      template: {
+        metadata: { labels: meta.labels },
+        spec: {
+          restartPolicy: "Never",
+          enableServiceLinks: false,
+          serviceAccountName: namesOf(input).serviceAccount,
+          automountServiceAccountToken: false,
+          ...imagePullSecrets(input.spec),
+          securityContext: podSecurityContext(),
+          ...(req.step === "convert" ? { initContainers: [exportRuntime(input, req)] } : {}),
+          containers: [upgradeContainer(input, req)],
+          volumes: [
+            // The claim pins the pod to the volume's node: beside the running primary for the
+            // commit (ReadWriteOnce is per node).
+            {
+              name: DATA_VOLUME,
+              persistentVolumeClaim: { claimName: `${DATA_VOLUME}-${req.primary}` },
+            },
+            { name: CONFIG_VOLUME, configMap: { name: namesOf(input).configMap } },
+            { name: RUN_VOLUME, emptyDir: {} },
+            { name: TMP_VOLUME, emptyDir: {} },
+            { name: UPGRADE_VOLUME, emptyDir: {} },
+            instanceCredentials(input),
+            ...caVolume(input),
+          ],
+          ...podScheduling(db, input.spec.scheduling, false),
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,229 @@
+import { decideUpgrade, haStandsAside, JobState, UpgradeStatus, UpgradeView } from "./decide";
+
+const NOW = new Date("2026-12-07T12:00:00Z");
+const AT = (s: number): string => new Date(NOW.getTime() - s * 1000).toISOString();
+
+const view = (over: Partial<UpgradeView> = {}): UpgradeView => ({
+  wanted: { version: "17", image: "pg:17" },
+  data: "15",
+  runningImage: "pg:15",
+  primary: "orders-1",
+  pods: 3,
+  primaryServing: false,
+  convertJob: { state: "absent" },
+  commitJob: { state: "absent" },
+  backsUp: true,
+  now: NOW,
+  ...over,
+});
+
+const under = (
+  phase: UpgradeStatus["phase"],
+  over: Partial<UpgradeStatus> = {},
+): UpgradeStatus => ({
+  from: "15",
+  to: "17",
+  fromImage: "pg:15",
+  primary: "orders-1",
+  phase,
+  startedAt: AT(120),
+  ...over,
+});
+
+const succeeded: JobState = { state: "succeeded", message: "Upgraded from PostgreSQL 15 to 17." };
+
+describe("decideUpgrade", () => {
+  it.each<[string, Partial<UpgradeView>, Partial<UpgradeStatus> | undefined, string[], string?]>([
+    ["nothing asked", { wanted: { version: "15", image: "pg:15" } }, undefined, []],
+    [
+      "a rise starts by stopping, recording the old image and the primary",
+      {},
+      { phase: "Stopping", from: "15", to: "17", fromImage: "pg:15", primary: "orders-1" },
+      ["deleteJobs", "announce"],
+    ],
+    [
+      "a rise during a failover waits",
+      { busyWith: "the failover of orders-0" },
+      {
+        phase: "Waiting",
+        message: "Waiting for the failover of orders-0 to end before stopping the instances",
+      },
+      ["deleteJobs", "announce"],
+    ],
+    ["the failed rise is not tried again by itself", { upgrade: under("Failed") }, undefined, []],
+    [
+      "a rise after a cancelled one starts anew",
+      { upgrade: under("Cancelled") },
+      { phase: "Stopping" },
+      ["deleteJobs", "announce"],
+    ],
+    [
+      "waiting ends when the operation did",
+      { upgrade: under("Waiting") },
+      { phase: "Stopping" },
+      [],
+    ],
+    ["stopping waits for the last pod", { upgrade: under("Stopping"), pods: 1 }, undefined, []],
+    [
+      "every pod gone: the conversion Job, and the stop time",
+      { upgrade: under("Stopping"), pods: 0 },
+      { phase: "Upgrading", stoppedAt: NOW.toISOString() },
+      ["createConvertJob"],
+    ],
+    [
+      "a conversion Job missing (operator restarted between) is created",
+      { upgrade: under("Upgrading"), pods: 0 },
+      undefined,
+      ["createConvertJob"],
+    ],
+    [
+      "the Job running: nothing",
+      { upgrade: under("Upgrading"), pods: 0, convertJob: { state: "running" } },
+      undefined,
+      [],
+    ],
+    [
+      "the Job failed: the old major comes back, with pg_upgrade's reason",
+      {
+        upgrade: under("Upgrading"),
+        pods: 0,
+        convertJob: { state: "failed", message: "pg_upgrade failed: x" },
+      },
+      { phase: "Failed", message: "pg_upgrade failed: x", finishedAt: NOW.toISOString() },
+      ["announce"],
+    ],
+    [
+      "the Job succeeded: the data is the new major's",
+      { upgrade: under("Upgrading"), pods: 0, convertJob: succeeded },
+      { phase: "Starting" },
+      ["announce"],
+      "17",
+    ],
+    [
+      "starting waits for the primary",
+      { upgrade: under("Starting", { stoppedAt: AT(40) }), data: "17" },
+      undefined,
+      [],
+    ],
+    [
+      "the primary serves: the downtime, and a backup",
+      { upgrade: under("Starting", { stoppedAt: AT(40) }), data: "17", primaryServing: true },
+      { phase: "Finishing", servingAt: NOW.toISOString(), downtimeSeconds: 40 },
+      ["createBackup"],
+    ],
+    [
+      "no object store: the commit at once",
+      {
+        upgrade: under("Starting", { stoppedAt: AT(40) }),
+        data: "17",
+        primaryServing: true,
+        backsUp: false,
+      },
+      { phase: "Finishing", downtimeSeconds: 40 },
+      ["createCommitJob"],
+    ],
+    [
+      "finishing: the Backup not made yet (operator restarted between) is made",
+      { upgrade: under("Finishing", { servingAt: AT(10) }), data: "17" },
+      undefined,
+      ["createBackup"],
+    ],
+    [
+      "a Backup older than the new major does not count",
+      {
+        upgrade: under("Finishing", { servingAt: AT(10), backup: "b" }),
+        data: "17",
+        backup: { phase: "Running" },
+        lastBackupAt: AT(600),
+      },
+      undefined,
+      [],
+    ],
+    [
+      "the backup failed: the old data is kept, and why",
+      {
+        upgrade: under("Finishing", { servingAt: AT(10), backup: "b" }),
+        data: "17",
+        backup: { phase: "Failed", error: "store down" },
+      },
+      {
+        phase: "Finishing",
+        message:
+          "The backup of PostgreSQL 17 failed (store down); the old data directory is kept until a Backup of this Database completes",
+      },
+      [],
+    ],
+    [
+      "backed up: the commit",
+      {
+        upgrade: under("Finishing", { servingAt: AT(10), backup: "b" }),
+        data: "17",
+        backup: { phase: "Completed" },
+        lastBackupAt: AT(2),
+      },
+      undefined,
+      ["createCommitJob"],
+    ],
+    [
+      "committed: succeeded",
+      {
+        upgrade: under("Finishing", { servingAt: AT(10) }),
+        data: "17",
+        backsUp: false,
+        commitJob: { state: "succeeded", message: "" },
+      },
+      { phase: "Succeeded", finishedAt: NOW.toISOString() },
+      ["deleteJobs", "announce"],
+    ],
+    [
+      "set back before the conversion: cancelled",
+      { upgrade: under("Stopping"), wanted: { version: "15", image: "pg:15" }, pods: 1 },
+      { phase: "Cancelled", message: "spec.version was set back to 15" },
+      ["announce"],
+    ],
+    [
+      "set back after a failure: cancelled, the failure kept in the message",
+      {
+        upgrade: under("Failed", { message: "pg_upgrade failed: x", finishedAt: AT(5) }),
+        wanted: { version: "15", image: "pg:15" },
+      },
+      {
+        phase: "Cancelled",
+        message: "spec.version was set back to 15. pg_upgrade failed: x",
+        finishedAt: AT(5),
+      },
+      ["announce"],
+    ],
+    [
+      "set back while converting: the conversion goes on (the webhook refuses it; CEL cannot)",
+      {
+        upgrade: under("Upgrading"),
+        wanted: { version: "15", image: "pg:15" },
+        pods: 0,
+        convertJob: { state: "running" },
+      },
+      undefined,
+      [],
+    ],
+  ])("%s", (...row) => {
+    // A rest parameter: jest would take a fifth declared parameter for its done callback.
+    const [, over, expected, effects, version] = row;
+    const decision = decideUpgrade(view(over));
+    if (expected === undefined) expect(decision.upgrade).toBeUndefined();
+    else expect(decision.upgrade).toMatchObject(expected);
+    expect(decision.effects).toEqual(effects);
+    expect(decision.version).toBe(version);
+  });
+
+  it.each<[UpgradeStatus["phase"] | undefined, boolean]>([
+    [undefined, false],
+    ["Waiting", false],
+    ["Stopping", true],
+    ["Upgrading", true],
+    ["Starting", true],
+    ["Finishing", false],
+    ["Failed", false],
+  ])("high availability stands aside in %s: %s", (phase, aside) => {
+    expect(haStandsAside(phase ? under(phase) : undefined)).toBe(aside);
+  });
+});
