@@ -725,3 +725,122 @@ describe("reconcile: guards", () => {
     expect(cluster.find("StatefulSet", NS, NAME)).toBeDefined();
   });
 });
+
+describe("reconcile: a major upgrade (spec.version raised)", () => {
+  const postgresOf = (sts: KubeObject | undefined) => {
+    const spec = sts?.spec as {
+      replicas: number;
+      template: {
+        spec: {
+          containers: { name: string; image: string; env: { name: string; value?: string }[] }[];
+        };
+      };
+    };
+    const c = spec.template.spec.containers.find(x => x.name === "postgres")!;
+    return {
+      replicas: spec.replicas,
+      image: c.image,
+      major: c.env.find(e => e.name === "PG_MAJOR")?.value,
+    };
+  };
+  /** The StatefulSet controller's part: every instance pod gone. */
+  const removePods = (cluster: FakeCluster): void => {
+    for (const [key, o] of [...cluster.objects]) if (o.kind === "Pod") cluster.objects.delete(key);
+  };
+  const upgradeJob = (cluster: FakeCluster) => cluster.find("Job", NS, `${NAME}-upgrade`);
+  const endJob = (cluster: FakeCluster, status: object, message: string) => {
+    const job = upgradeJob(cluster)!;
+    cluster.put({ ...job, status });
+    cluster.put({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: {
+        name: `${NAME}-upgrade-x1`,
+        namespace: NS,
+        labels: {
+          ...commonLabels(NAME),
+          "app.kubernetes.io/component": "upgrade",
+          "job-name": `${NAME}-upgrade`,
+        },
+      },
+      status: { containerStatuses: [{ state: { terminated: { exitCode: 0, message } } }] },
+    });
+  };
+
+  it("runs the data's major until the Job converted it, with every instance stopped meanwhile", async () => {
+    const { cluster, run, stored, updateSpec, addPod } = setup({ version: "15", instances: 2 });
+    await run();
+    expect(stored().status?.version).toBe("15");
+    const before = postgresOf(cluster.find("StatefulSet", NS, NAME));
+    expect(before).toMatchObject({ replicas: 2, major: "15" });
+
+    updateSpec({ version: "17", image: before.image.replace(":15", ":17") });
+    addPod(0, true);
+    addPod(1, true);
+    await run();
+    // The first pass after the rise: still 15 (a pod recreated now starts the old major), and
+    // the stop recorded.
+    expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual(before);
+    expect(stored().status?.upgrade).toMatchObject({
+      from: "15",
+      to: "17",
+      phase: "Stopping",
+      fromImage: before.image,
+    });
+    await run();
+    expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual({ ...before, replicas: 0 });
+    expect(upgradeJob(cluster)).toBeUndefined(); // the pods are still there
+
+    removePods(cluster);
+    await run();
+    expect(stored().status?.upgrade?.phase).toBe("Upgrading");
+    const job = upgradeJob(cluster)!;
+    const pod = (
+      job.spec as {
+        template: {
+          spec: { initContainers: { image: string }[]; containers: { image: string }[] };
+        };
+      }
+    ).template.spec;
+    expect(pod.initContainers[0].image).toBe(before.image);
+    expect(pod.containers[0].image).toBe(before.image.replace(":15", ":17"));
+    expect(stored().status?.phase).toBe("Upgrading");
+
+    endJob(cluster, { succeeded: 1 }, "Upgraded from PostgreSQL 15 to 17.");
+    await run();
+    expect(stored().status).toMatchObject({ version: "17", upgrade: { phase: "Starting" } });
+    await run();
+    expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toMatchObject({
+      replicas: 2,
+      major: "17",
+    });
+  });
+
+  it("brings the old major back when the Job failed, saying why", async () => {
+    const { cluster, run, stored, updateSpec, addPod } = setup({ version: "15" });
+    await run();
+    const before = postgresOf(cluster.find("StatefulSet", NS, NAME));
+    updateSpec({ version: "17", image: before.image.replace(":15", ":17") });
+    addPod(0, true);
+    await run();
+    removePods(cluster);
+    await run();
+    endJob(
+      cluster,
+      { failed: 2, conditions: [{ type: "Failed", status: "True" }] },
+      "pg_upgrade failed: adminpack",
+    );
+    await run();
+    expect(stored().status?.upgrade).toMatchObject({
+      phase: "Failed",
+      message: "pg_upgrade failed: adminpack",
+    });
+    expect(stored().status?.version).toBe("15");
+    expect(stored().status?.conditions?.find(c => c.type === "MajorUpgrade")).toMatchObject({
+      status: "False",
+      reason: "Failed",
+    });
+    await run();
+    expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual(before);
+  });
+});
