@@ -12,7 +12,7 @@ import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { diagnosed } from "./diagnosis";
 import { healthy } from "./healthy";
-import { Load } from "./load";
+import { Load, startLoadOn } from "./load";
 import { missingAcknowledgedRows } from "./load/rows";
 import { createStoreSecrets, localObjectStore, pgbackrestIn } from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
@@ -108,14 +108,7 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
       }),
     );
     await healthy(ns, DB, 2, operator.logFile, 420_000);
-    const creds = appCredentials(ns, DB);
-    await waitFor("SQL through -rw", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
-    psql(creds, "create table load (id bigint primary key, at timestamptz default now())");
-    load = new Load(ns, DB);
-    load.start();
-    await waitFor("the first acknowledged writes", () => theLoad().acknowledged() > 20, {
-      timeoutMs: 60_000,
-    });
+    await startLoadOn(ns, DB, started => (load = started));
   }, 600_000);
 
   afterAll(async () => {

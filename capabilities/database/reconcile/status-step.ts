@@ -39,7 +39,7 @@ export async function statusStep(pass: Pass, found: Found): Promise<StepResult> 
     ),
   };
   const converged = convergedStatus(writer.status, observation, deps.now());
-  const next =
+  const observed =
     found.ha && deps.ha
       ? withHaStatus(
           converged,
@@ -50,7 +50,9 @@ export async function statusStep(pass: Pass, found: Found): Promise<StepResult> 
         )
       : converged;
   // Instances stopped or starting for a major upgrade: what the Database is doing, not Degraded.
-  if (haStandsAside(writer.status?.upgrade)) next.phase = "Upgrading";
+  const next: typeof observed = haStandsAside(writer.status?.upgrade)
+    ? { ...observed, phase: "Upgrading" }
+    : observed;
   await writer.write(next);
   await announceReady(pass, next);
   return next.phase === "Ready" ? {} : { requeueAfterMs: NOT_READY_REQUEUE_MS };

@@ -33,8 +33,8 @@ import {
   storeKeysProjection,
 } from "./store-access";
 import { BACKUP_JOB_SH } from "./scripts/backup-job";
-import { imagePullSecrets } from "./image-pull";
-import { containerSecurityContext, podSecurityContext } from "./security";
+import { jobPodBasics } from "./job-pod";
+import { containerSecurityContext } from "./security";
 
 /** On a backup Job and its pod: the Job's name (the Backup's, shortened to fit a label). */
 export const LABEL_BACKUP = "pgkeeper.dev/backup";
@@ -109,12 +109,7 @@ export function buildBackupJob(
       template: {
         metadata: { labels },
         spec: {
-          restartPolicy: "Never",
-          enableServiceLinks: false,
-          serviceAccountName: namesOf(input).serviceAccount,
-          automountServiceAccountToken: false,
-          ...imagePullSecrets(input.spec),
-          securityContext: podSecurityContext(),
+          ...jobPodBasics(input),
           containers: [
             {
               name: BACKUP_JOB_CONTAINER,

@@ -32,8 +32,8 @@ import {
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { podScheduling } from "./scheduling";
 import { UPGRADE_SH } from "./scripts/upgrade";
-import { containerSecurityContext, podSecurityContext } from "./security";
-import { imagePullSecrets } from "./image-pull";
+import { containerSecurityContext } from "./security";
+import { jobPodBasics } from "./job-pod";
 import { caVolume, instanceCredentials, resources } from "./statefulset";
 
 /** On the upgrade Jobs and their pods (never an instance's component). */
@@ -129,12 +129,7 @@ export function buildUpgradeJob(input: BuildInput, req: UpgradeJobRequest): Chil
       template: {
         metadata: { labels: meta.labels },
         spec: {
-          restartPolicy: "Never",
-          enableServiceLinks: false,
-          serviceAccountName: namesOf(input).serviceAccount,
-          automountServiceAccountToken: false,
-          ...imagePullSecrets(input.spec),
-          securityContext: podSecurityContext(),
+          ...jobPodBasics(input),
           ...(req.step === "convert" ? { initContainers: [exportRuntime(input, req)] } : {}),
           containers: [upgradeContainer(input, req)],
           volumes: [

@@ -15,7 +15,7 @@ import { waitFor } from "../../integration/harness/wait";
 import { type OperatorLog, diagnosed } from "../diagnosis";
 import { FaultMatrix } from "../fault-matrix";
 import { healthy as waitHealthy } from "../healthy";
-import { Load, loadWriters } from "../load";
+import { Load, loadWriters, startLoadOn } from "../load";
 import { missingAcknowledgedRows } from "../load/rows";
 import { appCredentials, psql, superuserAt } from "../psql";
 
@@ -127,14 +127,7 @@ export function quorumDatabaseUnderLoad(
       }),
     );
     await healthy(DB, 3, 420_000);
-    const creds = appCredentials(ns, DB);
-    await waitFor("SQL through -rw", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
-    psql(creds, "create table load (id bigint primary key, at timestamptz default now())");
-    load = new Load(ns, DB);
-    load.start();
-    await waitFor("the first acknowledged writes", () => theLoad().acknowledged() > 20, {
-      timeoutMs: 60_000,
-    });
+    await startLoadOn(ns, DB, started => (load = started));
   }, 600_000);
 
   // Whatever the test before did, the next one starts from a whole Database (or says why not).

@@ -12,6 +12,8 @@ import { get } from "../../integration/harness/kubectl";
 import { Ack, AckLog, ackAfterOutage } from "./ack-log";
 import { startChild, stopChild } from "./child";
 import type { LoadConfig } from "./load";
+import { waitFor } from "../../integration/harness/wait";
+import { appCredentials, psql } from "../psql";
 
 export type { Ack };
 export { podProcesses, postgresPids, postmasterPid, signalEach } from "./processes";
@@ -138,4 +140,25 @@ export class Load {
   errorTimes(): number[] {
     return this.errors().map(l => Number(l.split(" ")[0]));
   }
+}
+
+/**
+ * A `load` table made through `<db>-rw` and a writer on it, handed to `started` as soon as it
+ * runs (so the suite stops it even if what follows fails); resolves once writes are acknowledged.
+ */
+export async function startLoadOn(
+  namespace: string,
+  database: string,
+  started: (load: Load) => void,
+): Promise<Load> {
+  const creds = appCredentials(namespace, database);
+  await waitFor("SQL through -rw", () => psql(creds, "select 1") === "1", { timeoutMs: 60_000 });
+  psql(creds, "create table load (id bigint primary key, at timestamptz default now())");
+  const load = new Load(namespace, database);
+  load.start();
+  started(load);
+  await waitFor("the first acknowledged writes", () => load.acknowledged() > 20, {
+    timeoutMs: 60_000,
+  });
+  return load;
 }
