@@ -1,10 +1,10 @@
 /**
  * A major upgrade by raising spec.version (ADR 0041), under an acknowledging writer, with WAL
- * archiving into the local object store: a 2-instance Database on PostgreSQL 15 whose upgrade to
+ * archiving into the local object store: a 3-instance Database on PostgreSQL 15 whose upgrade to
  * 17 is first refused by pg_upgrade (an extension 17 lacks: 15 serves again, the data as it was,
- * spec.version set back cancels it), then done once it is dropped: the primary converted by
- * pg_upgrade in a Job, the standby cloned again, a backup of 17, the old data deleted. Every
- * version, row and replication state is read from PostgreSQL.
+ * spec.version set back cancels it), then fails with its pg_upgrade killed midway (15 again),
+ * then is done: the primary converted by pg_upgrade in a Job, the standbys cloned again, a backup
+ * of 17, the old data deleted. Every version, row and replication state is read from PostgreSQL.
  */
 import { database, operatorSuite } from "../integration/harness/fixtures";
 import { create, get, kubectlOk, list, Obj } from "../integration/harness/kubectl";
@@ -12,7 +12,7 @@ import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { diagnosed } from "./diagnosis";
 import { healthy } from "./healthy";
-import { Load, startLoadOn } from "./load";
+import { Load, podProcesses, signalEach, startLoadOn } from "./load";
 import { missingAcknowledgedRows } from "./load/rows";
 import { createStoreSecrets, localObjectStore, pgbackrestIn } from "./object-store";
 import { appCredentials, psql, superuserAt } from "./psql";
@@ -89,7 +89,7 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
     expect(check.missing).toBe(0);
   }
 
-  /** Every instance answers with `major`, the standby streams from the primary. */
+  /** Every instance answers with `major`, the standbys stream from the primary. */
   function runsMajor(major: string): void {
     const primary = status().currentPrimary!;
     for (const p of podsOf())
@@ -103,11 +103,11 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
     createStoreSecrets(ns);
     create(
       database(ns, DB, {
-        instances: 2,
+        instances: 3,
         backup: { objectStore: localObjectStore(), archiveTimeoutSeconds: 5 },
       }),
     );
-    await healthy(ns, DB, 2, operator.logFile, 420_000);
+    await healthy(ns, DB, 3, operator.logFile, 420_000);
     await startLoadOn(ns, DB, started => (load = started));
   }, 600_000);
 
@@ -124,7 +124,7 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
     console.log(`refused: ${failed.message}`);
     expect(failed.message).toContain("adminpack");
     expect(failed.message).toContain("as it was");
-    await healthy(ns, DB, 2, operator.logFile, 420_000);
+    await healthy(ns, DB, 3, operator.logFile, 420_000);
     runsMajor("15");
     expect(status().version).toBe("15");
     await nothingLost();
@@ -134,12 +134,48 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
     onInstance(status().currentPrimary!, "drop extension adminpack");
   }, 900_000);
 
+  it("rolls back when pg_upgrade is killed midway: 15 serves again on the data as it was", async () => {
+    setVersion("17");
+    const jobPodUid = await waitFor(
+      "the upgrade Job's pod",
+      () => list("pod", ns, `job-name=${DB}-upgrade`)[0]?.metadata.uid,
+      { timeoutMs: 300_000, intervalMs: 500 },
+    );
+    // Caught while it copies (a few seconds here), from the node's side.
+    const killed = await waitFor(
+      "pg_upgrade running in the Job",
+      () => {
+        const found = podProcesses(jobPodUid, "pg_upgrade");
+        signalEach(
+          found.map(p => p.pid),
+          "SIGKILL",
+        );
+        return found.length > 0 ? found.length : undefined;
+      },
+      { timeoutMs: 300_000, intervalMs: 50 },
+    );
+    expect(killed).toBeGreaterThan(0);
+    const failed = await phaseIs("Failed", 300_000);
+    console.log(`killed: ${failed.message}`);
+    expect(failed.message).toContain(
+      "pg_upgrade from PostgreSQL 15 to 17 failed, and PostgreSQL 15's data directory is as it was",
+    );
+    await healthy(ns, DB, 3, operator.logFile, 420_000);
+    runsMajor("15");
+    expect(status().version).toBe("15");
+    await nothingLost();
+    setVersion("15");
+    await phaseIs("Cancelled", 120_000);
+  }, 900_000);
+
   it("upgrades to 17: converted by pg_upgrade, the standby cloned again, backed up, old data deleted", async () => {
     const t0 = Date.now();
     setVersion("17");
     const done = await phaseIs("Succeeded", 900_000);
+    // The downtime as the writer saw it: from its last acknowledged write on 15 to its first on 17.
+    const gap = theLoad().longestGap(t0, Date.now());
     console.log(
-      `15 -> 17 in ${Math.round((Date.now() - t0) / 1000)} s, writes refused for ${done.downtimeSeconds} s (stop to primary serving)`,
+      `15 -> 17 in ${Math.round((Date.now() - t0) / 1000)} s; no acknowledged write for ${(gap / 1000).toFixed(1)} s; status.upgrade.downtimeSeconds ${done.downtimeSeconds} (stop to primary ready)`,
     );
     expect(done.downtimeSeconds).toBeGreaterThan(0);
     expect(status().version).toBe("17");
@@ -147,7 +183,7 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
       status: "True",
       reason: "Succeeded",
     });
-    await healthy(ns, DB, 2, operator.logFile, 420_000);
+    await healthy(ns, DB, 3, operator.logFile, 420_000);
     runsMajor("17");
     await nothingLost();
     // The new major's backup completed; the repository holds both majors' histories.

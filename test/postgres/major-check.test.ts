@@ -6,6 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import {
+  chownSync,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -50,6 +51,13 @@ function runEntrypoint(env: Record<string, string>): { status: number | null; me
     timeout: 60_000,
   });
   return { status: r.status, message: readFileSync(terminationLog, "utf8") };
+}
+
+/** A directory the server's account owns, as a data directory is. */
+function mkdirOwned(dir: string): void {
+  mkdirSync(dir, { mode: 0o700 });
+  const { uid, gid } = serverAccount();
+  if (uid !== undefined && gid !== undefined) chownSync(dir, uid, gid);
 }
 
 const dataFiles = () => readdirSync(server.dataDir).sort();
@@ -100,4 +108,33 @@ it("puts the old data directory back when a rollback of an upgrade was interrupt
   await server.stop("fast");
   expect(existsSync(`${server.dataDir}.pre-upgrade`)).toBe(false);
   expect(existsSync(`${server.dataDir}.upgrade`)).toBe(false);
+});
+
+it("puts its own major's data back when an upgrade Job did not finish after the swap", async () => {
+  // The Job swapped in the new major's directory (never started), kept the old one, and died.
+  renameSync(server.dataDir, `${server.dataDir}.pre-upgrade`);
+  mkdirOwned(server.dataDir);
+  cluster.writeOwned(path.join(server.dataDir, "PG_VERSION"), `${Number(pgMajor()) + 2}\n`);
+  cluster.writeOwned(`${server.dataDir}.unfinished`, "");
+  await server.start(60_000, launch);
+  expect(server.sql("SELECT answer FROM kept")).toBe("42");
+  await server.stop("fast");
+  expect(existsSync(`${server.dataDir}.pre-upgrade`)).toBe(false);
+  expect(existsSync(`${server.dataDir}.unfinished`)).toBe(false);
+});
+
+it("never starts the data an unfinished upgrade Job left with another major's programs", () => {
+  // Seen from the new major's side: its data beside an older one the Job kept.
+  const kept = `${server.dataDir}.pre-upgrade`;
+  mkdirOwned(kept);
+  cluster.writeOwned(path.join(kept, "PG_VERSION"), `${Number(pgMajor()) - 1}\n`);
+  cluster.writeOwned(`${server.dataDir}.unfinished`, "");
+  const before = dataFiles();
+  const { status, message } = runEntrypoint({});
+  expect(status).toBe(1);
+  expect(message).toContain(
+    `The upgrade from PostgreSQL ${Number(pgMajor()) - 1} did not finish (its Job failed)`,
+  );
+  expect(dataFiles()).toEqual(before);
+  expect(existsSync(kept)).toBe(true);
 });

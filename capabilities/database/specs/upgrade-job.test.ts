@@ -43,7 +43,7 @@ describe("buildUpgradeJob", () => {
     expect(main.volumeMounts!.map(m => m.mountPath)).toEqual(
       expect.arrayContaining(["/upgrade", "/var/lib/postgresql/data", "/config"]),
     );
-    expect(j.spec!.backoffLimit).toBe(1);
+    expect(j.spec!.backoffLimit).toBe(0);
   });
 
   it("never looks like an instance: its own component, no instance selector labels", () => {

@@ -123,9 +123,10 @@ export function buildUpgradeJob(input: BuildInput, req: UpgradeJobRequest): Chil
     kind: "Job",
     metadata: meta,
     spec: {
-      // The conversion once more after a kill (upgrade.sh finishes or undoes a cut-short swap);
-      // the commit, which deletes a directory, a few times.
-      backoffLimit: req.step === "convert" ? 1 : 3,
+      // The conversion once: any failure, a kill included, brings the old major back (the
+      // entrypoint undoes a swap the Job did not finish), and a retry is the user's. The commit,
+      // which deletes a directory, a few times.
+      backoffLimit: req.step === "convert" ? 0 : 3,
       template: {
         metadata: { labels: meta.labels },
         spec: {

@@ -121,9 +121,15 @@ function converting(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
   if (job.state === "running") return NOTHING;
   if (job.state === "failed")
     return {
-      upgrade: step(u, "Failed", job.message || "the upgrade Job failed without a reason", {
-        finishedAt: v.now.toISOString(),
-      }),
+      upgrade: step(
+        u,
+        "Failed",
+        job.message ||
+          `The upgrade Job ended without a reason (its pod killed or evicted); PostgreSQL ${u.from}'s data directory is put back as it was`,
+        {
+          finishedAt: v.now.toISOString(),
+        },
+      ),
       effects: ["announce"],
     };
   return {

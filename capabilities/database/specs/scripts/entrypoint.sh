@@ -471,6 +471,7 @@ if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
   mv "$PGDATA.old" "$PGDATA"
 fi
 settle_upgrade_dirs
+roll_back_unfinished_upgrade "$(program_major)"
 check_major
 if ! initialized; then
   prepare_empty_pgdata

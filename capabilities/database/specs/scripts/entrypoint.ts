@@ -200,10 +200,14 @@ find_pg_bin() {
 #                        committed (upgrade.sh commit) or rolled back (upgrade.sh rollback)
 #   $PGDATA.committed    the old major's data directory being deleted by a commit: never
 #                        trusted, so a commit cut short leaves nothing a rollback could take
+#   $PGDATA.unfinished   a file, from the upgrade Job's start to its success: while it exists the
+#                        new major's data directory never served, and the old major's entrypoint
+#                        puts its own data back (the Job failed; the operator runs the old major)
 UPGRADING_DIR="$PGDATA.upgrade"
 UPGRADED_DIR="$PGDATA.upgraded"
 PRE_UPGRADE_DIR="$PGDATA.pre-upgrade"
 COMMITTED_DIR="$PGDATA.committed"
+UNFINISHED_FILE="$PGDATA.unfinished"
 
 # Completes a swap of data directories that a kill interrupted: forward when the new cluster was
 # complete, back to the old data otherwise. Never deletes the old data directory.
@@ -228,6 +232,32 @@ settle_upgrade_dirs() {
     log "Finishing the deletion of a committed upgrade's old data directory"
     rm -rf "$COMMITTED_DIR"
   fi
+}
+
+# Puts the kept old data directory back in place of the new one, which goes.
+# shellcheck disable=SC2317
+put_back_old_data() {
+  mv "$PGDATA" "$UPGRADING_DIR"
+  mv "$PRE_UPGRADE_DIR" "$PGDATA"
+  rm -rf "$UPGRADING_DIR"
+}
+
+# In an instance's entrypoint ($1 its image's major): an upgrade Job that converted the data but
+# did not finish (killed after the swap, or failed) leaves the new data directory, which never
+# served, and the old one kept. The operator then runs the old major again: its data goes back.
+# No other image may start data the Job left unfinished. Without the Job's file, a newer data
+# directory has served and is never touched here.
+# shellcheck disable=SC2317
+roll_back_unfinished_upgrade() {
+  [ -e "$UNFINISHED_FILE" ] || return 0
+  if [ -d "$PRE_UPGRADE_DIR" ]; then
+    _kept=$(cat "$PRE_UPGRADE_DIR/PG_VERSION")
+    [ "$_kept" = "$1" ] ||
+      end_with_reason "The upgrade from PostgreSQL $_kept did not finish (its Job failed): the data directory beside the kept one never served; refusing to start it with PostgreSQL $1."
+    log "The upgrade from PostgreSQL $1 did not finish and its data directory never served; putting PostgreSQL $1's back"
+    put_back_old_data
+  fi
+  rm -f "$UNFINISHED_FILE"
 }
 : "\${pod_name:?$ENV_POD_NAME must be set}"
 : "\${primary_host:?$ENV_PRIMARY_HOST must be set}"
@@ -659,6 +689,7 @@ if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
   mv "$PGDATA.old" "$PGDATA"
 fi
 settle_upgrade_dirs
+roll_back_unfinished_upgrade "$(program_major)"
 check_major
 if ! initialized; then
   prepare_empty_pgdata

@@ -344,12 +344,15 @@ roll_back_because() {
   log "$1; rolling back to PostgreSQL $old_major's data directory"
   stop_server_of "$PGDATA"
   rollback
+  rm -f "$UNFINISHED_FILE"
   end_with_reason "$1. PostgreSQL $old_major's data directory is back in place, as it was."
 }
 
-# The upgrade Job. A rerun after a kill finds the swap settled by run and repeats the steps after
-# it, each of which may run twice.
+# The upgrade Job. Its file ($UNFINISHED_FILE) lasts until it succeeded: a Job killed after the
+# swap leaves the new data directory unserved, which the old major's entrypoint rolls back. A
+# rerun finds the swap settled by run and repeats the steps after it, each of which may run twice.
 upgrade_job() {
+  : >"$UNFINISHED_FILE"
   run
   [ -d "$PRE_UPGRADE_DIR" ] ||
     end_with_reason "The data directory is PostgreSQL $new_major's and no old one is kept: there is nothing to finish."
@@ -362,6 +365,7 @@ upgrade_job() {
       --pg1-path="$PGDATA" --no-online stanza-upgrade 2>"$UPGRADE_DIR/stanza-upgrade.errors" ||
       roll_back_because "pgbackrest stanza-upgrade failed: $(grep -m 1 ERROR "$UPGRADE_DIR/stanza-upgrade.errors" || tail -n 1 "$UPGRADE_DIR/stanza-upgrade.errors")"
   fi
+  rm -f "$UNFINISHED_FILE"
   write_reason "Upgraded from PostgreSQL $old_major to $new_major; the old data directory is kept until the upgrade is committed."
 }
 
@@ -369,9 +373,7 @@ rollback() {
   settle_upgrade_dirs
   [ -d "$PRE_UPGRADE_DIR" ] || end_with_reason "There is no old data directory to roll back to."
   log "Rolling back: PostgreSQL $(cat "$PRE_UPGRADE_DIR/PG_VERSION")'s data directory goes back in place"
-  mv "$PGDATA" "$UPGRADING_DIR"
-  mv "$PRE_UPGRADE_DIR" "$PGDATA"
-  rm -rf "$UPGRADING_DIR"
+  put_back_old_data
 }
 
 commit() {

@@ -194,10 +194,14 @@ find_pg_bin() {
 #                        committed (upgrade.sh commit) or rolled back (upgrade.sh rollback)
 #   $PGDATA.committed    the old major's data directory being deleted by a commit: never
 #                        trusted, so a commit cut short leaves nothing a rollback could take
+#   $PGDATA.unfinished   a file, from the upgrade Job's start to its success: while it exists the
+#                        new major's data directory never served, and the old major's entrypoint
+#                        puts its own data back (the Job failed; the operator runs the old major)
 UPGRADING_DIR="$PGDATA.upgrade"
 UPGRADED_DIR="$PGDATA.upgraded"
 PRE_UPGRADE_DIR="$PGDATA.pre-upgrade"
 COMMITTED_DIR="$PGDATA.committed"
+UNFINISHED_FILE="$PGDATA.unfinished"
 
 # Completes a swap of data directories that a kill interrupted: forward when the new cluster was
 # complete, back to the old data otherwise. Never deletes the old data directory.
@@ -222,6 +226,32 @@ settle_upgrade_dirs() {
     log "Finishing the deletion of a committed upgrade's old data directory"
     rm -rf "$COMMITTED_DIR"
   fi
+}
+
+# Puts the kept old data directory back in place of the new one, which goes.
+# shellcheck disable=SC2317
+put_back_old_data() {
+  mv "$PGDATA" "$UPGRADING_DIR"
+  mv "$PRE_UPGRADE_DIR" "$PGDATA"
+  rm -rf "$UPGRADING_DIR"
+}
+
+# In an instance's entrypoint ($1 its image's major): an upgrade Job that converted the data but
+# did not finish (killed after the swap, or failed) leaves the new data directory, which never
+# served, and the old one kept. The operator then runs the old major again: its data goes back.
+# No other image may start data the Job left unfinished. Without the Job's file, a newer data
+# directory has served and is never touched here.
+# shellcheck disable=SC2317
+roll_back_unfinished_upgrade() {
+  [ -e "$UNFINISHED_FILE" ] || return 0
+  if [ -d "$PRE_UPGRADE_DIR" ]; then
+    _kept=$(cat "$PRE_UPGRADE_DIR/PG_VERSION")
+    [ "$_kept" = "$1" ] ||
+      end_with_reason "The upgrade from PostgreSQL $_kept did not finish (its Job failed): the data directory beside the kept one never served; refusing to start it with PostgreSQL $1."
+    log "The upgrade from PostgreSQL $1 did not finish and its data directory never served; putting PostgreSQL $1's back"
+    put_back_old_data
+  fi
+  rm -f "$UNFINISHED_FILE"
 }
 umask 077
 RUNTIME="$UPGRADE_DIR/runtime"
@@ -532,12 +562,15 @@ roll_back_because() {
   log "$1; rolling back to PostgreSQL $old_major's data directory"
   stop_server_of "$PGDATA"
   rollback
+  rm -f "$UNFINISHED_FILE"
   end_with_reason "$1. PostgreSQL $old_major's data directory is back in place, as it was."
 }
 
-# The upgrade Job. A rerun after a kill finds the swap settled by run and repeats the steps after
-# it, each of which may run twice.
+# The upgrade Job. Its file ($UNFINISHED_FILE) lasts until it succeeded: a Job killed after the
+# swap leaves the new data directory unserved, which the old major's entrypoint rolls back. A
+# rerun finds the swap settled by run and repeats the steps after it, each of which may run twice.
 upgrade_job() {
+  : >"$UNFINISHED_FILE"
   run
   [ -d "$PRE_UPGRADE_DIR" ] ||
     end_with_reason "The data directory is PostgreSQL $new_major's and no old one is kept: there is nothing to finish."
@@ -550,6 +583,7 @@ upgrade_job() {
       --pg1-path="$PGDATA" --no-online stanza-upgrade 2>"$UPGRADE_DIR/stanza-upgrade.errors" ||
       roll_back_because "pgbackrest stanza-upgrade failed: $(grep -m 1 ERROR "$UPGRADE_DIR/stanza-upgrade.errors" || tail -n 1 "$UPGRADE_DIR/stanza-upgrade.errors")"
   fi
+  rm -f "$UNFINISHED_FILE"
   write_reason "Upgraded from PostgreSQL $old_major to $new_major; the old data directory is kept until the upgrade is committed."
 }
 
@@ -557,9 +591,7 @@ rollback() {
   settle_upgrade_dirs
   [ -d "$PRE_UPGRADE_DIR" ] || end_with_reason "There is no old data directory to roll back to."
   log "Rolling back: PostgreSQL $(cat "$PRE_UPGRADE_DIR/PG_VERSION")'s data directory goes back in place"
-  mv "$PGDATA" "$UPGRADING_DIR"
-  mv "$PRE_UPGRADE_DIR" "$PGDATA"
-  rm -rf "$UPGRADING_DIR"
+  put_back_old_data
 }
 
 commit() {
