@@ -96,7 +96,7 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
       expect(onInstance(p.metadata.name!, "show server_version_num").slice(0, 2)).toBe(major);
     expect(
       onInstance(primary, "select count(*) from pg_stat_replication where state = 'streaming'"),
-    ).toBe("1");
+    ).toBe("2");
   }
 
   beforeAll(async () => {
@@ -135,10 +135,13 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
   }, 900_000);
 
   it("rolls back when pg_upgrade is killed midway: 15 serves again on the data as it was", async () => {
+    // The refused upgrade's Job (and its pod) stays until a new upgrade starts.
+    const jobPods = (): Obj[] => list("pod", ns, `job-name=${DB}-upgrade`);
+    const earlier = new Set(jobPods().map(p => p.metadata.uid));
     setVersion("17");
     const jobPodUid = await waitFor(
-      "the upgrade Job's pod",
-      () => list("pod", ns, `job-name=${DB}-upgrade`)[0]?.metadata.uid,
+      "the new upgrade Job's pod",
+      () => jobPods().find(p => !earlier.has(p.metadata.uid))?.metadata.uid,
       { timeoutMs: 300_000, intervalMs: 500 },
     );
     // Caught while it copies (a few seconds here), from the node's side.
@@ -168,7 +171,7 @@ describe("a major upgrade from PostgreSQL 15 to 17 under writes", () => {
     await phaseIs("Cancelled", 120_000);
   }, 900_000);
 
-  it("upgrades to 17: converted by pg_upgrade, the standby cloned again, backed up, old data deleted", async () => {
+  it("upgrades to 17: converted by pg_upgrade, the standbys cloned again, backed up, old data deleted", async () => {
     const t0 = Date.now();
     setVersion("17");
     const done = await phaseIs("Succeeded", 900_000);
