@@ -19,6 +19,7 @@ import {
   UpgradeJobStep,
 } from "../specs/upgrade-job";
 import {
+  createdBefore,
   decideUpgrade,
   isUnderWay,
   JobState,
@@ -35,7 +36,11 @@ const UNDER_WAY_REQUEUE_MS = 5000;
 
 const backupNameFor = (db: string, to: string): string => `${db}-upgrade-${to}`;
 
-async function jobStateOf(pass: Pass, step: UpgradeJobStep): Promise<JobState> {
+async function jobStateOf(
+  pass: Pass,
+  step: UpgradeJobStep,
+  startedAt: string | undefined,
+): Promise<JobState> {
   const { namespace, name } = identity(pass.db);
   const jobName = upgradeJobName(name, step);
   const job = await pass.deps.cluster.get(
@@ -43,6 +48,8 @@ async function jobStateOf(pass: Pass, step: UpgradeJobStep): Promise<JobState> {
     { missingIsAbsent: true },
   );
   if (!job) return { state: "absent" };
+  if (createdBefore(String(job.metadata?.creationTimestamp ?? ""), startedAt))
+    return { state: "stale" };
   const ended = jobEnded(job);
   if (ended === undefined) return { state: "running" };
   const pods = await pass.deps.cluster.list({ apiVersion: "v1", kind: "Pod" }, namespace, {
@@ -106,8 +113,8 @@ async function jobsOf(
 ): Promise<Pick<UpgradeView, "convertJob" | "commitJob">> {
   if (!isUnderWay(u)) return { convertJob: { state: "absent" }, commitJob: { state: "absent" } };
   return {
-    convertJob: await jobStateOf(pass, "convert"),
-    commitJob: await jobStateOf(pass, "commit"),
+    convertJob: await jobStateOf(pass, "convert", u?.startedAt),
+    commitJob: await jobStateOf(pass, "commit", u?.startedAt),
   };
 }
 

@@ -1,4 +1,11 @@
-import { decideUpgrade, haStandsAside, JobState, UpgradeStatus, UpgradeView } from "./decide";
+import {
+  createdBefore,
+  decideUpgrade,
+  haStandsAside,
+  JobState,
+  UpgradeStatus,
+  UpgradeView,
+} from "./decide";
 
 const NOW = new Date("2026-12-07T12:00:00Z");
 const AT = (s: number): string => new Date(NOW.getTime() - s * 1000).toISOString();
@@ -75,6 +82,23 @@ describe("decideUpgrade", () => {
       { upgrade: under("Upgrading"), pods: 0 },
       undefined,
       ["createConvertJob"],
+    ],
+    [
+      "an earlier upgrade's Job still there (its deletion failed): deleted, never read",
+      { upgrade: under("Upgrading"), pods: 0, convertJob: { state: "stale" } },
+      undefined,
+      ["deleteJobs"],
+    ],
+    [
+      "an earlier upgrade's commit Job still there: deleted before this one's",
+      {
+        upgrade: under("Finishing", { servingAt: AT(10) }),
+        data: "17",
+        backsUp: false,
+        commitJob: { state: "stale" },
+      },
+      undefined,
+      ["deleteJobs"],
     ],
     [
       "the Job running: nothing",
@@ -225,5 +249,17 @@ describe("decideUpgrade", () => {
     ["Failed", false],
   ])("high availability stands aside in %s: %s", (phase, aside) => {
     expect(haStandsAside(phase ? under(phase) : undefined)).toBe(aside);
+  });
+});
+
+describe("createdBefore (an earlier upgrade's Job)", () => {
+  it.each<[string, string | undefined, boolean]>([
+    ["2026-12-07T11:59:59Z", "2026-12-07T12:00:00.400Z", true],
+    ["2026-12-07T12:00:00Z", "2026-12-07T12:00:00.400Z", false],
+    ["2026-12-07T12:00:05Z", "2026-12-07T12:00:00.400Z", false],
+    ["", "2026-12-07T12:00:00.400Z", false],
+    ["2026-12-07T11:00:00Z", undefined, false],
+  ])("created %s, upgrade started %s: %s", (created, started, stale) => {
+    expect(createdBefore(created, started)).toBe(stale);
   });
 });

@@ -14,6 +14,8 @@ export type UpgradePhase = UpgradeStatus["phase"];
 /** What a Job did, as the pass sees it. */
 export type JobState =
   | { state: "absent" }
+  /** A Job of an earlier upgrade (its deletion at this one's start did not happen): never read. */
+  | { state: "stale" }
   | { state: "running" }
   | { state: "succeeded"; message: string }
   | { state: "failed"; message: string };
@@ -83,6 +85,16 @@ export const instancesStopped = (u: UpgradeStatus | undefined): boolean =>
 export const haStandsAside = (u: UpgradeStatus | undefined): boolean =>
   instancesStopped(u) || u?.phase === "Starting";
 
+/**
+ * A Job created before the upgrade started (an earlier one's): creation times are whole seconds,
+ * so one made in the second the upgrade started is this upgrade's.
+ */
+export function createdBefore(created: string, startedAt: string | undefined): boolean {
+  const made = Date.parse(created);
+  const started = Math.floor(Date.parse(startedAt ?? "") / 1000) * 1000;
+  return Number.isFinite(made) && Number.isFinite(started) && made < started;
+}
+
 const seconds = (from: string | undefined, to: Date): number | undefined =>
   from === undefined
     ? undefined
@@ -117,6 +129,7 @@ function start(v: UpgradeView): UpgradeDecision {
 
 function converting(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
   const job = v.convertJob;
+  if (job.state === "stale") return { effects: ["deleteJobs"] };
   if (job.state === "absent") return { effects: ["createConvertJob"] };
   if (job.state === "running") return NOTHING;
   if (job.state === "failed")
@@ -191,6 +204,7 @@ function finishing(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
   const backup = backedUp(v, u);
   if (backup !== "yes") return backup;
   const job = v.commitJob;
+  if (job.state === "stale") return { effects: ["deleteJobs"] };
   if (job.state === "absent") return { effects: ["createCommitJob"] };
   if (job.state === "running") return NOTHING;
   if (job.state === "failed")
