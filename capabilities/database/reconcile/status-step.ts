@@ -50,9 +50,11 @@ export async function statusStep(pass: Pass, found: Found): Promise<StepResult> 
         )
       : converged;
   // Instances stopped or starting for a major upgrade: what the Database is doing, not Degraded.
+  // status.version: the data's major, once recorded kept (the upgrade step moves it).
+  const withVersion = { ...observed, version: writer.status?.version ?? pass.dataVersion };
   const next: typeof observed = haStandsAside(writer.status?.upgrade)
-    ? { ...observed, phase: "Upgrading" }
-    : observed;
+    ? { ...withVersion, phase: "Upgrading" }
+    : withVersion;
   await writer.write(next);
   await announceReady(pass, next);
   return next.phase === "Ready" ? {} : { requeueAfterMs: NOT_READY_REQUEUE_MS };

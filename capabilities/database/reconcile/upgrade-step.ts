@@ -156,12 +156,13 @@ const withBackupName = (pass: Pass, decision: UpgradeDecision): UpgradeStatus | 
   return { ...u, backup: backupNameFor(identity(pass.db).name, u.to) };
 };
 
-/** The decision's status, written before its effects; status.version once known. */
+/** The decision's status, written before its effects; status.version once the data converted. */
 async function record(pass: Pass, decision: UpgradeDecision): Promise<UpgradeStatus | undefined> {
   const { writer, deps, db } = pass;
   const before = writer.status;
   const upgrade = withBackupName(pass, decision);
-  const version = decision.version ?? (before?.version ? undefined : pass.dataVersion);
+  // status.version otherwise comes with the status step's write (no write of its own).
+  const version = decision.version;
   if (!upgrade && !version) return before?.upgrade;
   const recorded = upgrade
     ? {
