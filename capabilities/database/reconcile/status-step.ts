@@ -25,6 +25,20 @@ function repositoryOf(db: Database, spec: ResolvedSpec): { repositoryPath?: stri
   return { repositoryPath: repositoryPath(store, { namespace, name, uid }) };
 }
 
+/**
+ * What a major upgrade adds: status.version, the data's major (kept once recorded: the upgrade
+ * step moves it), and the phase while instances are stopped or starting for it (what the
+ * Database is doing, not Degraded).
+ */
+function withUpgrade(
+  observed: DatabaseStatus,
+  stored: DatabaseStatus | undefined,
+  dataVersion: string,
+): DatabaseStatus {
+  const next = { ...observed, version: stored?.version ?? dataVersion };
+  return haStandsAside(stored?.upgrade) ? { ...next, phase: "Upgrading" } : next;
+}
+
 export async function statusStep(pass: Pass, found: Found): Promise<StepResult> {
   const { deps, db, writer, spec, pods, key } = pass;
   const observation = {
@@ -49,12 +63,7 @@ export async function statusStep(pass: Pass, found: Found): Promise<StepResult> 
           deps.now(),
         )
       : converged;
-  // Instances stopped or starting for a major upgrade: what the Database is doing, not Degraded.
-  // status.version: the data's major, once recorded kept (the upgrade step moves it).
-  const withVersion = { ...observed, version: writer.status?.version ?? pass.dataVersion };
-  const next: typeof observed = haStandsAside(writer.status?.upgrade)
-    ? { ...withVersion, phase: "Upgrading" }
-    : withVersion;
+  const next = withUpgrade(observed, writer.status, pass.dataVersion);
   await writer.write(next);
   await announceReady(pass, next);
   return next.phase === "Ready" ? {} : { requeueAfterMs: NOT_READY_REQUEUE_MS };
