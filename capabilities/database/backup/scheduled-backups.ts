@@ -31,13 +31,23 @@ export function scheduledBackup(
   if (!fire || (Number.isFinite(createdAt) && fire.getTime() < createdAt)) return undefined;
   const backup = `${name}-${stamp(fire)}`;
   if (existing.has(backup)) return undefined;
+  return fullBackup(db, backup, { [ANNOTATION_SCHEDULED_FOR]: fire.toISOString() });
+}
+
+/** A full Backup `backup` of Database `db`, as the operator makes one (a schedule, an upgrade). */
+export function fullBackup(
+  db: Database,
+  backup: string,
+  annotations?: Record<string, string>,
+): KubeObject {
+  const name = db.metadata?.name ?? "";
   return {
     ...BACKUP_REF,
     metadata: {
       name: backup,
       namespace: db.metadata?.namespace,
       labels: commonLabels(name),
-      annotations: { [ANNOTATION_SCHEDULED_FOR]: fire.toISOString() },
+      ...(annotations ? { annotations } : {}),
     },
     spec: { database: name, type: "full" },
   };

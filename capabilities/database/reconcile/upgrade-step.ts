@@ -5,8 +5,8 @@
  */
 import type { V1Container } from "@kubernetes/client-node";
 import { ConditionInput, setCondition } from "../api/conditions";
-import { BACKUP_REF } from "../api/kinds";
-import { commonLabels, LABEL_COMPONENT, LABEL_DATABASE } from "../api/names";
+import { LABEL_COMPONENT, LABEL_DATABASE } from "../api/names";
+import { fullBackup } from "../backup/scheduled-backups";
 import { KubeObject } from "../cluster/cluster";
 import { jobEnded, terminationMessage } from "../cluster/jobs";
 import { isPodReady } from "../cluster/objects";
@@ -189,19 +189,6 @@ async function deleteJobs(pass: Pass): Promise<void> {
   }
 }
 
-function upgradeBackup(pass: Pass, u: UpgradeStatus): KubeObject {
-  const { namespace, name } = identity(pass.db);
-  return {
-    ...BACKUP_REF,
-    metadata: {
-      name: u.backup ?? backupNameFor(name, u.to),
-      namespace,
-      labels: commonLabels(name),
-    },
-    spec: { database: name, type: "full" },
-  };
-}
-
 async function carryOut(pass: Pass, effect: UpgradeEffect, u: UpgradeStatus): Promise<void> {
   const cluster = pass.deps.cluster;
   const newMajor = { ...pass.input, spec: pass.wanted };
@@ -220,7 +207,9 @@ async function carryOut(pass: Pass, effect: UpgradeEffect, u: UpgradeStatus): Pr
     case "createCommitJob":
       return void (await cluster.apply(job("commit") as KubeObject));
     case "createBackup":
-      return void (await cluster.apply(upgradeBackup(pass, u)));
+      return void (await cluster.apply(
+        fullBackup(pass.db, u.backup ?? backupNameFor(identity(pass.db).name, u.to)),
+      ));
     case "announce":
       return cluster.recordEvent(pass.db, {
         type: u.phase === "Failed" ? "Warning" : "Normal",
