@@ -80,7 +80,8 @@ function layoutSections(): Section[] {
     {
       comment:
         "File names: the ConfigMap's (in CONFIG_DIR), the topology's (in TOPOLOGY_DIR), the\n" +
-        "entrypoint's own (in RUN_DIR) and the repair marker (in PGDATA).",
+        "entrypoint's own (in RUN_DIR), the repair marker (in PGDATA) and the socket directory beside\n" +
+        "PGDATA.",
       variables: [
         ["FILE_POSTGRESQL_CONF", layout.FILE_POSTGRESQL_CONF],
         ["FILE_MANAGED_CONF", layout.FILE_MANAGED_CONF],
@@ -94,6 +95,7 @@ function layoutSections(): Section[] {
         ["FILE_INITIALIZED", layout.FILE_INITIALIZED],
         ["FILE_INSTANCE_CONF", basename(layout.INSTANCE_CONF)],
         ["FILE_REPAIR_MARKER", layout.FILE_REPAIR_MARKER],
+        ["VOLUME_SOCKET_SUBDIR", layout.VOLUME_SOCKET_SUBDIR],
       ],
     },
     {

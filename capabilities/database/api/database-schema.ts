@@ -978,6 +978,7 @@ export const databaseStatusSchema = object(
         phase: stringEnum(
           [
             "Waiting",
+            "Checking",
             "Stopping",
             "Upgrading",
             "Starting",
@@ -986,7 +987,7 @@ export const databaseStatusSchema = object(
             "Failed",
             "Cancelled",
           ],
-          "Waiting: for an operation or a backup to end. Stopping: every instance stops. Upgrading: the upgrade Job converts the primary's data (pg_upgrade --copy; the old data directory is kept). Starting: the primary on the new major, then the standbys, cloned from it. Finishing: a backup of the new major, then the old data directory is deleted. Failed: the data is on the old major, which runs again; message says why (spec.version set back to status.version, then raised again, retries). Cancelled: spec.version was set back before the data was converted, or after a failure.",
+          "Waiting: for an operation or a backup to end. Checking: a Job beside the serving primary checks the upgrade (pg_upgrade --check, extensions, space, a rehearsal of the schema); a refusal fails the upgrade with nothing stopped. Stopping: every instance stops. Upgrading: the upgrade Job converts the primary's data (pg_upgrade --copy; the old data directory is kept). Starting: the primary on the new major, then the standbys, cloned from it. Finishing: a backup of the new major, then the old data directory is deleted. Failed: the data is on the old major, which runs (again); message says why (spec.version set back to status.version, then raised again, retries). Cancelled: spec.version was set back before the data was converted, or after a failure.",
         ),
         message: string("What the current phase waits for, or why the upgrade failed."),
         startedAt: string("When the upgrade started.", { format: "date-time" }),

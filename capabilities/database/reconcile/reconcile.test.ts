@@ -747,25 +747,44 @@ describe("reconcile: a major upgrade (spec.version raised)", () => {
   const removePods = (cluster: FakeCluster): void => {
     for (const [key, o] of [...cluster.objects]) if (o.kind === "Pod") cluster.objects.delete(key);
   };
-  const upgradeJob = (cluster: FakeCluster) => cluster.find("Job", NS, `${NAME}-upgrade`);
-  const endJob = (cluster: FakeCluster, status: object, message: string) => {
-    const job = upgradeJob(cluster)!;
+  const upgradeJob = (cluster: FakeCluster, name = `${NAME}-upgrade`) =>
+    cluster.find("Job", NS, name);
+  const checkJobName = `${NAME}-upgrade-check`;
+  const endJob = (
+    cluster: FakeCluster,
+    status: object,
+    message: string,
+    name = `${NAME}-upgrade`,
+  ) => {
+    const job = upgradeJob(cluster, name)!;
     cluster.put({ ...job, status });
     cluster.put({
       apiVersion: "v1",
       kind: "Pod",
       metadata: {
-        name: `${NAME}-upgrade-x1`,
+        name: `${name}-x1`,
         namespace: NS,
         labels: {
           ...commonLabels(NAME),
           "app.kubernetes.io/component": "upgrade",
-          "job-name": `${NAME}-upgrade`,
+          "job-name": name,
         },
       },
       status: { containerStatuses: [{ state: { terminated: { exitCode: 0, message } } }] },
     });
   };
+  /** The check Job's pass: made on the pass after the rise recorded Checking, then ended. */
+  const checked = async (
+    cluster: FakeCluster,
+    run: () => Promise<unknown>,
+    outcome: { status: object; message: string },
+  ) => {
+    await run();
+    expect(upgradeJob(cluster, checkJobName)).toBeDefined();
+    endJob(cluster, outcome.status, outcome.message, checkJobName);
+    await run();
+  };
+  const CHECK_PASSED = { status: { succeeded: 1 }, message: "It can run." };
 
   it("runs the data's major until the Job converted it, with every instance stopped meanwhile", async () => {
     const { cluster, run, stored, updateSpec, addPod } = setup({ version: "15", instances: 2 });
@@ -779,14 +798,17 @@ describe("reconcile: a major upgrade (spec.version raised)", () => {
     addPod(1, true);
     await run();
     // The first pass after the rise: still 15 (a pod recreated now starts the old major), and
-    // the stop recorded.
+    // the checks recorded; nothing stops before they passed.
     expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual(before);
     expect(stored().status?.upgrade).toMatchObject({
       from: "15",
       to: "17",
-      phase: "Stopping",
+      phase: "Checking",
       fromImage: before.image,
     });
+    await checked(cluster, run, CHECK_PASSED);
+    expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual(before);
+    expect(stored().status?.upgrade?.phase).toBe("Stopping");
     await run();
     expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual({ ...before, replicas: 0 });
     expect(upgradeJob(cluster)).toBeUndefined(); // the pods are still there
@@ -823,6 +845,8 @@ describe("reconcile: a major upgrade (spec.version raised)", () => {
     updateSpec({ version: "17", image: before.image.replace(":15", ":17") });
     addPod(0, true);
     await run();
+    await checked(cluster, run, CHECK_PASSED);
+    await run();
     removePods(cluster);
     await run();
     endJob(
@@ -842,5 +866,28 @@ describe("reconcile: a major upgrade (spec.version raised)", () => {
     });
     await run();
     expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual(before);
+  });
+
+  it("stops nothing when the checks refuse the upgrade, and says why and what to do", async () => {
+    const { cluster, run, stored, updateSpec, addPod } = setup({ version: "15", instances: 2 });
+    await run();
+    const before = postgresOf(cluster.find("StatefulSet", NS, NAME));
+    updateSpec({ version: "17", image: before.image.replace(":15", ":17") });
+    addPod(0, true);
+    addPod(1, true);
+    await run();
+    await checked(cluster, run, {
+      status: { failed: 1, conditions: [{ type: "Failed", status: "True" }] },
+      message: "Extensions installed here are not in PostgreSQL 17's image: adminpack.",
+    });
+    expect(stored().status?.upgrade).toMatchObject({
+      phase: "Failed",
+      message: expect.stringContaining("nothing was stopped"),
+    });
+    expect(stored().status?.upgrade?.message).toContain("adminpack");
+    expect(stored().status?.upgrade?.stoppedAt).toBeUndefined();
+    await run();
+    expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual(before);
+    expect(upgradeJob(cluster)).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import { identity } from "../specs/meta";
 import {
   buildUpgradeJob,
   UPGRADE_COMPONENT,
+  UPGRADE_JOB_STEPS,
   upgradeJobName,
   UpgradeJobStep,
 } from "../specs/upgrade-job";
@@ -35,6 +36,8 @@ import { primaryOf } from "./pods";
 const UNDER_WAY_REQUEUE_MS = 5000;
 
 const backupNameFor = (db: string, to: string): string => `${db}-upgrade-${to}`;
+/** The backup of the old major an upgrade takes first when there is none (upgrade/readiness.ts). */
+const backupBeforeNameFor = (db: string, to: string): string => `${db}-before-upgrade-${to}`;
 
 async function jobStateOf(
   pass: Pass,
@@ -95,28 +98,49 @@ function primaryServing(pass: Pass, primary: string): boolean {
   return containers.find(c => c.name === POSTGRES_CONTAINER)?.image === pass.wanted.image;
 }
 
-/** The upgrade's own Backup, once it exists: its phase and why it failed. */
-function ownBackupOf(
-  u: UpgradeStatus | undefined,
+/** A Backup's phase and why it failed, once it exists. */
+function backupState(
   backups: KubeObject[],
-): Pick<UpgradeView, "backup"> {
-  const own = u?.backup ? backups.find(b => b.metadata?.name === u.backup) : undefined;
-  if (!own) return {};
-  const error = (own.status as { message?: string } | undefined)?.message;
-  return { backup: { phase: phaseOf(own), ...(error ? { error } : {}) } };
+  name: string | undefined,
+): { phase?: string; error?: string } | undefined {
+  const found = name === undefined ? undefined : backups.find(b => b.metadata?.name === name);
+  if (!found) return undefined;
+  const error = (found.status as { message?: string } | undefined)?.message;
+  return { phase: phaseOf(found), ...(error ? { error } : {}) };
+}
+
+/** What the status of the last pass says of the instances and the archive. */
+function readinessOf(
+  pass: Pass,
+  primary: string,
+): Pick<UpgradeView, "primaryOutdated" | "standbyLag" | "archivingProblem"> {
+  const instances = pass.db.status?.instances ?? [];
+  const archiving = pass.db.status?.conditions?.find(c => c.type === "ContinuousArchiving");
+  return {
+    primaryOutdated: instances.some(i => i.name === primary && i.needsRestart === true),
+    standbyLag: instances
+      .filter(i => i.role === "replica" && i.lagBytes !== undefined)
+      .map(i => ({ name: i.name, bytes: i.lagBytes ?? 0 })),
+    ...(archiving?.status === "False" ? { archivingProblem: archiving.message } : {}),
+  };
 }
 
 /** The Jobs, read only while an upgrade is under way. */
 async function jobsOf(
   pass: Pass,
   u: UpgradeStatus | undefined,
-): Promise<Pick<UpgradeView, "convertJob" | "commitJob">> {
-  if (!isUnderWay(u)) return { convertJob: { state: "absent" }, commitJob: { state: "absent" } };
+): Promise<Pick<UpgradeView, "checkJob" | "convertJob" | "commitJob">> {
+  const absent = { state: "absent" } as const;
+  if (!isUnderWay(u)) return { checkJob: absent, convertJob: absent, commitJob: absent };
   return {
+    checkJob: await jobStateOf(pass, "check", u?.startedAt),
     convertJob: await jobStateOf(pass, "convert", u?.startedAt),
     commitJob: await jobStateOf(pass, "commit", u?.startedAt),
   };
 }
+
+const optional = <K extends string, T>(key: K, value: T | undefined): Partial<Record<K, T>> =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, T>>;
 
 async function viewOf(pass: Pass, found: Found): Promise<UpgradeView> {
   const upgrade = pass.writer.status?.upgrade;
@@ -129,12 +153,17 @@ async function viewOf(pass: Pass, found: Found): Promise<UpgradeView> {
     ...(upgrade ? { upgrade } : {}),
     primary,
     busyWith: busyWith(pass, backups),
+    ...readinessOf(pass, primary),
     pods: pass.pods.length,
     primaryServing: primaryServing(pass, upgrade?.primary ?? primary),
     ...(await jobsOf(pass, upgrade)),
     backsUp: pass.wanted.backup?.objectStore !== undefined,
     lastBackupAt: lastBackupAt(backups),
-    ...ownBackupOf(upgrade, backups),
+    ...optional("backup", backupState(backups, upgrade?.backup)),
+    ...optional(
+      "backupBefore",
+      backupState(backups, backupBeforeNameFor(identity(pass.db).name, pass.wanted.version)),
+    ),
     now: pass.deps.now(),
   };
 }
@@ -181,7 +210,7 @@ async function record(pass: Pass, decision: UpgradeDecision): Promise<UpgradeSta
 
 async function deleteJobs(pass: Pass): Promise<void> {
   const { namespace, name } = identity(pass.db);
-  for (const step of ["convert", "commit"] as const) {
+  for (const step of UPGRADE_JOB_STEPS) {
     await pass.deps.cluster.delete(
       { apiVersion: "batch/v1", kind: "Job", namespace, name: upgradeJobName(name, step) },
       { background: true },
@@ -202,10 +231,16 @@ async function carryOut(pass: Pass, effect: UpgradeEffect, u: UpgradeStatus): Pr
   switch (effect) {
     case "deleteJobs":
       return deleteJobs(pass);
+    case "createCheckJob":
+      return void (await cluster.apply(job("check") as KubeObject));
     case "createConvertJob":
       return void (await cluster.apply(job("convert") as KubeObject));
     case "createCommitJob":
       return void (await cluster.apply(job("commit") as KubeObject));
+    case "createBackupBefore":
+      return void (await cluster.apply(
+        fullBackup(pass.db, backupBeforeNameFor(identity(pass.db).name, u.to)),
+      ));
     case "createBackup":
       return void (await cluster.apply(
         fullBackup(pass.db, u.backup ?? backupNameFor(identity(pass.db).name, u.to)),

@@ -37,6 +37,14 @@ export const CONFIG_DIR = "/config";
 export const DATA_MOUNT = "/var/lib/postgresql/data";
 export const PGDATA = `${DATA_MOUNT}/pgdata`;
 /**
+ * The server's socket directory on the data volume, beside PGDATA, listed first in
+ * unix_socket_directories so that postmaster.pid names it: a major upgrade's check Job, which
+ * mounts the primary's claim on its node, reaches the live server there (ADR 0041). Giving it
+ * nothing new: whoever may mount the claim may read the data files already.
+ */
+export const VOLUME_SOCKET_SUBDIR = "socket";
+export const VOLUME_SOCKET_DIR = `${DATA_MOUNT}/${VOLUME_SOCKET_SUBDIR}`;
+/**
  * Writable per-pod directory (emptyDir) for the Unix socket, the lock file, the replication
  * passfile and the per-instance configuration. /var/run/postgresql does not exist in every image.
  */

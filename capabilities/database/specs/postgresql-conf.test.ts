@@ -23,7 +23,7 @@ describe("postgresql.conf operator-owned parameters", () => {
   it.each([
     "listen_addresses = '*'",
     "port = '5432'",
-    "unix_socket_directories = '/controller/run'",
+    "unix_socket_directories = '/var/lib/postgresql/data/socket,/controller/run'",
     "hba_file = '/config/pg_hba.conf'",
     "cluster_name = 'orders'",
     "hot_standby = 'on'",

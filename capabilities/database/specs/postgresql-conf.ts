@@ -17,6 +17,7 @@ import {
   MONITOR_USER,
   REPLICATION_USER,
   RUN_DIR,
+  VOLUME_SOCKET_DIR,
   SUPERUSER,
 } from "./layout";
 
@@ -80,7 +81,8 @@ function operatorParameters(dbName: string, archiving: boolean): [string, string
   return [
     ["listen_addresses", "*"],
     ["port", String(POSTGRES_PORT)],
-    ["unix_socket_directories", RUN_DIR],
+    // The volume's first (layout.ts says why); a directory that is missing costs a warning only.
+    ["unix_socket_directories", `${VOLUME_SOCKET_DIR},${RUN_DIR}`],
     ["hba_file", `${CONFIG_DIR}/${FILE_PG_HBA}`],
     ["cluster_name", dbName],
     ["hot_standby", "on"],

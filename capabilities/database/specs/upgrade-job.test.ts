@@ -58,6 +58,41 @@ describe("buildUpgradeJob", () => {
     expect(j.metadata.name).toBe("orders-upgrade-commit");
     expect(pod.initContainers).toBeUndefined();
     expect(pod.containers[0].command!.slice(-1)).toEqual(["commit"]);
+    expect(j.spec!.backoffLimit).toBe(3);
+  });
+
+  it("checks against the serving primary: both images, its data read-only, on its node, once", () => {
+    const j = job({ step: "check" });
+    const pod = j.spec!.template.spec!;
+    expect(j.metadata.name).toBe("orders-upgrade-check");
+    expect(pod.initContainers!.map(c => c.image)).toEqual(["registry.example/postgres:15"]);
+    const [main] = pod.containers;
+    expect(main.command!.slice(-2)).toEqual(["check", "live"]);
+    expect(main.volumeMounts).toContainEqual({
+      name: "pgdata",
+      mountPath: "/var/lib/postgresql/data",
+      readOnly: true,
+    });
+    expect(pod.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
+      {
+        labelSelector: { matchLabels: { "statefulset.kubernetes.io/pod-name": "orders-1" } },
+        topologyKey: "kubernetes.io/hostname",
+      },
+    ]);
+    expect(j.spec!.backoffLimit).toBe(0);
+  });
+
+  it("keeps the user's affinity beside the primary's node; the conversion has no pod to follow", () => {
+    const userAffinity = {
+      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } },
+    };
+    const scheduling = { scheduling: { affinity: userAffinity } };
+    expect(job({ step: "commit" }, scheduling).spec!.template.spec!.affinity).toMatchObject({
+      ...userAffinity,
+      podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [expect.anything()] },
+    });
+    expect(job({}, scheduling).spec!.template.spec!.affinity).toEqual(userAffinity);
+    expect(job().spec!.template.spec!.affinity).toBeUndefined();
   });
 
   it("mounts the store's keys and CA for the stanza upgrade", () => {

@@ -1,7 +1,10 @@
 /**
- * The Jobs of a major upgrade (ADR 0041), on the primary's data claim while its instance is
- * stopped (the conversion) or beside it on its node (the commit):
+ * The Jobs of a major upgrade (ADR 0041), on the primary's data claim while its instance serves
+ * (the check, the commit: beside it, on its node) or is stopped (the conversion):
  *
+ * - `<db>-upgrade-check`: the same two images; the new one runs `upgrade.sh check live` against
+ *   the serving primary, through its socket on the data volume, which it mounts read-only. Its
+ *   refusal names each failed check before anything stops.
  * - `<db>-upgrade`: the old major's image exports its programs into a shared emptyDir (an init
  *   container), then the new major's image runs `upgrade.sh job`: pg_upgrade --copy beside the
  *   old data directory, the statistics and the repository's stanza, or a rollback with the
@@ -41,10 +44,18 @@ export const UPGRADE_COMPONENT = "upgrade";
 export const UPGRADE_CONTAINER = "upgrade";
 const UPGRADE_VOLUME = "upgrade";
 
-export type UpgradeJobStep = "convert" | "commit";
+export type UpgradeJobStep = "check" | "convert" | "commit";
+export const UPGRADE_JOB_STEPS: readonly UpgradeJobStep[] = ["check", "convert", "commit"];
 
 export const upgradeJobName = (db: string, step: UpgradeJobStep): string =>
-  step === "convert" ? `${db}-upgrade` : `${db}-upgrade-commit`;
+  step === "convert" ? `${db}-upgrade` : `${db}-upgrade-${step}`;
+
+/** What each step's container runs (upgrade.sh's subcommand and its argument). */
+const SCRIPT_ARGS: Record<UpgradeJobStep, string[]> = {
+  check: ["check", "live"],
+  convert: ["job"],
+  commit: ["commit"],
+};
 
 export interface UpgradeJobRequest {
   step: UpgradeJobStep;
@@ -55,13 +66,13 @@ export interface UpgradeJobRequest {
   fromImage: string;
 }
 
-/** `upgrade.sh <subcommand>` as a container's command: the script is sh's `-c` text. */
-const upgradeCommand = (subcommand: string): string[] => [
+/** `upgrade.sh <subcommand> [argument]` as a container's command: the script is sh's `-c` text. */
+const upgradeCommand = (...args: string[]): string[] => [
   "/bin/sh",
   "-c",
   UPGRADE_SH,
   "upgrade.sh",
-  subcommand,
+  ...args,
 ];
 
 const scratchMounts = [
@@ -91,7 +102,7 @@ function upgradeContainer(input: BuildInput, req: UpgradeJobRequest): V1Containe
     name: UPGRADE_CONTAINER,
     image: input.spec.image,
     imagePullPolicy: "IfNotPresent",
-    command: upgradeCommand(req.step === "convert" ? "job" : "commit"),
+    command: upgradeCommand(...SCRIPT_ARGS[req.step]),
     env: [
       { name: "PGDATA", value: PGDATA },
       { name: ENV.pgMajor, value: input.spec.version },
@@ -100,7 +111,12 @@ function upgradeContainer(input: BuildInput, req: UpgradeJobRequest): V1Containe
     securityContext: containerSecurityContext(),
     resources: resources(input.spec),
     volumeMounts: [
-      { name: DATA_VOLUME, mountPath: DATA_MOUNT },
+      // The check only reads the live primary's data directory.
+      {
+        name: DATA_VOLUME,
+        mountPath: DATA_MOUNT,
+        ...(req.step === "check" ? { readOnly: true } : {}),
+      },
       { name: CONFIG_VOLUME, mountPath: CONFIG_DIR, readOnly: true },
       { name: RUN_VOLUME, mountPath: RUN_DIR },
       { name: CREDENTIALS_VOLUME, mountPath: CREDENTIALS_DIR, readOnly: true },
@@ -109,6 +125,38 @@ function upgradeContainer(input: BuildInput, req: UpgradeJobRequest): V1Containe
         : []),
       ...scratchMounts,
     ],
+  };
+}
+
+/** The label the StatefulSet controller puts on each of its pods. */
+const POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name";
+
+/**
+ * The user's scheduling, and the serving primary's node required: a volume that does not pin its
+ * pods to a node (network block storage) is attached to that node while the primary runs. (The
+ * conversion, with every instance stopped, goes where the claim can be attached.)
+ */
+function besideThePrimary(
+  scheduling: ReturnType<typeof podScheduling>,
+  primary: string,
+): ReturnType<typeof podScheduling> {
+  const affinity = scheduling.affinity ?? {};
+  const required = affinity.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+  return {
+    ...scheduling,
+    affinity: {
+      ...affinity,
+      podAffinity: {
+        ...affinity.podAffinity,
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          ...required,
+          {
+            labelSelector: { matchLabels: { [POD_NAME_LABEL]: primary } },
+            topologyKey: "kubernetes.io/hostname",
+          },
+        ],
+      },
+    },
   };
 }
 
@@ -123,19 +171,20 @@ export function buildUpgradeJob(input: BuildInput, req: UpgradeJobRequest): Chil
     kind: "Job",
     metadata: meta,
     spec: {
-      // The conversion once: any failure, a kill included, brings the old major back (the
-      // entrypoint undoes a swap the Job did not finish), and a retry is the user's. The commit,
-      // which deletes a directory, a few times.
-      backoffLimit: req.step === "convert" ? 0 : 3,
+      // The check and the conversion once: a refusal is the user's to answer, and any failure
+      // of the conversion, a kill included, brings the old major back (the entrypoint undoes a
+      // swap the Job did not finish); a retry is the user's. The commit, which deletes a
+      // directory, a few times.
+      backoffLimit: req.step === "commit" ? 3 : 0,
       template: {
         metadata: { labels: meta.labels },
         spec: {
           ...jobPodBasics(input),
-          ...(req.step === "convert" ? { initContainers: [exportRuntime(input, req)] } : {}),
+          ...(req.step === "commit" ? {} : { initContainers: [exportRuntime(input, req)] }),
           containers: [upgradeContainer(input, req)],
           volumes: [
-            // The claim pins the pod to the volume's node: beside the running primary for the
-            // commit (ReadWriteOnce is per node).
+            // ReadWriteOnce is per node: beside the serving primary (the check, the commit), the
+            // pod must run on its node (scheduling below).
             {
               name: DATA_VOLUME,
               persistentVolumeClaim: { claimName: `${DATA_VOLUME}-${req.primary}` },
@@ -147,7 +196,9 @@ export function buildUpgradeJob(input: BuildInput, req: UpgradeJobRequest): Chil
             instanceCredentials(input),
             ...caVolume(input),
           ],
-          ...podScheduling(db, input.spec.scheduling, false),
+          ...(req.step === "convert"
+            ? podScheduling(db, input.spec.scheduling, false)
+            : besideThePrimary(podScheduling(db, input.spec.scheduling, false), req.primary)),
         },
       },
     },

@@ -17,6 +17,10 @@ const view = (over: Partial<UpgradeView> = {}): UpgradeView => ({
   primary: "orders-1",
   pods: 3,
   primaryServing: false,
+  primaryOutdated: false,
+  standbyLag: [],
+  lastBackupAt: AT(3600),
+  checkJob: { state: "absent" },
   convertJob: { state: "absent" },
   commitJob: { state: "absent" },
   backsUp: true,
@@ -43,9 +47,9 @@ describe("decideUpgrade", () => {
   it.each<[string, Partial<UpgradeView>, Partial<UpgradeStatus> | undefined, string[], string?]>([
     ["nothing asked", { wanted: { version: "15", image: "pg:15" } }, undefined, []],
     [
-      "a rise starts by stopping, recording the old image and the primary",
+      "a rise starts with the checks, recording the old image and the primary",
       {},
-      { phase: "Stopping", from: "15", to: "17", fromImage: "pg:15", primary: "orders-1" },
+      { phase: "Checking", from: "15", to: "17", fromImage: "pg:15", primary: "orders-1" },
       ["deleteJobs", "announce"],
     ],
     [
@@ -53,22 +57,134 @@ describe("decideUpgrade", () => {
       { busyWith: "the failover of orders-0" },
       {
         phase: "Waiting",
-        message: "Waiting for the failover of orders-0 to end before stopping the instances",
+        message:
+          "Waiting for the failover of orders-0 to end before checking and stopping the instances",
       },
       ["deleteJobs", "announce"],
+    ],
+    [
+      "a rise with no backup of the old major takes one first, and waits for it",
+      { lastBackupAt: undefined },
+      { phase: "Waiting", message: expect.stringContaining("a full backup of PostgreSQL 15") },
+      ["deleteJobs", "announce", "createBackupBefore"],
+    ],
+    [
+      "waiting for that backup: nothing new to say or do while it runs",
+      {
+        upgrade: under("Waiting", {
+          message: "Waiting for the Backup b to end before checking and stopping the instances",
+        }),
+        busyWith: "the Backup b",
+        lastBackupAt: undefined,
+        backupBefore: { phase: "Running" },
+      },
+      undefined,
+      [],
+    ],
+    [
+      "the backup done: the checks",
+      { upgrade: under("Waiting"), backupBefore: { phase: "Completed" } },
+      { phase: "Checking" },
+      [],
+    ],
+    [
+      "archiving broken meanwhile: the checks wait for it, after they passed",
+      {
+        upgrade: under("Checking"),
+        checkJob: { state: "succeeded", message: "" },
+        archivingProblem: "the store refuses the keys",
+      },
+      { phase: "Checking", message: expect.stringContaining("the store refuses the keys") },
+      [],
     ],
     ["the failed rise is not tried again by itself", { upgrade: under("Failed") }, undefined, []],
     [
       "a rise after a cancelled one starts anew",
       { upgrade: under("Cancelled") },
-      { phase: "Stopping" },
+      { phase: "Checking" },
       ["deleteJobs", "announce"],
     ],
     [
-      "waiting ends when the operation did",
-      { upgrade: under("Waiting") },
-      { phase: "Stopping" },
+      "waiting ends when the operation did: the checks, on the primary as it is now",
+      { upgrade: under("Waiting", { primary: "orders-0" }) },
+      { phase: "Checking", primary: "orders-1" },
       [],
+    ],
+    [
+      "checking: the check Job is made (after the start deleted earlier ones)",
+      { upgrade: under("Checking") },
+      undefined,
+      ["createCheckJob"],
+    ],
+    [
+      "checking: an earlier upgrade's check Job still there is deleted first",
+      { upgrade: under("Checking"), checkJob: { state: "stale" } },
+      undefined,
+      ["deleteJobs"],
+    ],
+    [
+      "checking: the Job running, nothing stops",
+      { upgrade: under("Checking"), checkJob: { state: "running" } },
+      undefined,
+      [],
+    ],
+    [
+      "a refusal by the checks fails the upgrade with nothing stopped, naming what to do",
+      {
+        upgrade: under("Checking"),
+        checkJob: { state: "failed", message: "The upgrade cannot run: adminpack." },
+      },
+      {
+        phase: "Failed",
+        message:
+          "Refused by the checks; nothing was stopped and PostgreSQL 15 serves on. The upgrade cannot run: adminpack. Set spec.version back to 15, then raise it again to check anew.",
+        finishedAt: NOW.toISOString(),
+      },
+      ["announce"],
+    ],
+    [
+      "a check pod gone without a word: refused all the same",
+      { upgrade: under("Checking"), checkJob: { state: "failed", message: "" } },
+      { phase: "Failed", message: expect.stringContaining("ended without a reason") },
+      ["announce"],
+    ],
+    [
+      "checked: every instance stops, the check's words kept",
+      { upgrade: under("Checking"), checkJob: { state: "succeeded", message: "It can run." } },
+      {
+        phase: "Stopping",
+        message: "It can run. Stopping every instance (the primary with a checkpoint)",
+      },
+      ["announce"],
+    ],
+    [
+      "checked, but a backup began meanwhile: it waits, the check standing",
+      {
+        upgrade: under("Checking"),
+        checkJob: { state: "succeeded", message: "" },
+        busyWith: "the Backup b",
+      },
+      { phase: "Checking", message: expect.stringContaining("Waiting for the Backup b") },
+      [],
+    ],
+    [
+      "checked, and a failover moved the primary meanwhile: the new one is stopped and converted",
+      {
+        upgrade: under("Checking", { primary: "orders-0" }),
+        checkJob: { state: "succeeded", message: "" },
+      },
+      { phase: "Stopping", primary: "orders-1" },
+      ["announce"],
+    ],
+    [
+      "set back while checking: cancelled",
+      {
+        upgrade: under("Checking"),
+        wanted: { version: "15", image: "pg:15" },
+        checkJob: { state: "running" },
+      },
+      { phase: "Cancelled" },
+      ["announce"],
     ],
     ["stopping waits for the last pod", { upgrade: under("Stopping"), pods: 1 }, undefined, []],
     [
@@ -242,6 +358,7 @@ describe("decideUpgrade", () => {
   it.each<[UpgradeStatus["phase"] | undefined, boolean]>([
     [undefined, false],
     ["Waiting", false],
+    ["Checking", false],
     ["Stopping", true],
     ["Upgrading", true],
     ["Starting", true],

@@ -3,13 +3,14 @@
  * major against the data's, the recorded status.upgrade, the instances, the Jobs and the Backup.
  * Each phase records itself in status before its effect, so a restarted operator resumes it:
  *
- *   Waiting ─▶ Stopping ─▶ Upgrading ─▶ Starting ─▶ Finishing ─▶ Succeeded
- *                              └───────▶ Failed (the old major runs again, on the data as it was)
+ *   Waiting ─▶ Checking ─▶ Stopping ─▶ Upgrading ─▶ Starting ─▶ Finishing ─▶ Succeeded
+ *                  │                       └───────▶ Failed (the old major runs again, on the
+ *                  └──▶ Failed (refused by the checks: nothing stopped)        data as it was)
  */
-import type { DatabaseStatus } from "../api/database-schema";
+import { isUnderWay, type UpgradePhase, type UpgradeStatus } from "../api/upgrade-phases";
+import { ReadinessView, upgradeWaitsFor, Wait } from "./readiness";
 
-export type UpgradeStatus = NonNullable<DatabaseStatus["upgrade"]>;
-export type UpgradePhase = UpgradeStatus["phase"];
+export { isUnderWay, type UpgradePhase, type UpgradeStatus };
 
 /** What a Job did, as the pass sees it. */
 export type JobState =
@@ -20,28 +21,19 @@ export type JobState =
   | { state: "succeeded"; message: string }
   | { state: "failed"; message: string };
 
-export interface UpgradeView {
+export interface UpgradeView extends ReadinessView {
   /** spec.version and the image it resolves to. */
   wanted: { version: string; image: string };
-  /** The major the data is on (status.version, else what the StatefulSet runs, else the spec's). */
-  data: string;
   /** The image the StatefulSet runs now (the old major's, until the data is converted). */
   runningImage: string;
   upgrade?: UpgradeStatus;
-  /** The primary whose data is upgraded. */
-  primary: string;
-  /** An operation or a backup under way: what an upgrade waits for before it stops anything. */
-  busyWith?: string;
   /** Instance pods that still exist. */
   pods: number;
   /** The primary runs the new image, is ready and answers as a primary. */
   primaryServing: boolean;
+  checkJob: JobState;
   convertJob: JobState;
   commitJob: JobState;
-  /** An object store is configured: the new major is backed up before the old data goes. */
-  backsUp: boolean;
-  /** When the newest Completed Backup of this Database stopped (status.lastSuccessfulBackup). */
-  lastBackupAt?: string;
   /** The upgrade's Backup, once created: its phase and why it failed. */
   backup?: { phase?: string; error?: string };
   now: Date;
@@ -49,6 +41,8 @@ export interface UpgradeView {
 
 export type UpgradeEffect =
   | "deleteJobs"
+  | "createBackupBefore"
+  | "createCheckJob"
   | "createConvertJob"
   | "createBackup"
   | "createCommitJob"
@@ -63,17 +57,6 @@ export interface UpgradeDecision {
 }
 
 const NOTHING: UpgradeDecision = { effects: [] };
-const UNDER_WAY: readonly UpgradePhase[] = [
-  "Waiting",
-  "Stopping",
-  "Upgrading",
-  "Starting",
-  "Finishing",
-];
-
-export const isUnderWay = (u: UpgradeStatus | undefined): boolean =>
-  u !== undefined && UNDER_WAY.includes(u.phase);
-
 /** The instances are down for the conversion: the StatefulSet has no replicas, HA stands aside. */
 export const instancesStopped = (u: UpgradeStatus | undefined): boolean =>
   u?.phase === "Stopping" || u?.phase === "Upgrading";
@@ -121,10 +104,9 @@ function start(v: UpgradeView): UpgradeDecision {
     phase: "Waiting",
     startedAt: v.now.toISOString(),
   };
-  const upgrade = v.busyWith
-    ? step(base, "Waiting", `Waiting for ${v.busyWith} to end before stopping the instances`)
-    : step(base, "Stopping", "Stopping every instance (the primary with a checkpoint)");
-  return { upgrade, effects: ["deleteJobs", "announce"] };
+  const wait = upgradeWaitsFor(v);
+  const upgrade = wait ? step(base, "Waiting", waitingFor(wait)) : step(base, "Checking", CHECKING);
+  return { upgrade, effects: ["deleteJobs", "announce", ...waitEffects(wait)] };
 }
 
 function converting(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
@@ -236,13 +218,58 @@ function cancelled(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
   };
 }
 
-const CANCELLABLE: readonly UpgradePhase[] = ["Waiting", "Stopping", "Failed"];
+const CANCELLABLE: readonly UpgradePhase[] = ["Waiting", "Checking", "Stopping", "Failed"];
+
+const waitingFor = (wait: Wait): string =>
+  `Waiting for ${wait.what} before checking and stopping the instances`;
+const waitEffects = (wait: Wait | undefined): UpgradeEffect[] =>
+  wait?.takeBackup ? ["createBackupBefore"] : [];
+/** The phase as it is, saying what it waits for, and taking the backup it waits for. */
+const waitOn = (u: UpgradeStatus, wait: Wait): UpgradeDecision => {
+  const said = say(u, waitingFor(wait));
+  return { ...said, effects: [...said.effects, ...waitEffects(wait)] };
+};
+const CHECKING =
+  "Checking the upgrade beside the serving primary (pg_upgrade --check, extensions, space, a rehearsal of the schema)";
 
 function waiting(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
-  if (v.busyWith) return say(u, `Waiting for ${v.busyWith} to end before stopping the instances`);
+  const wait = upgradeWaitsFor(v);
+  if (wait) return waitOn(u, wait);
+  return { upgrade: step(u, "Checking", CHECKING, { primary: v.primary }), effects: [] };
+}
+
+/**
+ * The check Job, against the serving primary: its refusal ends the upgrade before anything stops;
+ * its success stops the instances, unless something it waits for came up meanwhile.
+ */
+function checking(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
+  const job = v.checkJob;
+  if (job.state === "stale") return { effects: ["deleteJobs"] };
+  if (job.state === "absent") return { effects: ["createCheckJob"] };
+  if (job.state === "running") return NOTHING;
+  if (job.state === "failed")
+    return {
+      upgrade: step(
+        u,
+        "Failed",
+        `Refused by the checks; nothing was stopped and PostgreSQL ${u.from} serves on. ${
+          job.message || "The check Job ended without a reason (its pod killed or evicted)."
+        } Set spec.version back to ${u.from}, then raise it again to check anew.`,
+        { finishedAt: v.now.toISOString() },
+      ),
+      effects: ["announce"],
+    };
+  const wait = upgradeWaitsFor(v);
+  if (wait) return waitOn(u, wait);
+  // A primary that moved meanwhile holds the same catalogs, which the check was about.
   return {
-    upgrade: step(u, "Stopping", "Stopping every instance (the primary with a checkpoint)"),
-    effects: [],
+    upgrade: step(
+      u,
+      "Stopping",
+      `${job.message} Stopping every instance (the primary with a checkpoint)`.trim(),
+      { primary: v.primary },
+    ),
+    effects: ["announce"],
   };
 }
 
@@ -261,6 +288,7 @@ function stopping(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
 
 const UNDER_WAY_STEPS: Record<string, (v: UpgradeView, u: UpgradeStatus) => UpgradeDecision> = {
   Waiting: waiting,
+  Checking: checking,
   Stopping: stopping,
   Upgrading: converting,
   Starting: starting,

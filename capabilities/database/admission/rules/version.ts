@@ -1,5 +1,6 @@
 import { equals, omit } from "ramda";
 import { DatabaseSpec, SUPPORTED_VERSIONS } from "../../api/database-schema";
+import { isUnderWay } from "../../api/upgrade-phases";
 import { defaultImageFor, hasImageFor, OperatorConfig } from "../../lib/config";
 import { CheckedDatabase, deny, Denial, Rule } from "./types";
 
@@ -15,9 +16,6 @@ export const versionRule: Rule = {
           ),
         ],
 };
-
-/** An upgrade between its start and its end: a new version change would pull the rug. */
-const UNDER_WAY = ["Waiting", "Stopping", "Upgrading", "Starting", "Finishing"];
 
 /** The spec apart from what a major upgrade changes (the version, and the image of that major). */
 const restOf = (spec: DatabaseSpec): Omit<DatabaseSpec, "version" | "image"> =>
@@ -75,7 +73,8 @@ function riseDenials(old: CheckedDatabase, db: CheckedDatabase, config: Operator
   const [from, to] = [old.spec.version, db.spec.version];
   const data = old.status?.version ?? from;
   const upgrade = old.status?.upgrade;
-  if (upgrade?.phase !== undefined && UNDER_WAY.includes(upgrade.phase))
+  // An upgrade between its start and its end: another version change would pull the rug.
+  if (upgrade && isUnderWay(upgrade))
     return [
       deny(
         "spec.version",

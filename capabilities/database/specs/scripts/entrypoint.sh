@@ -464,8 +464,19 @@ count_start() {
   [ "$n" -lt "$FAILED_STARTS_LIMIT" ]
 }
 
+# The server's socket directory on the data volume (layout.ts says why). The files a killed server
+# left there go: one pod at a time runs PostgreSQL on this volume (PGDATA's postmaster.pid guards
+# the data), and a stale lock file could name a process alive in this pod.
+prepare_volume_socket_dir() {
+  dir="${PGDATA%/*}/$VOLUME_SOCKET_SUBDIR"
+  mkdir -p "$dir"
+  chmod 0700 "$dir"
+  rm -f "$dir"/.s.PGSQL.*
+}
+
 ensure_user_name
 write_instance_conf
+prepare_volume_socket_dir
 if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
   log "A re-clone was interrupted while swapping data directories; keeping the previous one"
   mv "$PGDATA.old" "$PGDATA"

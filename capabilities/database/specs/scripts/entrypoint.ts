@@ -66,7 +66,8 @@ BACKUP_TLS_CERT=/pgbackrest-tls/server.crt
 BACKUP_TLS_CA=/pgbackrest-tls/ca.crt
 
 # File names: the ConfigMap's (in CONFIG_DIR), the topology's (in TOPOLOGY_DIR), the
-# entrypoint's own (in RUN_DIR) and the repair marker (in PGDATA).
+# entrypoint's own (in RUN_DIR), the repair marker (in PGDATA) and the socket directory beside
+# PGDATA.
 FILE_POSTGRESQL_CONF=postgresql.conf
 FILE_MANAGED_CONF=managed.conf
 FILE_BOOTSTRAP_SQL=bootstrap.sql
@@ -79,6 +80,7 @@ FILE_PRIMARY=primary
 FILE_INITIALIZED=initialized
 FILE_INSTANCE_CONF=instance.conf
 FILE_REPAIR_MARKER=pgkeeper.repair
+VOLUME_SOCKET_SUBDIR=socket
 
 # Credentials: files of the credentials volume (specs/layout.ts says why not variables).
 CREDENTIALS_DIR="\${PGKEEPER_CREDENTIALS_DIR:-/credentials}"
@@ -682,8 +684,19 @@ count_start() {
   [ "$n" -lt "$FAILED_STARTS_LIMIT" ]
 }
 
+# The server's socket directory on the data volume (layout.ts says why). The files a killed server
+# left there go: one pod at a time runs PostgreSQL on this volume (PGDATA's postmaster.pid guards
+# the data), and a stale lock file could name a process alive in this pod.
+prepare_volume_socket_dir() {
+  dir="\${PGDATA%/*}/$VOLUME_SOCKET_SUBDIR"
+  mkdir -p "$dir"
+  chmod 0700 "$dir"
+  rm -f "$dir"/.s.PGSQL.*
+}
+
 ensure_user_name
 write_instance_conf
+prepare_volume_socket_dir
 if [ ! -e "$PGDATA" ] && [ -s "$PGDATA.old/PG_VERSION" ]; then
   log "A re-clone was interrupted while swapping data directories; keeping the previous one"
   mv "$PGDATA.old" "$PGDATA"

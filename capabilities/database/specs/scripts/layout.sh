@@ -15,7 +15,8 @@ BACKUP_TLS_CERT=/pgbackrest-tls/server.crt
 BACKUP_TLS_CA=/pgbackrest-tls/ca.crt
 
 # File names: the ConfigMap's (in CONFIG_DIR), the topology's (in TOPOLOGY_DIR), the
-# entrypoint's own (in RUN_DIR) and the repair marker (in PGDATA).
+# entrypoint's own (in RUN_DIR), the repair marker (in PGDATA) and the socket directory beside
+# PGDATA.
 FILE_POSTGRESQL_CONF=postgresql.conf
 FILE_MANAGED_CONF=managed.conf
 FILE_BOOTSTRAP_SQL=bootstrap.sql
@@ -28,6 +29,7 @@ FILE_PRIMARY=primary
 FILE_INITIALIZED=initialized
 FILE_INSTANCE_CONF=instance.conf
 FILE_REPAIR_MARKER=pgkeeper.repair
+VOLUME_SOCKET_SUBDIR=socket
 
 # Credentials: files of the credentials volume (specs/layout.ts says why not variables).
 CREDENTIALS_DIR="${PGKEEPER_CREDENTIALS_DIR:-/credentials}"

@@ -10,6 +10,7 @@
 #                   checked with the new programs: the new major is higher, the volume has room
 #                   for the copy, the old programs run here, every installed extension exists in
 #                   the new image, and `pg_upgrade --check`. Writes nothing on the data volume.
+#                   `check live`: the operator's check Job, the primary serving (it must answer).
 #   run             in the NEW image, the old primary stopped: the same checks, then pg_upgrade
 #                   --copy into a new data directory beside the old one, then the swap. Any failure
 #                   before the swap leaves the old data directory as it was and ends the container
@@ -218,10 +219,15 @@ pg_upgrade_with() {
     -s "$UPGRADE_DIR" -o "-c archive_mode=off" "$@") >"$LOG" 2>&1
 }
 
+# `check live` (the operator's check Job, beside the primary): the server must be reached, through
+# the socket that postmaster.pid names on the data volume.
 check() {
   prepare
   [ "$old_major" != "$new_major" ] ||
     end_with_reason "The data directory already is PostgreSQL $new_major's: there is nothing to upgrade."
+  if [ "${1:-}" = live ] && ! live_server; then
+    end_with_reason "PostgreSQL $old_major's server cannot be reached through the socket its postmaster.pid names ($(sed -n 5p "$PGDATA/postmaster.pid" 2>/dev/null || echo 'no postmaster.pid')): it is not running, or it started with a configuration from before its socket was on the data volume (its pods roll onto the new configuration by themselves). Nothing was stopped."
+  fi
   problems=$(space_problem)
   if live_server; then
     missing=$(missing_extensions)
@@ -388,7 +394,7 @@ commit() {
 
 case "${1:-}" in
 export-runtime) export_runtime ;;
-check) check ;;
+check) check "${2:-}" ;;
 run) run ;;
 stanza-upgrade) stanza_upgrade ;;
 analyze) analyze ;;
@@ -396,7 +402,7 @@ rollback) rollback ;;
 commit) commit ;;
 job) upgrade_job ;;
 *)
-  log "usage: upgrade.sh export-runtime|check|run|stanza-upgrade|analyze|rollback|commit|job"
+  log "usage: upgrade.sh export-runtime|check [live]|run|stanza-upgrade|analyze|rollback|commit|job"
   exit 2
   ;;
 esac
