@@ -60,7 +60,7 @@ export const STEPS: readonly Step[] = [
   },
   {
     name: "major upgrade",
-    does: "a raised spec.version: wait for operations and backups, stop the instances, convert the primary's data in a Job (pg_upgrade --copy, the old data kept), start the new major, back it up, then delete the old data (upgrade/, ADR 0041)",
+    does: "a raised spec.version: wait for operations, lagging standbys, archiving and a backup of the old major, check in a Job beside the serving primary (a refusal stops nothing), stop the instances, convert the primary's data in a Job (pg_upgrade --copy, the old data kept), start the new major, back it up, then delete the old data (upgrade/, ADR 0041)",
     file: "reconcile/upgrade-step.ts",
     run: (pass, found) => upgradeStep(pass, found),
   },
