@@ -20,6 +20,7 @@ export const LAYERS: Record<string, number> = {
   instance: 3,
   backup: 3,
   upgrade: 3,
+  restart: 3,
   pki: 4,
   ha: 4,
   reconcile: 5,

@@ -2,7 +2,8 @@
  * Planned operations under a continuous write load: a switchover on request, the StatefulSet
  * deleted by hand (recreated over the same volumes), a reloadable parameter (no restart), a
  * restart-only one rolled out (primary last) and lowered (primary first, in place), an image change
- * (a minor upgrade: replicas first, then a switchover), scaling below
+ * (a minor upgrade: replicas first, then a switchover), a rolling restart on request (the
+ * pgkeeper.dev/restart annotation), scaling below
  * the primary's ordinal; and scaling a Database 1 → 3 → 2.
  * The frame (Database, load, checks, fault matrix) is ha/quorum-under-load.ts.
  */
@@ -165,6 +166,31 @@ describe("planned operations of a 3-instance Database in quorum mode under write
     expect(new Set(after).size).toBe(1);
     expect(after[0]).toBeDefined();
     expect(after[0]).not.toBe(before[0]);
+  }, 600_000);
+
+  it("restarts every instance on request: replicas first, then a switchover, the annotation removed", async () => {
+    const primary = status().currentPrimary!;
+    const startedBefore = new Map(podsOf().map(p => [p.metadata.name, postmasterStart(p)]));
+    const annotation = (): string | undefined =>
+      get("database", ha.ns, DB)?.metadata.annotations?.["pgkeeper.dev/restart"];
+    const t0 = Date.now();
+    const { maxDown, restartedOrder } = await rollout(
+      "every PostgreSQL started again, the annotation gone",
+      () =>
+        void kubectlOk([
+          ...["annotate", "database", DB, "-n", ha.ns, "pgkeeper.dev/restart=e2e-1"],
+        ]),
+      // PostgreSQL's own start time, not the pods': each server really started again.
+      () =>
+        annotation() === undefined &&
+        podsOf().every(p => postmasterStart(p) !== startedBefore.get(p.metadata.name)),
+    );
+    await settle("rolling restart on request", t0);
+    expect(maxDown).toBeLessThanOrEqual(1); // never two instances down at once
+    expect(restartedOrder).toHaveLength(3);
+    expect(restartedOrder[2]).toBe(primary); // replicas first, the old primary last
+    expect(status().currentPrimary).not.toBe(primary); // after a switchover
+    expect(status().restart).toMatchObject({ request: "e2e-1", phase: "Done" });
   }, 600_000);
 
   it("scales down below the primary's ordinal by switching over first", async () => {

@@ -922,6 +922,22 @@ export const databaseStatusSchema = object(
       string("Pod name."),
       "Standbys the primary last reported as synchronous (quorum mode): the only ones eligible for promotion.",
     ),
+    restart: object(
+      {
+        request: string("The value of the pgkeeper.dev/restart annotation that asked for it."),
+        requestedAt: string(
+          "When pgkeeper took the request: the pod template carries it, so every instance restarts once, as a template change rolls (replicas first, then a switchover, then the old primary).",
+          { format: "date-time" },
+        ),
+        phase: stringEnum(
+          ["Restarting", "Done"],
+          "Restarting: instances still run from before the request. Done: every instance restarted and is ready; the annotation is removed.",
+        ),
+        finishedAt: string("When the last instance was back.", { format: "date-time" }),
+      },
+      "The last rolling restart asked for with the pgkeeper.dev/restart annotation.",
+      { required: ["request", "requestedAt", "phase"] },
+    ),
     lastSwitchover: object(
       {
         time: string("When the switchover completed.", { format: "date-time" }),

@@ -38,6 +38,15 @@ export const ANNOTATION_TRUST_CHANGED_AT = "pgkeeper.dev/trust-changed-at";
  */
 export const ANNOTATION_SWITCHOVER = "pgkeeper.dev/switchover-to";
 
+/**
+ * Set on a Database (any value, a time for instance) to restart every instance once, as a
+ * template change rolls out: replicas first, then a switchover, then the old primary. pgkeeper
+ * removes it when the last instance is back (status.restart).
+ */
+export const ANNOTATION_RESTART = "pgkeeper.dev/restart";
+/** On the pod template: status.restart.requestedAt, whose change rolls every instance. */
+export const ANNOTATION_RESTARTED_AT = "pgkeeper.dev/restarted-at";
+
 /** Role label values: `<db>-rw` selects the primary, `<db>-ro` the replicas that serve reads. */
 export const ROLE_PRIMARY = "primary";
 export const ROLE_REPLICA = "replica";

@@ -40,7 +40,13 @@ export function inputsDigest(
   operatorNamespace: string,
 ): string {
   const { name, namespace, uid } = input.db.metadata ?? {};
-  const db = { name, namespace, uid, initializedAt: input.db.status?.initializedAt };
+  const db = {
+    name,
+    namespace,
+    uid,
+    initializedAt: input.db.status?.initializedAt,
+    restartedAt: input.db.status?.restart?.requestedAt,
+  };
   return contentDigest({ ...input, db, passwords, keys, operatorNamespace });
 }
 

@@ -2,6 +2,8 @@ import { Database } from "../api/database";
 import { DatabaseSpec } from "../api/database-schema";
 import {
   ANNOTATION_CONFIG_HASH,
+  ANNOTATION_RESTART,
+  ANNOTATION_RESTARTED_AT,
   LABEL_DATABASE,
   LABEL_ROLE,
   commonLabels,
@@ -889,5 +891,46 @@ describe("reconcile: a major upgrade (spec.version raised)", () => {
     await run();
     expect(postgresOf(cluster.find("StatefulSet", NS, NAME))).toEqual(before);
     expect(upgradeJob(cluster)).toBeUndefined();
+  });
+});
+
+describe("reconcile: a rolling restart asked for with pgkeeper.dev/restart", () => {
+  const templateAnnotations = (cluster: FakeCluster): Record<string, string> =>
+    (
+      cluster.find("StatefulSet", NS, NAME)!.spec as {
+        template: { metadata: { annotations: Record<string, string> } };
+      }
+    ).template.metadata.annotations;
+
+  it("records the request, rolls every pod through the template, removes the annotation when all are back", async () => {
+    const { cluster, run, stored, addPod } = setup({ instances: 2 });
+    addPod(0, true);
+    addPod(1, true);
+    await run();
+    expect(templateAnnotations(cluster)[ANNOTATION_RESTARTED_AT]).toBeUndefined();
+
+    stored().metadata!.annotations = { [ANNOTATION_RESTART]: "2026-11-29T10:00" };
+    await run();
+    const requestedAt = stored().status?.restart?.requestedAt;
+    expect(stored().status?.restart).toMatchObject({
+      request: "2026-11-29T10:00",
+      phase: "Restarting",
+    });
+    await run();
+    expect(templateAnnotations(cluster)[ANNOTATION_RESTARTED_AT]).toBe(requestedAt);
+    expect(stored().metadata?.annotations?.[ANNOTATION_RESTART]).toBe("2026-11-29T10:00");
+
+    // High availability's part, done by hand here: each pod recreated from the new template.
+    for (const ordinal of [0, 1]) {
+      addPod(ordinal, true);
+      const pod = cluster.find("Pod", NS, `${NAME}-${ordinal}`)!;
+      pod.metadata!.annotations = { [ANNOTATION_RESTARTED_AT]: requestedAt! };
+      await run();
+      expect(stored().status?.restart?.phase).toBe(ordinal === 0 ? "Restarting" : "Done");
+    }
+    expect(stored().metadata?.annotations?.[ANNOTATION_RESTART]).toBeUndefined();
+    // The template keeps the time: removing the annotation rolls nothing again.
+    await run();
+    expect(templateAnnotations(cluster)[ANNOTATION_RESTARTED_AT]).toBe(requestedAt);
   });
 });

@@ -9,6 +9,7 @@ import { dataClaimsStep } from "./claims-step";
 import { haRunStep } from "./ha-run";
 import type { Found, Pass, Step, StepResult } from "./pass";
 import { passwordsStep } from "./passwords-step";
+import { restartStep } from "./restart-step";
 import { statusStep } from "./status-step";
 import { upgradeStep } from "./upgrade-step";
 
@@ -51,6 +52,12 @@ export const STEPS: readonly Step[] = [
     file: "reconcile/pods.ts",
     keepsInstancesSafe: true,
     run: roleLabelsStep,
+  },
+  {
+    name: "rolling restart",
+    does: "the pgkeeper.dev/restart annotation: recorded in status.restart, whose time the pod template then carries, so every instance rolls as a template change does; the annotation removed once all are back",
+    file: "reconcile/restart-step.ts",
+    run: pass => restartStep(pass),
   },
   {
     name: "backups",

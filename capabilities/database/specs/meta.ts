@@ -12,13 +12,14 @@ export const OWNER_API_VERSION = API_VERSION;
 export const OWNER_KIND = KIND;
 
 /**
- * What a builder may read of the Database: its identity, and when it was first initialized.
+ * What a builder may read of the Database: its identity, when it was first initialized, and when
+ * a rolling restart was last asked for.
  * Narrow by type, so that what reconcile remembers of a converged pass (the digest of its inputs,
  * reconcile/converged-children.ts) covers everything the children are built from.
  */
 export interface BuildDatabase {
   metadata?: { name?: string; namespace?: string; uid?: string };
-  status?: { initializedAt?: string };
+  status?: { initializedAt?: string; restart?: { requestedAt?: string } };
 }
 
 /** Input of every builder: the Database (for its identity) and its spec with defaults filled. */

@@ -53,6 +53,15 @@ describe("buildStatefulSet", () => {
     expect(sts(spec).spec!.selector).toEqual({ matchLabels: selector });
   });
 
+  it("carries the time of the last rolling restart asked for, so that each such request rolls every pod", () => {
+    const restarted = input({ instances: 3 });
+    restarted.db.status = { restart: { requestedAt: "2026-12-07T18:00:00.000Z" } };
+    expect(buildStatefulSet(restarted, HASH).spec!.template.metadata!.annotations).toEqual({
+      "pgkeeper.dev/config-hash": HASH,
+      "pgkeeper.dev/restarted-at": "2026-12-07T18:00:00.000Z",
+    });
+  });
+
   it("is deterministic (no timestamps, same input same object)", () => {
     expect(sts({ instances: 3 })).toEqual(s);
   });

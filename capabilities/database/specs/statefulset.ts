@@ -20,7 +20,12 @@ import type {
   V1Volume,
 } from "@kubernetes/client-node";
 import type { ResolvedSpec } from "../api/defaults";
-import { ANNOTATION_CONFIG_HASH, commonLabels, selectorLabels } from "../api/names";
+import {
+  ANNOTATION_CONFIG_HASH,
+  ANNOTATION_RESTARTED_AT,
+  commonLabels,
+  selectorLabels,
+} from "../api/names";
 import {
   CONFIG_DIR,
   CONFIG_VOLUME,
@@ -277,6 +282,12 @@ function dataVolumeClaimTemplate(input: BuildInput): V1PersistentVolumeClaim {
   };
 }
 
+/** A rolling restart asked for (status.restart): its time in the template rolls every pod once. */
+const restartedAt = (input: BuildInput): Record<string, string> => {
+  const at = input.db.status?.restart?.requestedAt;
+  return at ? { [ANNOTATION_RESTARTED_AT]: at } : {};
+};
+
 export function buildStatefulSet(input: BuildInput, configHash: string): Child<V1StatefulSet> {
   const db = identity(input.db).name;
   const names = namesOf(input);
@@ -302,7 +313,10 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
       template: {
         metadata: {
           labels: { ...commonLabels(db), ...selectorLabels(db) },
-          annotations: { [ANNOTATION_CONFIG_HASH]: configHash },
+          annotations: {
+            [ANNOTATION_CONFIG_HASH]: configHash,
+            ...restartedAt(input),
+          },
         },
         spec: {
           containers: [postgresContainer(input), ...pgbackrestContainer(input)],

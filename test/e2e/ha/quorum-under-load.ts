@@ -35,6 +35,7 @@ export interface Status {
   instances?: InstanceStatus[];
   pendingRestart?: string[];
   lastFailover?: { from: string; to: string; reason?: string; durationSeconds: number };
+  restart?: { request: string; phase: string };
 }
 
 export interface SettleOptions {
