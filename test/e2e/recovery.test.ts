@@ -107,9 +107,12 @@ describe("restoring a Database from an object-store backup (bootstrap.recovery)"
       reason: "Recovered",
     });
     const restored = appCredentials(ns, "restored");
+    // Ready waited for -rw's EndpointSlice to list the primary; what remains is the node's proxy.
+    const readyAt = Date.now();
     await waitFor("SQL through -rw", () => psql(restored, "select 1") === "1", {
       timeoutMs: 60_000,
     });
+    console.log(`first SQL through -rw ${Date.now() - readyAt} ms after Ready was seen`);
     expect(psql(restored, "select string_agg(id::text, ',' order by id) from acks")).toBe(
       "1,2,3,4,5,6,7,8,9,10",
     );

@@ -149,6 +149,7 @@ export class FakeCluster implements Cluster {
     labels: Record<string, string>,
   ): Promise<KubeObject[]> {
     this.count("list");
+    if (ref.kind === "EndpointSlice") return this.endpointSlices(namespace, labels);
     return [...this.objects.values()]
       .filter(o => o.kind === ref.kind && o.metadata?.namespace === namespace)
       .filter(o => Object.entries(labels).every(([k, v]) => o.metadata?.labels?.[k] === v))
@@ -156,6 +157,45 @@ export class FakeCluster implements Cluster {
         // Like the real API: items of a List carry no apiVersion/kind (the Cluster adds them).
         const { apiVersion: _a, kind: _k, ...item } = clone(o);
         return deepFreeze({ ...item, apiVersion: ref.apiVersion, kind: ref.kind });
+      });
+  }
+
+  /** The EndpointSlice controller has not caught up with the pods' labels yet. */
+  endpointsBehind = false;
+
+  /**
+   * What the EndpointSlice controller would show: one slice per Service, listing the pods its
+   * selector picks (ready or not, as the -rw Service publishes them).
+   */
+  private endpointSlices(namespace: string, labels: Record<string, string>): KubeObject[] {
+    const serviceName = labels["kubernetes.io/service-name"];
+    const inNamespace = (kind: string) =>
+      [...this.objects.values()].filter(
+        o => o.kind === kind && o.metadata?.namespace === namespace,
+      );
+    return inNamespace("Service")
+      .filter(svc => serviceName === undefined || svc.metadata?.name === serviceName)
+      .map(svc => {
+        const selector = (svc.spec as { selector?: Record<string, string> } | undefined)?.selector;
+        const picked = inNamespace("Pod").filter(
+          pod =>
+            !this.endpointsBehind &&
+            selector !== undefined &&
+            Object.entries(selector).every(([k, v]) => pod.metadata?.labels?.[k] === v),
+        );
+        return deepFreeze({
+          apiVersion: "discovery.k8s.io/v1",
+          kind: "EndpointSlice",
+          metadata: {
+            name: `${svc.metadata?.name}-slice`,
+            namespace,
+            labels: { "kubernetes.io/service-name": svc.metadata?.name ?? "" },
+          },
+          endpoints: picked.map(pod => ({
+            targetRef: { kind: "Pod", name: pod.metadata?.name },
+            conditions: { ready: true },
+          })),
+        });
       });
   }
 

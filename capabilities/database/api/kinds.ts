@@ -33,9 +33,19 @@ export const DATABASE_KIND: KindKey = kindKeyOf({ apiVersion: API_VERSION, kind:
 export const BACKUP_REF = { apiVersion: API_VERSION, kind: "Backup" } as const;
 export const BACKUP_KIND_KEY: KindKey = kindKeyOf(BACKUP_REF);
 
+/**
+ * The -rw Service's EndpointSlices: read, never cached or written, only when a Database is about
+ * to be Ready (reconcile/service-routes.ts).
+ */
+export const ENDPOINT_SLICE_REF = {
+  apiVersion: "discovery.k8s.io/v1",
+  kind: "EndpointSlice",
+} as const;
+
 /** Kinds pgkeeper may read or write through the API (children and Database). */
 export const MANAGED_KINDS: ReadonlySet<KindKey> = new Set([
   ...CHILD_KINDS.map(kindKeyOf),
   DATABASE_KIND,
   BACKUP_KIND_KEY,
+  kindKeyOf(ENDPOINT_SLICE_REF),
 ]);

@@ -934,3 +934,21 @@ describe("reconcile: a rolling restart asked for with pgkeeper.dev/restart", () 
     expect(templateAnnotations(cluster)[ANNOTATION_RESTARTED_AT]).toBe(requestedAt);
   });
 });
+
+describe("reconcile: Ready means a client reaches the primary through -rw", () => {
+  it("stays not Ready while the -rw Service's endpoints lag behind the primary's label", async () => {
+    const { cluster, run, stored, addPod } = setup({ instances: 1 });
+    addPod(0, true);
+    cluster.endpointsBehind = true;
+    await run();
+    await run();
+    expect(stored().status?.phase).toBe("Creating");
+    expect(stored().status?.conditions?.find(c => c.type === "Ready")).toMatchObject({
+      status: "False",
+      reason: "ServiceNotRouting",
+    });
+    cluster.endpointsBehind = false;
+    await run();
+    expect(stored().status?.phase).toBe("Ready");
+  });
+});

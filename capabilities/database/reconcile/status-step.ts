@@ -8,10 +8,12 @@ import { ResolvedSpec } from "../api/defaults";
 import { DatabaseStatus } from "../api/database-schema";
 import { summarizeBackups } from "../backup/backup-summary";
 import { withHaStatus } from "../ha/ha-status";
+import { identity } from "../specs/meta";
 import { repositoryPath } from "../specs/pgbackrest";
 import type { Found, Pass, StepResult } from "./pass";
 import { observePods, primaryOf } from "./pods";
-import { convergedStatus } from "./status";
+import { allInstancesReady, convergedStatus, Observation } from "./status";
+import { rwRoutesTo } from "./service-routes";
 import { haStandsAside } from "../upgrade/decide";
 
 /** While instances are starting, look again even if no watch event arrives. */
@@ -39,9 +41,20 @@ function withUpgrade(
   return haStandsAside(stored?.upgrade) ? { ...next, phase: "Upgrading" } : next;
 }
 
+/**
+ * Whether `<db>-rw` routes to the primary, asked only when the Database is about to become
+ * Ready: once Ready, a client may connect (ADR 0035's label moves first, the endpoints follow).
+ */
+async function withRoutes(pass: Pass, observation: Observation): Promise<Observation> {
+  if (pass.writer.status?.phase === "Ready" || !allInstancesReady(observation)) return observation;
+  const { namespace, name } = identity(pass.db);
+  const routed = await rwRoutesTo(pass.deps.cluster, namespace, name, observation.primary);
+  return { ...observation, routed };
+}
+
 export async function statusStep(pass: Pass, found: Found): Promise<StepResult> {
   const { deps, db, writer, spec, pods, key } = pass;
-  const observation = {
+  const observation = await withRoutes(pass, {
     generation: db.metadata?.generation ?? 0,
     desiredInstances: spec.instances,
     primary: found.primary ?? primaryOf(db),
@@ -51,7 +64,7 @@ export async function statusStep(pass: Pass, found: Found): Promise<StepResult> 
       found.backups ?? [],
       spec.backup?.volume !== undefined && spec.backup.objectStore === undefined,
     ),
-  };
+  });
   const converged = convergedStatus(writer.status, observation, deps.now());
   const observed =
     found.ha && deps.ha

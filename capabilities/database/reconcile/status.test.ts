@@ -119,3 +119,36 @@ describe("Ready while an image cannot be pulled", () => {
     expect(ready(pods)).toMatchObject({ status: "False", reason, message });
   });
 });
+
+describe("Ready waits until -rw routes to the primary", () => {
+  const ready = (s: ReturnType<typeof convergedStatus>) =>
+    s.conditions?.find(c => c.type === "Ready");
+
+  it.each<[string, boolean | undefined, string | undefined, string, string]>([
+    ["routed", true, undefined, "Ready", "AllInstancesReady"],
+    ["not asked (it was Ready already)", undefined, "Ready", "Ready", "AllInstancesReady"],
+    [
+      "not routed, never Ready: still being created",
+      false,
+      undefined,
+      "Creating",
+      "ServiceNotRouting",
+    ],
+    [
+      "not routed after a failover: Degraded until it routes",
+      false,
+      "Degraded",
+      "Degraded",
+      "ServiceNotRouting",
+    ],
+  ])("%s", (_, routed, before, phase, reason) => {
+    const prev = before ? { phase: before as "Ready" | "Degraded" } : undefined;
+    const s = convergedStatus(prev, { ...obs, ...(routed === undefined ? {} : { routed }) }, now);
+    expect(s.phase).toBe(phase);
+    expect(ready(s)?.reason).toBe(reason);
+    if (reason === "ServiceNotRouting")
+      expect(ready(s)?.message).toBe(
+        "1/1 instances ready; the -rw Service does not route to db-0 yet",
+      );
+  });
+});

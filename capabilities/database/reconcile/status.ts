@@ -24,6 +24,11 @@ export interface Observation {
   repositoryPath?: string;
   /** What its Backups say (nothing when none finished). */
   backups?: BackupSummary;
+  /**
+   * Whether `<db>-rw` routes to the primary yet, asked only when every instance is ready and
+   * the Database was not Ready (undefined: not asked, taken as yes).
+   */
+  routed?: boolean;
 }
 
 type Phase = NonNullable<DatabaseStatus["phase"]>;
@@ -37,11 +42,31 @@ const instancesOf = (obs: Observation): InstanceStatus[] =>
       ready: p.ready,
     }));
 
-function phaseOf(ready: number, primaryReady: boolean, wasReady: boolean, obs: Observation): Phase {
-  if (ready === obs.desiredInstances && primaryReady) return "Ready";
-  if (primaryReady || wasReady) return "Degraded";
+/** Every instance ready, the primary too: Ready once `<db>-rw` routes to it. */
+export const allInstancesReady = (
+  obs: Pick<Observation, "desiredInstances" | "primary" | "pods">,
+): boolean =>
+  obs.pods.filter(p => p.ready).length === obs.desiredInstances &&
+  obs.pods.some(p => p.name === obs.primary && p.ready);
+
+function phaseOf(primaryReady: boolean, wasReady: boolean, obs: Observation): Phase {
+  const allReady = allInstancesReady(obs);
+  if (allReady && obs.routed !== false) return "Ready";
+  // Not routed yet: a Database that never was Ready is still being created.
+  if (wasReady || (primaryReady && !allReady)) return "Degraded";
   return "Creating";
 }
+
+/** Ready=False while every instance is ready but `<db>-rw` does not route to the primary yet. */
+const notRouted = (obs: Observation, counts: string): ConditionInput | undefined =>
+  obs.routed === false && allInstancesReady(obs)
+    ? {
+        type: "Ready",
+        status: "False",
+        reason: "ServiceNotRouting",
+        message: `${counts}; the -rw Service does not route to ${obs.primary} yet`,
+      }
+    : undefined;
 
 /**
  * status.initializedAt: the first time a primary was ready, then kept. Absent (not undefined)
@@ -101,14 +126,15 @@ export function convergedStatus(
   const ready = obs.pods.filter(p => p.ready).length;
   const primaryReady = obs.pods.some(p => p.name === obs.primary && p.ready);
   const wasReady = isTrue(prev?.conditions, "Ready") || prev?.phase === "Degraded";
-  const phase = phaseOf(ready, primaryReady, wasReady, obs);
+  const phase = phaseOf(primaryReady, wasReady, obs);
   const counts = `${ready}/${obs.desiredInstances} instances ready`;
-  const notReady = imagePullCondition(obs.pods, counts) ?? {
-    type: "Ready",
-    status: "False",
-    reason: "InstancesNotReady",
-    message: counts,
-  };
+  const notReady = notRouted(obs, counts) ??
+    imagePullCondition(obs.pods, counts) ?? {
+      type: "Ready",
+      status: "False",
+      reason: "InstancesNotReady",
+      message: counts,
+    };
   const conditions = setConditions(
     prev?.conditions,
     [
