@@ -6,7 +6,10 @@
  */
 import { InstanceSqlError } from "../../capabilities/database/instance/instance-sql";
 import { ProbeSessions } from "../../capabilities/database/instance/probe-sessions";
+import { readFileSync } from "node:fs";
 import { Cluster } from "./harness/cluster";
+import { eventually } from "./harness/eventually";
+import { childPids } from "./harness/os";
 import { PgServer } from "./harness/server";
 
 jest.setTimeout(120_000);
@@ -116,6 +119,36 @@ describe("ProbeSessions", () => {
         server.thaw();
       }
       expect((await timed(checking.probeInstance(server.target, TIMEOUT_MS))).err).toBeUndefined();
+    } finally {
+      checking.closeAll();
+    }
+  });
+
+  it("the accept check leaves nothing in the server's log: its TLS handshake is finished and closed", async () => {
+    const checking = new ProbeSessions({ acceptCheckMs: 0 });
+    /** The postmaster's children but autovacuum's workers, which come and go by themselves. */
+    const commandOf = (pid: number): string => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      } catch {
+        return "autovacuum worker"; // exited meanwhile: not counted either way
+      }
+    };
+    const backends = (): number =>
+      childPids(server.pid!).filter(pid => !commandOf(pid).includes("autovacuum worker")).length;
+    try {
+      await checking.probeInstance(server.target, TIMEOUT_MS); // its session, opened once
+      const steady = backends();
+      const logFrom = readFileSync(server.logFile, "utf8").length;
+      for (let i = 0; i < 5; i++) {
+        await checking.probeInstance(server.target, TIMEOUT_MS);
+        // The check's backend has exited, so it wrote whatever it had to say.
+        await eventually(() => {
+          if (backends() > steady) throw new Error("the accept check's backend still runs");
+        });
+      }
+      const logged = readFileSync(server.logFile, "utf8").slice(logFrom);
+      expect(logged).not.toMatch(/SSL|startup packet|could not/);
     } finally {
       checking.closeAll();
     }

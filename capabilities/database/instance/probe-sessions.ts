@@ -16,6 +16,7 @@
  * The deadline is today's: the probe's timeout covers reconnecting, the check and the queries.
  */
 import { Socket, connect } from "node:net";
+import { TLSSocket, connect as tlsConnect } from "node:tls";
 import type { InstanceProbe, InstanceTarget } from "./types";
 import { within } from "../lib/within";
 import { probeQueries } from "./instance-sql";
@@ -58,6 +59,7 @@ const MONITOR_RETRY_MS = 60_000;
 
 /** PostgreSQL's SSLRequest: length 8, code 1234/5679. The server answers one byte, S or N. */
 const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
+const SSL_ACCEPTED = 0x53; // "S"
 
 const APPLICATION_NAME = "pgkeeper-probe";
 
@@ -252,23 +254,41 @@ async function withDeadline<T>(
  * Whether the postmaster still accepts connections: an SSLRequest on a new TCP connection is
  * answered by the backend it forks, before any authentication. A frozen or overwhelmed
  * postmaster leaves it unanswered (the kernel still completes the TCP handshake).
+ *
+ * The backend that answered `S` waits for a TLS handshake: a client hanging up then makes it log
+ * "could not accept SSL connection: EOF detected", one line per check, forever. So the handshake
+ * is finished and the connection closed with TLS's close_notify: the backend then reads an empty
+ * startup packet, which PostgreSQL leaves out of its log on purpose. Nothing is sent over it, so
+ * the server's certificate is not what this checks (a probe session verifies it).
  */
 function acceptsConnections(t: InstanceTarget, deadline: Deadline): Promise<void> {
   const socket: Socket = connect({ host: t.host, port: t.port });
+  let secure: TLSSocket | undefined;
   const answered = new Promise<void>((resolve, reject) => {
     const fail = (why: string) => {
+      secure?.destroy();
       socket.destroy();
       reject(new Error(`new connections are not accepted: ${why}`));
     };
     socket.once("connect", () => socket.write(SSL_REQUEST));
-    socket.once("data", () => {
-      socket.destroy();
-      resolve();
+    socket.once("data", (answer: Buffer) => {
+      socket.removeAllListeners("end");
+      if (answer[0] !== SSL_ACCEPTED) {
+        socket.end();
+        return resolve();
+      }
+      secure = tlsConnect({ socket, rejectUnauthorized: false });
+      secure.once("secureConnect", () => {
+        secure?.end();
+        resolve();
+      });
+      secure.once("error", err => fail(`TLS handshake: ${err.message}`));
     });
     socket.once("error", err => fail(err.message));
     socket.once("end", () => fail("closed without answering SSLRequest"));
   });
   return within(answered, Math.max(1, deadline.remaining), () => {
+    secure?.destroy();
     socket.destroy();
     return Object.assign(new Error("new connections are not accepted: no answer to SSLRequest"), {
       code: NO_ANSWER,
