@@ -1,8 +1,9 @@
 /**
  * Merges what the HA step observed into the status reconcile is about to write. While an
- * operation runs, its phase and target stay. LSNs and lag are copied from the previous status
- * unless something else changed or they are older than PROGRESS_REFRESH_MS, so a busy database
- * does not rewrite its status (and wake its own watch) on every reconcile.
+ * operation runs, its phase and target stay. LSNs, lag and the last archived segment are copied
+ * from the previous status unless something else changed or they are older than
+ * PROGRESS_REFRESH_MS, so a busy database does not rewrite its status (and wake its own watch) on
+ * every reconcile.
  */
 import { DatabaseStatus, InstanceStatus } from "../api/database-schema";
 import { keepTransitionTimes, setCondition, setConditions } from "../api/conditions";
@@ -132,6 +133,38 @@ function parametersCondition(
   );
 }
 
+/**
+ * The previous ContinuousArchiving while it still says the same (working): its message names the
+ * last archived segment, which under writes moves with every segment (every archive_timeout), and
+ * is progress like an LSN, refreshed with it.
+ */
+function withOldArchivingProgress(
+  conditions: DatabaseStatus["conditions"],
+  prev: DatabaseStatus["conditions"],
+): DatabaseStatus["conditions"] {
+  const archiving = (all: DatabaseStatus["conditions"]) =>
+    all?.find(c => c.type === "ContinuousArchiving");
+  const [before, now] = [archiving(prev), archiving(conditions)];
+  if (!before || !now || before.status !== "True" || now.status !== "True") return conditions;
+  if (before.reason !== now.reason) return conditions;
+  return conditions?.map(c => (c.type === "ContinuousArchiving" ? before : c));
+}
+
+/** `merged` with the previous status's progress: LSNs, lag, the last archived segment. */
+const withOldProgressOf = (
+  merged: DatabaseStatus,
+  prev: DatabaseStatus | undefined,
+): DatabaseStatus => ({
+  ...merged,
+  conditions: withOldArchivingProgress(merged.conditions, prev?.conditions),
+  instances: merged.instances?.map(i =>
+    withOldProgress(
+      i,
+      prev?.instances?.find(o => o.name === i.name),
+    ),
+  ),
+});
+
 function mergeHaStatus(
   next: DatabaseStatus,
   ha: HaResult,
@@ -159,15 +192,7 @@ function mergeHaStatus(
   // from the stored status is a transition, or the comparison below always finds one.
   merged.conditions = keepTransitionTimes(prev?.conditions, merged.conditions);
   if (progressIsStale) return { status: merged, progressWritten: true };
-  const steady: DatabaseStatus = {
-    ...merged,
-    instances: merged.instances?.map(i =>
-      withOldProgress(
-        i,
-        prev?.instances?.find(o => o.name === i.name),
-      ),
-    ),
-  };
+  const steady = withOldProgressOf(merged, prev);
   // Something besides progress changed: write it all, progress included.
   if (statusPatch(prev, steady)) return { status: merged, progressWritten: true };
   return { status: steady, progressWritten: false };

@@ -581,6 +581,30 @@ describe("continuous archiving", () => {
     expect(condition(t)).toMatchObject({ status: "True", reason: "Archiving" });
   });
 
+  it("writes no status for each segment archived under writes: the last one is progress, refreshed with it", async () => {
+    const t = setup(STORE);
+    const archivedUpTo = (segment: number) =>
+      primaryWith({
+        archivedCount: segment,
+        lastArchivedWal: `00000001000000000000000${segment}`,
+        lastArchivedAt: `2026-11-29T10:00:0${segment}.000Z`,
+        failedCount: 0,
+        waiting: 0,
+      });
+    t.probe(0, { probe: archivedUpTo(2) });
+    await t.run();
+    expect(condition(t)?.message).toContain("000000010000000000000002");
+    const patches = t.cluster.calls.patchStatus;
+    t.probe(0, { probe: archivedUpTo(3) });
+    await t.run();
+    expect(t.cluster.calls.patchStatus).toBe(patches);
+    // Progress older than its refresh period is written, the segment with it.
+    t.deps.now = () => new Date("2026-11-29T10:05:00Z");
+    t.probe(0, { probe: archivedUpTo(4) });
+    await t.run();
+    expect(condition(t)?.message).toContain("000000010000000000000004");
+  });
+
   it("warns once when the WAL waiting to be archived reaches half of the data volume", async () => {
     const t = setup(STORE); // a 1Gi volume: 32 segments of 16 MiB are half of it
     const exported: (number | undefined)[] = [];
