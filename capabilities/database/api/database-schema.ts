@@ -22,6 +22,19 @@ import {
 } from "./schema";
 
 export const SUPPORTED_VERSIONS = ["14", "15", "16", "17", "18"] as const;
+
+/** status.upgrade.phase, in the order an upgrade goes; the last three end it (api/upgrade-phases.ts). */
+export const UPGRADE_PHASES = [
+  "Waiting",
+  "Checking",
+  "Stopping",
+  "Upgrading",
+  "Starting",
+  "Finishing",
+  "Succeeded",
+  "Failed",
+  "Cancelled",
+] as const;
 export const MAX_INSTANCES = 9;
 /** `<name>-superuser` must stay a valid 63-character DNS label; StatefulSet revision labels too. */
 export const MAX_NAME_LENGTH = 50;
@@ -992,17 +1005,7 @@ export const databaseStatusSchema = object(
         fromImage: string("The image of the old major, which runs until the data is converted."),
         primary: string("The instance whose data directory is converted."),
         phase: stringEnum(
-          [
-            "Waiting",
-            "Checking",
-            "Stopping",
-            "Upgrading",
-            "Starting",
-            "Finishing",
-            "Succeeded",
-            "Failed",
-            "Cancelled",
-          ],
+          UPGRADE_PHASES,
           "Waiting: for an operation or a backup to end. Checking: a Job beside the serving primary checks the upgrade (pg_upgrade --check, extensions, space, a rehearsal of the schema); a refusal fails the upgrade with nothing stopped. Stopping: every instance stops. Upgrading: the upgrade Job converts the primary's data (pg_upgrade --copy; the old data directory is kept). Starting: the primary on the new major, then the standbys, cloned from it. Finishing: a backup of the new major, then the old data directory is deleted. Failed: the data is on the old major, which runs (again); message says why (spec.version set back to status.version, then raised again, retries). Cancelled: spec.version was set back before the data was converted, or after a failure.",
         ),
         message: string("What the current phase waits for, or why the upgrade failed."),

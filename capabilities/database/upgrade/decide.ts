@@ -83,6 +83,27 @@ const seconds = (from: string | undefined, to: Date): number | undefined =>
     ? undefined
     : Math.max(0, Math.round((to.getTime() - Date.parse(from)) / 1000));
 
+type EndedJob = Extract<JobState, { message: string }>;
+
+/**
+ * A Job's outcome once it ended; until then what to do: delete an earlier upgrade's Job (never
+ * read), create a missing one, or wait for a running one.
+ */
+function outcomeOf(job: JobState, create: UpgradeEffect): EndedJob | UpgradeDecision {
+  switch (job.state) {
+    case "stale":
+      return { effects: ["deleteJobs"] };
+    case "absent":
+      return { effects: [create] };
+    case "running":
+      return NOTHING;
+    default:
+      return job;
+  }
+}
+
+const hasEnded = (job: EndedJob | UpgradeDecision): job is EndedJob => "state" in job;
+
 function step(
   u: UpgradeStatus,
   phase: UpgradePhase,
@@ -110,10 +131,8 @@ function start(v: UpgradeView): UpgradeDecision {
 }
 
 function converting(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
-  const job = v.convertJob;
-  if (job.state === "stale") return { effects: ["deleteJobs"] };
-  if (job.state === "absent") return { effects: ["createConvertJob"] };
-  if (job.state === "running") return NOTHING;
+  const job = outcomeOf(v.convertJob, "createConvertJob");
+  if (!hasEnded(job)) return job;
   if (job.state === "failed")
     return {
       upgrade: step(
@@ -185,10 +204,8 @@ const say = (u: UpgradeStatus, message: string): UpgradeDecision =>
 function finishing(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
   const backup = backedUp(v, u);
   if (backup !== "yes") return backup;
-  const job = v.commitJob;
-  if (job.state === "stale") return { effects: ["deleteJobs"] };
-  if (job.state === "absent") return { effects: ["createCommitJob"] };
-  if (job.state === "running") return NOTHING;
+  const job = outcomeOf(v.commitJob, "createCommitJob");
+  if (!hasEnded(job)) return job;
   if (job.state === "failed")
     return say(u, `Deleting the old data directory failed: ${job.message || "no reason given"}`);
   return {
@@ -243,10 +260,8 @@ function waiting(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
  * its success stops the instances, unless something it waits for came up meanwhile.
  */
 function checking(v: UpgradeView, u: UpgradeStatus): UpgradeDecision {
-  const job = v.checkJob;
-  if (job.state === "stale") return { effects: ["deleteJobs"] };
-  if (job.state === "absent") return { effects: ["createCheckJob"] };
-  if (job.state === "running") return NOTHING;
+  const job = outcomeOf(v.checkJob, "createCheckJob");
+  if (!hasEnded(job)) return job;
   if (job.state === "failed")
     return {
       upgrade: step(
