@@ -22,7 +22,8 @@ import { env } from "../../integration/harness/env";
 
 export const NEXT_BUILD_ANNOTATION = "pgkeeper.dev/e2e-build";
 const BUILDER = "capabilities/database/specs/statefulset.ts";
-const TEMPLATE_ANNOTATIONS = "annotations: { [ANNOTATION_CONFIG_HASH]: configHash },";
+/** The pod template's first annotation: the next build adds one beside it. */
+const TEMPLATE_ANNOTATION = "[ANNOTATION_CONFIG_HASH]: configHash,";
 
 /** The copy's directory; `remove()` deletes it. Outside the repository, which tsc includes whole. */
 export function templateChangingCheckout(): { dir: string; remove(): void } {
@@ -40,13 +41,15 @@ export function templateChangingCheckout(): { dir: string; remove(): void } {
   symlinkSync(join(env.repo, "node_modules"), join(dir, "node_modules"));
   const builder = join(dir, BUILDER);
   const source = readFileSync(builder, "utf8");
-  if (!source.includes(TEMPLATE_ANNOTATIONS))
-    throw new Error(`${BUILDER} no longer has "${TEMPLATE_ANNOTATIONS}": change next-build.ts`);
+  if (source.split(TEMPLATE_ANNOTATION).length !== 2)
+    throw new Error(
+      `${BUILDER} has not exactly one "${TEMPLATE_ANNOTATION}": change next-build.ts`,
+    );
   writeFileSync(
     builder,
     source.replace(
-      TEMPLATE_ANNOTATIONS,
-      `annotations: { [ANNOTATION_CONFIG_HASH]: configHash, "${NEXT_BUILD_ANNOTATION}": "n+2" },`,
+      TEMPLATE_ANNOTATION,
+      `${TEMPLATE_ANNOTATION} "${NEXT_BUILD_ANNOTATION}": "n+2",`,
     ),
   );
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
