@@ -375,13 +375,19 @@ describe("the operator's everyday role, pgkeeper_monitor (ADR 0019)", () => {
 
   it("sees a changed certificate file through pgkeeper.config_files_changed(), and reloads", async () => {
     writeMaterial(tls); // the kubelet rewrote the mounted Secret
+    writeHba(); // and the ConfigMap
     expect((await probeInstance(monitor(), 5000)).configFilesChanged).toBe(true);
     await reloadConfiguration(monitor());
-    // Whole seconds: a file written in the second of the reload still counts as changed, so the
-    // files are dated before it, as they are once the kubelet's write is a second old.
+    // Whole seconds: a file written in the second of the reload still counts as changed, so
+    // every file the function reads is dated before it, as it is once the kubelet's write is a
+    // second old. (Run 25 failed here: pg_hba.conf, written by an earlier test in the second of
+    // this reload, was left as it was.)
     const loaded = Number(primary.sql("SELECT extract(epoch FROM pg_conf_load_time())"));
-    for (const file of ["tls.crt", "tls.key", "ca.crt"])
-      utimesSync(path.join(tlsDir, file), loaded - 2, loaded - 2);
+    for (const file of [
+      hbaFile(),
+      ...["tls.crt", "tls.key", "ca.crt"].map(f => path.join(tlsDir, f)),
+    ])
+      utimesSync(file, loaded - 2, loaded - 2);
     expect((await probeInstance(monitor(), 5000)).configFilesChanged).toBeUndefined();
   });
 
