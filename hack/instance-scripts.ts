@@ -297,6 +297,11 @@ const MODULES: readonly GeneratedModule[] = [
     assignments: ["CERTIFICATE_CHECK_SECONDS"],
   },
   {
+    module: "metrics.ts",
+    texts: { METRICS_SH: "metrics.sh" },
+    assignments: ["QUERIES_CHECK_SECONDS"],
+  },
+  {
     module: "backup-job.ts",
     texts: { BACKUP_JOB_SH: "backup-job.sh" },
     assignments: ["FULL_BACKUPS_TO_KEEP_AWK", "TERMINATION_MESSAGE_LIMIT"],

@@ -161,6 +161,23 @@ fetch_deb() {
   printf '%s\n' "${file}"
 }
 
+# Downloads a package of a suite (suite_lists) into that suite's cache and prints its path: a
+# program taken from a package without installing it (its maintainer scripts never run).
+# Args: suite package version
+fetch_suite_deb() {
+  local suite="$1" pkg="$2" version="$3" dir file
+  dir="${IMAGE_CACHE}/apt/${suite}/debs"
+  mkdir -p "${dir}"
+  file="$(find "${dir}" -maxdepth 1 -name "${pkg}_${version/*:/}_*.deb" -print -quit)"
+  if [[ -z "${file}" ]]; then
+    (cd "${dir}" && suite_apt "${suite}" apt-get download -q "${pkg}=${version}" >/dev/null 2>&1) ||
+      die "apt-get download ${pkg}=${version} from ${suite} failed"
+    file="$(find "${dir}" -maxdepth 1 -name "${pkg}_${version/*:/}_*.deb" -print -quit)"
+  fi
+  [[ -n "${file}" ]] || die "downloaded ${pkg} but cannot find its .deb in ${dir}"
+  printf '%s\n' "${file}"
+}
+
 # The Debian mirrors this machine's apt uses (deb822 `URIs:` or one-line `deb` entries), so image
 # builds go where apt goes. PGKEEPER_DEBIAN_MIRROR / PGKEEPER_DEBIAN_SECURITY_MIRROR override.
 debian_mirror() {

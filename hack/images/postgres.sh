@@ -18,6 +18,9 @@
 # and pgbackrest in the suite's package lists, which are kept apart from the host's apt
 # (suite_apt in lib.sh; refreshed daily; PGKEEPER_IMAGES_FORCE=1 refreshes them and rebuilds).
 # PGKEEPER_POSTGRES_KEEP_JIT=1 keeps LLVM (JIT), which this image drops by default (see trim).
+# The metrics sidecar (ADR 0043) runs prometheus-postgres-exporter from the same suite, taken from
+# its package without installing it: its maintainer scripts would add a system user (which could
+# take uid 999) and a service, and bookworm's depends on an init system.
 # Usage: hack/images/postgres.sh [major...]   (default: every major of POSTGRES_SUITES)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -42,6 +45,9 @@ PG_BINDIR="/usr/lib/postgresql/${PG_MAJOR}/bin"
 # What debootstrap installs on top of minbase (with their dependencies); each one's candidate
 # version is part of the key.
 PACKAGES=("postgresql-${PG_MAJOR}" pgbackrest)
+# Packages whose one program is copied into the image (extract); their versions are keyed too.
+EXPORTER_PACKAGE=prometheus-postgres-exporter
+EXPORTER=/usr/bin/prometheus-postgres-exporter
 # debootstrap's and apt's output; kept after a failure.
 BUILD_LOG="${IMAGE_CACHE}/${NAME}.build.log"
 
@@ -56,6 +62,8 @@ REQUIRED_COMMANDS=(
   # A major upgrade (upgrade.sh, ADR 0041): exporting this major's programs, and converting to it.
   cp cut du stat awk wc tr head tail ldd "${PG_BINDIR}/pg_config" "${PG_BINDIR}/pg_upgrade"
   "${PG_BINDIR}/pg_dumpall"
+  # The metrics sidecar (ADR 0043).
+  "${EXPORTER}"
 )
 
 in_root() { chroot "${ROOTFS}" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
@@ -170,6 +178,16 @@ trim() {
   printf 'localhost\n' >"${ROOTFS}/etc/hostname"
 }
 
+# The exporter's program, from its package (see the header), owned by root.
+exporter() {
+  local deb version
+  version="$(suite_version "${DEBIAN_SUITE}" "${EXPORTER_PACKAGE}")"
+  deb="$(fetch_suite_deb "${DEBIAN_SUITE}" "${EXPORTER_PACKAGE}" "${version}")"
+  dpkg-deb --fsys-tarfile "${deb}" | tar -xf - -C "${ROOTFS}" ".${EXPORTER}"
+  chown 0:0 "${ROOTFS}${EXPORTER}"
+  chmod 0755 "${ROOTFS}${EXPORTER}"
+}
+
 # Directories the official image has, owned by postgres: the data mount point and the default
 # socket directory (the pods point the socket at an emptyDir; this one serves `docker run`-like
 # uses where /run is writable). pgBackRest's default log directory, which its package made and
@@ -190,7 +208,7 @@ as_postgres() {
 }
 
 check() {
-  local cmd path libs missing=() unresolved=() pgbackrest want
+  local cmd path libs missing=() unresolved=() pgbackrest want exporter
   for cmd in "${REQUIRED_COMMANDS[@]}"; do
     path="$(in_root sh -c "command -v '${cmd}'")" || {
       missing+=("${cmd}")
@@ -213,7 +231,9 @@ check() {
   want="pgBackRest ${want%-*}"
   pgbackrest="$(as_postgres pgbackrest version 2>&1)" || die "pgbackrest version as ${PG_UID}: ${pgbackrest}"
   [[ "${pgbackrest}" == "${want}" ]] || die "pgbackrest version as ${PG_UID}: '${pgbackrest}', expected '${want}'"
-  log "${NAME}: $(in_root "${PG_BINDIR}/postgres" --version), ${pgbackrest} (uid ${PG_UID}), ${#REQUIRED_COMMANDS[@]} commands present, libraries resolved"
+  exporter="$(as_postgres "${EXPORTER}" --version 2>&1 | head -n1)" ||
+    die "${EXPORTER} --version as ${PG_UID}: ${exporter}"
+  log "${NAME}: $(in_root "${PG_BINDIR}/postgres" --version), ${pgbackrest}, ${exporter} (uid ${PG_UID}), ${#REQUIRED_COMMANDS[@]} commands present, libraries resolved"
 }
 
 # debootstrap mounts /proc and /sys inside the rootfs and a failed run can leave them: unmount
@@ -227,7 +247,7 @@ cleanup() {
 # `name=candidate` for each of PACKAGES, one a line; an empty candidate means unknown to apt.
 package_versions() {
   local pkg
-  for pkg in "${PACKAGES[@]}"; do
+  for pkg in "${PACKAGES[@]}" "${EXPORTER_PACKAGE}"; do
     printf '%s=%s\n' "${pkg}" "$(suite_version "${DEBIAN_SUITE}" "${pkg}")"
   done
 }
@@ -257,7 +277,7 @@ main() {
   trap cleanup EXIT
   : >"${BUILD_LOG}"
   log "${NAME}: building ${versions//$'\n'/, } from ${mirror}"
-  for step in bootstrap upgrade fix_user trim layout check; do
+  for step in bootstrap upgrade fix_user trim exporter layout check; do
     step_start="$(now)"
     case "${step}" in
       bootstrap) bootstrap "${mirror}" ;;

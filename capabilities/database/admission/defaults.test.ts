@@ -20,6 +20,7 @@ const MINIMAL_PATCH = {
   tls: { allowPlaintext: false },
   enableSuperuserAccess: false,
   networkPolicy: { enabled: true, clients: [{ podSelector: {} }] },
+  monitoring: { enabled: true },
   paused: false,
 };
 
@@ -49,6 +50,7 @@ describe("defaultsPatch", () => {
         tls: { allowPlaintext: false },
         enableSuperuserAccess: false,
         networkPolicy: MINIMAL_PATCH.networkPolicy,
+        monitoring: MINIMAL_PATCH.monitoring,
       },
     ],
     [
@@ -75,6 +77,7 @@ describe("defaultsPatch", () => {
         tls: { allowPlaintext: false },
         enableSuperuserAccess: false,
         networkPolicy: { enabled: false },
+        monitoring: { enabled: false, customQueries: [] },
       },
       {
         image: MINIMAL_PATCH.image,

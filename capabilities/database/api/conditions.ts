@@ -12,7 +12,8 @@ export type ConditionType =
   | "ContinuousArchiving"
   | "Recovered"
   | "BackupSucceeded"
-  | "MajorUpgrade";
+  | "MajorUpgrade"
+  | "CustomQueries";
 
 export interface ConditionInput {
   type: ConditionType;

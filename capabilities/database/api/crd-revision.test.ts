@@ -19,6 +19,7 @@ const CONTENT_OF_REVISION: Record<number, string> = {
   9: "d63ba152795947e9", // spec.version rises (a major upgrade): status.version, status.upgrade, phase Upgrading; a fall only back to the data's major (CEL at the root)
   10: "fcce43ed79801522", // status.upgrade.phase Checking: the check Job runs beside the serving primary before anything stops
   11: "e85b9d9893194e10", // status.restart: the rolling restart asked for with the pgkeeper.dev/restart annotation
+  12: "e6cfb023cd4bdbc2", // spec.monitoring: the metrics sidecar (enabled, customQueries), condition CustomQueries
 };
 
 const contentHash = (): string => {

@@ -811,6 +811,32 @@ export const databaseSpecSchema = object(
       },
       "Ingress to the instance pods (ADR 0018). Enforced only where the cluster's network plugin enforces NetworkPolicy.",
     ),
+    monitoring: object(
+      {
+        enabled: boolean(
+          "PostgreSQL's metrics on port 9187 of every instance, over TLS with the instance's server certificate: a sidecar running the image's prometheus-postgres-exporter with pgkeeper's queries, logged in as pgkeeper_monitor (ADR 0043). Default true; false removes the sidecar (every instance restarts once).",
+        ),
+        customQueries: array(
+          object(
+            {
+              name: string("A ConfigMap in the Database's namespace.", {
+                maxLength: 253,
+                pattern: SECRET_NAME_PATTERN,
+              }),
+              key: string("The key holding the queries.", {
+                maxLength: 253,
+                pattern: SECRET_KEY_PATTERN,
+              }),
+            },
+            "ConfigMap key with queries in postgres_exporter's format (the one CloudNativePG reads): name: {query, metrics: [{column: {usage, description}}]}.",
+            { required: ["name", "key"] },
+          ),
+          "Your queries, run beside pgkeeper's at every scrape as pgkeeper_monitor (pg_monitor). Read every resync; a missing or malformed one is left out whole, named in the CustomQueries condition, and the others still run.",
+          { maxItems: 8 },
+        ),
+      },
+      "PostgreSQL metrics (ADR 0043).",
+    ),
     paused: boolean("Stop reconciling this Database (status says so). Nothing is deleted."),
   },
   "Desired state of a PostgreSQL database cluster.",

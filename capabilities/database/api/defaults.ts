@@ -83,6 +83,8 @@ export interface ResolvedSpec {
   enableSuperuserAccess: boolean;
   /** Present when the Database keeps a NetworkPolicy; absent (off) when unset or false. */
   networkPolicy?: { enabled: true; clients: Record<string, unknown>[] };
+  /** On unless set false (ADR 0043). */
+  monitoring: { enabled: boolean; customQueries: { name: string; key: string }[] };
   paused: boolean;
 }
 
@@ -94,7 +96,7 @@ export function withDefaults(
   spec: DatabaseSpec,
   defaultImage: (version: string) => string,
 ): ResolvedSpec {
-  const { backup, bootstrap, networkPolicy, ...rest } = spec;
+  const { backup, bootstrap, networkPolicy, monitoring, ...rest } = spec;
   return {
     ...rest,
     image: spec.image ?? defaultImage(spec.version),
@@ -111,9 +113,18 @@ export function withDefaults(
     ...(bootstrap ? { bootstrap: bootstrapDefaults(bootstrap) } : {}),
     ...securityDefaults(spec),
     ...networkPolicyDefaults(networkPolicy),
+    monitoring: monitoringDefaults(monitoring),
     paused: spec.paused ?? false,
   };
 }
+
+/** On unless the spec says false: every instance's metrics (ADR 0043). */
+const monitoringDefaults = (
+  monitoring: DatabaseSpec["monitoring"],
+): ResolvedSpec["monitoring"] => ({
+  enabled: monitoring?.enabled ?? true,
+  customQueries: monitoring?.customQueries ?? [],
+});
 
 /** On only when the spec says so (Mutate says so for every new Database, ADR 0018). */
 const networkPolicyDefaults = (

@@ -35,7 +35,7 @@ export interface HandlerContext {
 
 const log = Log.child({ component: "controller" });
 
-/** Per-instance gauges from the status reconcile just wrote (read from the cache). */
+/** Per-instance gauges and the last backup's time, from the status reconcile just wrote (read from the cache). */
 function exportInstanceHealth(ctx: HandlerContext, namespace: string, name: string): void {
   const db = ctx.cache?.get(DATABASE_KIND, namespace, name) as Database | undefined;
   if (!ctx.metrics || !db) return;
@@ -46,6 +46,7 @@ function exportInstanceHealth(ctx: HandlerContext, namespace: string, name: stri
     ...(typeof i.lagBytes === "number" ? { lagBytes: i.lagBytes } : {}),
   }));
   ctx.metrics.setInstanceHealth(namespace, name, instances);
+  ctx.metrics.setLastBackup(namespace, name, db.status?.lastSuccessfulBackup?.time);
 }
 
 export function reconcileHandler(ctx: HandlerContext): ReconcileHandler {

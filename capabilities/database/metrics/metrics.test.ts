@@ -148,3 +148,28 @@ describe("archiving gauges", () => {
     expect(text).not.toContain('database="orders"} ');
   });
 });
+
+describe("the last backup's time", () => {
+  it.each<[string, string | undefined, string | undefined]>([
+    ["a completed backup: its end, in Unix seconds", "2026-12-07T10:00:00.500Z", "1796637600"],
+    ["none: no series", undefined, undefined],
+    ["a time that does not parse: no series", "yesterday", undefined],
+  ])("%s", async (_, time, value) => {
+    const registry = new Registry();
+    const m = new OperatorMetrics(registry);
+    m.setLastBackup("prod", "orders", "2026-12-01T00:00:00Z");
+    m.setLastBackup("prod", "orders", time);
+    const line = (await registry.metrics())
+      .split("\n")
+      .find(l => l.startsWith("pgkeeper_backup_last_completed_timestamp_seconds{"));
+    expect(line?.split(" ")[1]).toBe(value);
+  });
+
+  it("goes with the Database", async () => {
+    const registry = new Registry();
+    const m = new OperatorMetrics(registry);
+    m.setLastBackup("prod", "orders", "2026-12-07T10:00:00Z");
+    m.forgetDatabase("prod", "orders");
+    expect(await registry.metrics()).not.toContain('database="orders"');
+  });
+});

@@ -47,6 +47,7 @@ export class OperatorMetrics {
   private readonly silencesDiscounted: Counter<"namespace" | "database" | "reason">;
   private readonly failoverDuration: Histogram;
   private readonly instanceRole: Gauge<"namespace" | "database" | "instance" | "role">;
+  private readonly lastBackup: Gauge<"namespace" | "database">;
   private readonly instanceReady: Gauge<"namespace" | "database" | "instance">;
   private readonly instanceLag: Gauge<"namespace" | "database" | "instance">;
   private readonly archivePending: Gauge<"namespace" | "database">;
@@ -181,6 +182,12 @@ export class OperatorMetrics {
       labelNames: ["namespace", "database"],
       registers,
     });
+    this.lastBackup = new Gauge({
+      name: "pgkeeper_backup_last_completed_timestamp_seconds",
+      help: "When the newest Completed Backup of the Database stopped (status.lastSuccessfulBackup), as a Unix time: time() minus it is the last backup's age.",
+      labelNames: ["namespace", "database"],
+      registers,
+    });
     this.instanceLag = new Gauge({
       name: "pgkeeper_instance_replication_lag_bytes",
       help: "WAL bytes a replica has received but not replayed, or is behind the primary.",
@@ -261,9 +268,17 @@ export class OperatorMetrics {
     this.archiveFailing.set(labels, archiving.failing ? 1 : 0);
   }
 
+  /** The newest Completed Backup's end (an ISO time); undefined (none) removes the series. */
+  setLastBackup(namespace: string, database: string, time: string | undefined): void {
+    const at = time === undefined ? NaN : Date.parse(time);
+    if (Number.isNaN(at)) this.lastBackup.remove({ namespace, database });
+    else this.lastBackup.set({ namespace, database }, Math.floor(at / 1000));
+  }
+
   /** Removes every series of a Database that is gone. */
   forgetDatabase(namespace: string, database: string): void {
     this.removeInstances(namespace, database);
+    this.setLastBackup(namespace, database, undefined);
     this.setArchiving(namespace, database, undefined);
     this.series.delete(databaseKey(namespace, database));
     this.failovers.remove({ namespace, database });

@@ -32,11 +32,13 @@ export async function childrenStep(
   pass: Pass,
   passwords: Passwords | undefined,
   restored: RestoredSecret[] = [],
+  customQueries?: Record<string, unknown>,
 ): Promise<StepResult> {
   let result: StepResult = {};
+  const withQueries = customQueries ? { ...pass, input: { ...pass.input, customQueries } } : pass;
   // Without both passwords the Secrets cannot be built: the passwords step reported why.
   if (passwords)
-    result = await convergeChildren(pass, passwords).then(
+    result = await convergeChildren(withQueries, passwords).then(
       requeueAfterMs => (requeueAfterMs === undefined ? {} : { requeueAfterMs }),
       (failure: unknown) => ({ failure }),
     );

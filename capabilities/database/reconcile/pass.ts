@@ -8,6 +8,7 @@ import { KubeObject } from "../cluster/cluster";
 import { DatabaseWriter } from "../cluster/database-writer";
 import type { HaResult } from "../ha/ha-step";
 import type { BuildInput, Passwords } from "../specs";
+import type { CustomQueries } from "../specs/custom-queries";
 import type { ReconcileDeps } from "./deps";
 import type { RestoredSecret } from "./passwords";
 import type { Running } from "../upgrade/runtime";
@@ -51,6 +52,8 @@ export interface Found {
   primary?: string;
   /** This Database's Backups after the backups step. */
   backups?: KubeObject[];
+  /** The user's metrics queries as read and checked (absent: none asked for). */
+  customQueries?: CustomQueries;
 }
 
 /** What every step gives back. */

@@ -15,6 +15,8 @@ import { observePods, primaryOf } from "./pods";
 import { allInstancesReady, convergedStatus, Observation } from "./status";
 import { rwRoutesTo } from "./service-routes";
 import { haStandsAside } from "../upgrade/decide";
+import { setCondition } from "../api/conditions";
+import { CustomQueries, customQueriesCondition } from "../specs/custom-queries";
 
 /** While instances are starting, look again even if no watch event arrives. */
 const NOT_READY_REQUEUE_MS = 15_000;
@@ -76,10 +78,29 @@ export async function statusStep(pass: Pass, found: Found): Promise<StepResult> 
           deps.now(),
         )
       : converged;
-  const next = withUpgrade(observed, writer.status, pass.dataVersion);
+  const next = withCustomQueries(
+    withUpgrade(observed, writer.status, pass.dataVersion),
+    found.customQueries,
+    deps.now(),
+    db.metadata?.generation,
+  );
   await writer.write(next);
   await announceReady(pass, next);
   return next.phase === "Ready" ? {} : { requeueAfterMs: NOT_READY_REQUEUE_MS };
+}
+
+/** CustomQueries says how the user's metrics queries fared; it goes when none are asked for. */
+function withCustomQueries(
+  status: DatabaseStatus,
+  queries: CustomQueries | undefined,
+  now: Date,
+  generation: number | undefined,
+): DatabaseStatus {
+  if (!queries && !status.conditions?.some(c => c.type === "CustomQueries")) return status;
+  const conditions = queries
+    ? setCondition(status.conditions, customQueriesCondition(queries), now, generation)
+    : status.conditions?.filter(c => c.type !== "CustomQueries");
+  return { ...status, conditions };
 }
 
 async function announceReady({ deps, db, spec }: Pass, next: DatabaseStatus): Promise<void> {

@@ -5,6 +5,7 @@
 import { labelRoles, primaryOf } from "./pods";
 import { backupsStep } from "./backups-step";
 import { childrenStep } from "./children-step";
+import { customQueriesStep } from "./custom-queries-step";
 import { dataClaimsStep } from "./claims-step";
 import { haRunStep } from "./ha-run";
 import type { Found, Pass, Step, StepResult } from "./pass";
@@ -34,10 +35,17 @@ export const STEPS: readonly Step[] = [
     run: pass => dataClaimsStep(pass),
   },
   {
+    name: "metrics queries",
+    does: "the ConfigMap keys spec.monitoring.customQueries names, each checked and taken whole or left out with its reason, for the metrics sidecar's queries file (ADR 0043)",
+    file: "reconcile/custom-queries-step.ts",
+    run: pass => customQueriesStep(pass),
+  },
+  {
     name: "children",
     does: "the CA and every certificate (pki/), then each desired child applied where it differs, and those this spec must not have pruned",
     file: "reconcile/children-step.ts",
-    run: (pass, found) => childrenStep(pass, found.passwords, found.restored),
+    run: (pass, found) =>
+      childrenStep(pass, found.passwords, found.restored, found.customQueries?.queries),
   },
   {
     name: "high availability",

@@ -52,7 +52,7 @@ describe("the backup TLS Secret and the pgbackrest sidecar", () => {
     expect(kinds.includes("Secret/orders-backup-tls")).toBe(present);
     expect(obsoleteChildren(i).some(r => r.name === "orders-backup-tls")).toBe(!present);
     expect(containers(i).map(c => c.name)).toEqual(
-      present ? ["postgres", "pgbackrest"] : ["postgres"],
+      present ? ["postgres", "pgbackrest", "metrics"] : ["postgres", "metrics"],
     );
     const conf = buildConfigMap(i).data?.["pgbackrest.conf"] ?? "";
     expect(conf.includes("[global:server]")).toBe(present);

@@ -38,8 +38,12 @@ describe("buildConfigMap", () => {
     expect(Object.keys(cm.data ?? {}).sort()).toEqual([
       "bootstrap.sql",
       "entrypoint.sh",
+      "exporter-queries.yaml",
+      "exporter-web.yaml",
       "managed.conf",
+      "metrics.sh",
       "pg_hba.conf",
+      "pg_ident.conf",
       "postgresql.conf",
       "probe.sh",
     ]);

@@ -12,6 +12,10 @@ import {
   FILE_ARCHIVE,
   FILE_BOOTSTRAP_SQL,
   FILE_ENTRYPOINT,
+  FILE_EXPORTER_QUERIES,
+  FILE_EXPORTER_WEB,
+  FILE_METRICS,
+  FILE_PG_IDENT,
   FILE_PGBACKREST_CONF,
   FILE_PGBACKREST_SERVER,
   PGBACKREST_CA_FILE,
@@ -25,6 +29,9 @@ import { renderManagedConf, renderPgHba, renderPostgresqlConf } from "./postgres
 import { SERVER_TLS_FILES } from "./backup-tls";
 import { pgbackrestConf, repositoryPath, tlsServerSection } from "./pgbackrest";
 import { recoveryFiles } from "./recovery";
+import { renderExporterQueries } from "./exporter-queries";
+import { metricsEnabled, renderExporterWebConfig, renderPgIdent } from "./metrics-sidecar";
+import { METRICS_SH } from "./scripts/metrics";
 import { ARCHIVE_SH } from "./scripts/archive";
 import { ENTRYPOINT_SH } from "./scripts/entrypoint";
 import { PGBACKREST_SERVER_SH } from "./scripts/pgbackrest-server";
@@ -46,6 +53,7 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
         enableSuperuserAccess: input.spec.enableSuperuserAccess,
         transition: input.tlsTransition === true,
       }),
+      [FILE_PG_IDENT]: renderPgIdent(),
       [FILE_ENTRYPOINT]: ENTRYPOINT_SH,
       [FILE_PROBE]: PROBE_SH,
       [FILE_BOOTSTRAP_SQL]: BOOTSTRAP_SQL,
@@ -67,9 +75,20 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
           }
         : {}),
       ...recoveryFiles(input.spec.bootstrap?.recovery),
+      ...metricsFiles(input),
     },
   };
 }
+
+/** The metrics sidecar's files, when it runs (metrics-sidecar.ts). */
+const metricsFiles = (input: BuildInput): Record<string, string> =>
+  metricsEnabled(input)
+    ? {
+        [FILE_METRICS]: METRICS_SH,
+        [FILE_EXPORTER_WEB]: renderExporterWebConfig(),
+        [FILE_EXPORTER_QUERIES]: renderExporterQueries(input.spec.version, input.customQueries),
+      }
+    : {};
 
 /**
  * sha256 (hex) of the ConfigMap's data, independent of key order. It goes on the pod template
@@ -77,7 +96,10 @@ export function buildConfigMap(input: BuildInput): Child<V1ConfigMap> {
  * parameters are left out: they are applied live (ALTER SYSTEM and a reload), and restart-only
  * ones are rolled out from status.pendingRestart, so they must not mark every pod outdated. So is
  * pg_hba.conf: PostgreSQL reloads it, and ha/ reloads each instance once the new file is there.
+ * And so are the metrics queries: scripts/metrics.sh restarts the exporter when they change.
  */
 export function configHash(configMap: V1ConfigMap): string {
-  return contentDigest(omit([FILE_MANAGED_CONF, FILE_PG_HBA], configMap.data ?? {}));
+  return contentDigest(
+    omit([FILE_MANAGED_CONF, FILE_PG_HBA, FILE_EXPORTER_QUERIES], configMap.data ?? {}),
+  );
 }

@@ -121,9 +121,16 @@ export function exporterQueries(major: string): Record<string, ExporterQuery> {
   };
 }
 
-/** The queries file of `major`, in postgres_exporter's format. */
-export function renderExporterQueries(major: string): string {
-  const file = Object.fromEntries(
+/** The names pgkeeper's queries take in the file (`pg_<name>`): no user query may take one. */
+export const pgkeeperQueryNames = (major: string): string[] =>
+  Object.keys(exporterQueries(major)).map(name => `pg_${name}`);
+
+/**
+ * The queries file of `major`, in postgres_exporter's format: pgkeeper's, then `custom` (the
+ * user's, checked by custom-queries.ts).
+ */
+export function renderExporterQueries(major: string, custom: Record<string, unknown> = {}): string {
+  const own = Object.fromEntries(
     Object.entries(exporterQueries(major)).map(([name, q]) => [
       `pg_${name}`,
       {
@@ -135,5 +142,5 @@ export function renderExporterQueries(major: string): string {
       },
     ]),
   );
-  return `${JSON.stringify(file, null, 2)}\n`;
+  return `${JSON.stringify({ ...own, ...custom }, null, 2)}\n`;
 }

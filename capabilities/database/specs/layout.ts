@@ -78,6 +78,26 @@ export const BACKUP_TLS_VOLUME = "pgbackrest-tls";
 /** The sidecar serving pgBackRest's TLS protocol for backups taken by a Job. */
 export const PGBACKREST_CONTAINER = "pgbackrest";
 /**
+ * The metrics sidecar (ADR 0043): the image's prometheus-postgres-exporter on port 9187 (TLS),
+ * logged in as MONITOR_USER over the local socket, by `peer` through the pg_ident.conf map.
+ */
+export const METRICS_CONTAINER = "metrics";
+export const METRICS_PORT = 9187;
+export const METRICS_PORT_NAME = "metrics";
+export const EXPORTER_BIN = "/usr/bin/prometheus-postgres-exporter";
+/** Runs the exporter and starts it again if it ends; never fails the pod (scripts/metrics.sh). */
+export const FILE_METRICS = "metrics.sh";
+/** The queries, pgkeeper's then the user's (exporter-queries.ts); a change restarts the exporter alone. */
+export const FILE_EXPORTER_QUERIES = "exporter-queries.yaml";
+/** The exporter's web configuration: TLS with the instance's server certificate. */
+export const FILE_EXPORTER_WEB = "exporter-web.yaml";
+export const FILE_PG_IDENT = "pg_ident.conf";
+/** The pg_ident.conf map that lets the pod's OS user in as MONITOR_USER, and only that. */
+export const METRICS_IDENT_MAP = "pgkeeper-metrics";
+/** The exporter's application_name, as pg_stat_activity shows it. */
+export const METRICS_APPLICATION_NAME = "pgkeeper-metrics";
+
+/**
  * bootstrap.recovery (specs/recovery.ts): pgBackRest's configuration for the source repository,
  * the restore options (one per line), and restore_command's wrapper. Present only in a Database
  * created from a backup.

@@ -38,6 +38,8 @@ export interface BuildInput {
    * the superuser stream and connect by password until every pod is replaced (ADR 0017).
    */
   tlsTransition?: boolean;
+  /** The user's metrics queries that passed their checks (custom-queries.ts), by name. */
+  customQueries?: Record<string, unknown>;
 }
 
 /** Metadata every built object carries: server-side apply needs name and namespace. */

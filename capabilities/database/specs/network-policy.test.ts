@@ -60,9 +60,29 @@ describe("buildNetworkPolicy", () => {
   ])("clients on 5432: %s", (_, networkPolicy, from) => {
     const rules = policyOf(networkPolicy)!.spec!.ingress!;
     if (from === undefined) {
-      expect(rules).toHaveLength(2);
+      expect(rules).toHaveLength(3); // the instances', the operator's, the metrics port's
+      expect(rules.some(r => r.ports?.some(p => p.port === 5432) && r.from?.length === 0)).toBe(
+        false,
+      );
       return;
     }
     expect(rules[2]).toEqual({ from, ports: [{ protocol: "TCP", port: 5432 }] });
+  });
+});
+
+describe("the metrics port", () => {
+  const policy = (monitoring: { enabled: boolean }) =>
+    buildNetworkPolicy(input({ networkPolicy: { enabled: true }, monitoring }), "ops")!;
+
+  it("is open to every namespace's pods, on 9187 only, while monitoring is on", () => {
+    expect(policy({ enabled: true }).spec!.ingress!.at(-1)).toEqual({
+      from: [{ namespaceSelector: {} }],
+      ports: [{ protocol: "TCP", port: 9187 }],
+    });
+  });
+
+  it("is not let in at all with monitoring off", () => {
+    const ports = policy({ enabled: false }).spec!.ingress!.flatMap(r => r.ports ?? []);
+    expect(ports.map(p => p.port)).not.toContain(9187);
   });
 });

@@ -5,7 +5,9 @@
  * - the Database's own pods: instances (replication, pg_rewind, pg_basebackup on 5432) and its
  *   backup Jobs (pgBackRest's TLS server on 8432, and PostgreSQL);
  * - the operator's namespace, on 5432 (probes, promotion, parameters);
- * - the clients the spec lists (every pod of the namespace by default), on 5432.
+ * - the clients the spec lists (every pod of the namespace by default), on 5432;
+ * - every pod of every namespace on the metrics port, 9187, while spec.monitoring is on: a
+ *   Prometheus may run anywhere, and what it reads there is read-only, over TLS (ADR 0043).
  *
  * Egress is not restricted: instances reach the object store, DNS and each other's Services,
  * whose addresses the Database does not know.
@@ -13,7 +15,7 @@
 import type { V1NetworkPolicy, V1NetworkPolicyPeer } from "@kubernetes/client-node";
 import { commonLabels, LABEL_COMPONENT, selectorLabels } from "../api/names";
 import { BACKUP_COMPONENT } from "./backup-job";
-import { POSTGRES_PORT } from "./layout";
+import { METRICS_PORT, POSTGRES_PORT } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { PGBACKREST_TLS_PORT } from "./pgbackrest";
 
@@ -50,6 +52,9 @@ export function buildNetworkPolicy(
         // An empty `from` would let everyone in: no clients means no rule.
         ...(wanted.clients.length > 0
           ? [{ from: wanted.clients as V1NetworkPolicyPeer[], ports: [tcp(POSTGRES_PORT)] }]
+          : []),
+        ...(input.spec.monitoring.enabled
+          ? [{ from: [{ namespaceSelector: {} }], ports: [tcp(METRICS_PORT)] }]
           : []),
       ],
     },

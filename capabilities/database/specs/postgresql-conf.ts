@@ -11,6 +11,8 @@ import {
   CONFIG_DIR,
   FILE_ARCHIVE,
   FILE_PG_HBA,
+  FILE_PG_IDENT,
+  METRICS_IDENT_MAP,
   INSTANCE_CONF,
   PASSFILE,
   POSTGRES_PORT,
@@ -84,6 +86,7 @@ function operatorParameters(dbName: string, archiving: boolean): [string, string
     // The volume's first (layout.ts says why); a directory that is missing costs a warning only.
     ["unix_socket_directories", `${VOLUME_SOCKET_DIR},${RUN_DIR}`],
     ["hba_file", `${CONFIG_DIR}/${FILE_PG_HBA}`],
+    ["ident_file", `${CONFIG_DIR}/${FILE_PG_IDENT}`],
     ["cluster_name", dbName],
     ["hot_standby", "on"],
     // pg_rewind needs hint bits WAL-logged (or data checksums) to rejoin a failed primary.
@@ -295,6 +298,8 @@ export function renderPgHba(o: HbaOptions): string {
     "# TYPE  DATABASE     USER                ADDRESS  METHOD",
     `local   all          ${SUPERUSER}                     trust`,
     `local   replication  ${SUPERUSER}                     trust`,
+    // The metrics sidecar (ADR 0043): the pod's OS user, as the monitor only.
+    `local   postgres     ${MONITOR_USER}    peer map=${METRICS_IDENT_MAP}`,
     "local   all          all                         scram-sha-256",
     ...transition,
     `hostssl replication  ${REPLICATION_USER}   all      cert`,

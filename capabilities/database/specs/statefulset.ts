@@ -71,6 +71,7 @@ import {
   storeKeysProjection,
 } from "./store-access";
 import { imagePullSecrets } from "./image-pull";
+import { metricsContainer } from "./metrics-sidecar";
 import { containerSecurityContext, podSecurityContext } from "./security";
 
 /**
@@ -319,7 +320,11 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
           },
         },
         spec: {
-          containers: [postgresContainer(input), ...pgbackrestContainer(input)],
+          containers: [
+            postgresContainer(input),
+            ...pgbackrestContainer(input),
+            ...metricsContainer(input),
+          ],
           volumes: volumes(input),
           securityContext: podSecurityContext(),
           // Their own ServiceAccount; PostgreSQL never talks to the Kubernetes API: no token.

@@ -41,15 +41,35 @@ export class ImageServer {
     this.server = new LoopbackServer(name, this.host(`${this.inner}/data`), port, "", {});
   }
 
-  private host(inner: string): string {
+  /** A path of the image's file system (as the server sees it) on the host. */
+  host(inner: string): string {
     return path.join(this.rootfs, inner);
+  }
+
+  /** This server's own directory, as the server sees it (the host's: host()). */
+  get innerDir(): string {
+    return this.inner;
+  }
+
+  /** `program` (an absolute path in the image) run in the image as its postgres user. */
+  imageCommand(program: string, args: string[]): { command: string; args: string[] } {
+    const { command, args: chrootArgs } = chrootCommand(this.rootfs, this.major, "postgres", []);
+    return { command, args: [...chrootArgs.slice(0, -1), program, ...args] };
   }
 
   private chrooted(program: string, args: string[]): { command: string; args: string[] } {
     return chrootCommand(this.rootfs, this.major, program, args);
   }
 
-  static async start(major: string, name: string): Promise<ImageServer> {
+  /**
+   * `prepare` runs after initdb, before the server starts, and may return more `-c name=value`
+   * settings for it, e.g. a socket directory in innerDir (the default has none).
+   */
+  static async start(
+    major: string,
+    name: string,
+    prepare?: (s: ImageServer) => Record<string, string>,
+  ): Promise<ImageServer> {
     const s = new ImageServer(major, imageRootfs(major), name, await freePort());
     const data = `${s.inner}/data`;
     const initdb = s.chrooted("initdb", [
@@ -59,9 +79,10 @@ export class ImageServer {
       stdio: ["ignore", "ignore", "pipe"],
       env: { PATH: "/usr/bin:/bin", LANG: "C" },
     });
+    const conf = { unix_socket_directories: "", fsync: "off", ...prepare?.(s) };
     const postgres = s.chrooted("postgres", [
       ...["-D", data, "-p", String(s.server.port), "-c", "listen_addresses=127.0.0.1"],
-      ...["-c", "unix_socket_directories=", "-c", "fsync=off"],
+      ...Object.entries(conf).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
     ]);
     await s.server.start(60_000, { ...postgres, env: {} });
     return s;
