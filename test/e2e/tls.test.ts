@@ -199,7 +199,7 @@ describe("no secret outside Secrets", () => {
         .stdout.split("\n")
         .filter(Boolean)
         .flatMap(p =>
-          ["postgres", "pgbackrest"].map((c): [string, string] => [
+          ["postgres", "pgbackrest", "metrics"].map((c): [string, string] => [
             `${p} ${c}`,
             kubectl(["logs", "-n", ns, p, "-c", c, "--limit-bytes=4000000"]).stdout,
           ]),

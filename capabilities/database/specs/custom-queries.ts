@@ -4,7 +4,9 @@
  * whole and taken whole or not at all: one bad file must never cost pgkeeper's metrics or
  * another file's, which a merged file that the exporter cannot parse would.
  */
-import { load } from "js-yaml";
+// client-node's YAML loader (js-yaml underneath): the controller image has it, so the module's
+// bundle does not carry a second parser (pepr keeps @kubernetes/client-node external).
+import { loadYaml } from "@kubernetes/client-node";
 import type { ConditionInput } from "../api/conditions";
 
 /** Where a source comes from, as spec.monitoring.customQueries names it. */
@@ -75,9 +77,10 @@ function parseSource(
   taken: ReadonlySet<string>,
 ): { queries: Record<string, unknown> } | { problem: string } {
   if (source.text === undefined) return { problem: "not found (the ConfigMap or its key)" };
+  if (source.text.trim() === "") return { problem: "holds no queries (a map of query names)" };
   let parsed: unknown;
   try {
-    parsed = load(source.text);
+    parsed = loadYaml(source.text);
   } catch (e) {
     return { problem: `not YAML: ${(e as Error).message.split("\n")[0]}` };
   }

@@ -69,7 +69,7 @@ export function exporterQueries(major: string): Record<string, ExporterQuery> {
       columns: [["age_seconds", "GAUGE", "Age of the oldest open client transaction."]],
     },
     wal: {
-      query: `SELECT pg_wal_lsn_diff(${WAL_POSITION}, '0/0') AS position_bytes, pg_is_in_recovery()::int AS in_recovery`,
+      query: `SELECT pg_wal_lsn_diff(${WAL_POSITION}, '0/0') AS position_bytes, pg_is_in_recovery()::int AS in_recovery, coalesce((SELECT (status = 'streaming')::int FROM pg_stat_wal_receiver), 0) AS receiver_streaming`,
       columns: [
         [
           "position_bytes",
@@ -77,6 +77,11 @@ export function exporterQueries(major: string): Record<string, ExporterQuery> {
           "WAL written (primary) or replayed (standby) since the cluster began: its rate is WAL generated.",
         ],
         ["in_recovery", "GAUGE", "1 on a standby, 0 on a primary."],
+        [
+          "receiver_streaming",
+          "GAUGE",
+          "1 while this standby's WAL receiver streams from the primary (0 on a primary).",
+        ],
       ],
     },
     replication: {
