@@ -97,4 +97,36 @@ const instances: InvalidCase[] = each([0, -1, 10, 100, 1000000, 1.5, "3", true],
   field: "spec.instances",
 }));
 
-export const BASICS: InvalidCase[] = [...names, ...types, ...versions, ...images, ...instances];
+const Q = "spec.monitoring.customQueries";
+const monitoring: InvalidCase[] = each(
+  [
+    ["name-upper", [{ name: "App-Queries", key: "q.yaml" }], `${Q}[0].name`],
+    ["key-slash", [{ name: "app-queries", key: "a/b.yaml" }], `${Q}[0].key`],
+    ["key-missing", [{ name: "app-queries" }], `${Q}[0].key`],
+    [
+      "twice",
+      [
+        { name: "app-queries", key: "q.yaml" },
+        { name: "app-queries", key: "q.yaml" },
+      ],
+      `${Q}[1]`,
+    ],
+    ["enabled-string", undefined, "spec.monitoring.enabled"],
+  ] as const,
+  ([what, customQueries, field]) => ({
+    id: `monitoring-${what}`,
+    spec: spec({
+      monitoring: customQueries === undefined ? { enabled: "yes" } : { customQueries },
+    }),
+    field,
+  }),
+);
+
+export const BASICS: InvalidCase[] = [
+  ...names,
+  ...types,
+  ...versions,
+  ...images,
+  ...instances,
+  ...monitoring,
+];

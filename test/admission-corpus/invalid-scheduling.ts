@@ -221,9 +221,32 @@ const antiAffinity: InvalidCase[] = each(["always", "Required", "", "soft"], (v,
   field: `${F}.antiAffinity`,
 }));
 
+const SPREAD = `${F}.topologySpread`;
+const topologySpread: InvalidCase[] = each(
+  [
+    ["key-space", [{ topologyKey: "my zone" }], `${SPREAD}[0].topologyKey`],
+    ["key-missing", [{ maxSkew: 1 }], `${SPREAD}[0].topologyKey`],
+    ["skew-zero", [{ topologyKey: "zone", maxSkew: 0 }], `${SPREAD}[0].maxSkew`],
+    ["skew-over-instances", [{ topologyKey: "zone", maxSkew: 10 }], `${SPREAD}[0].maxSkew`],
+    [
+      "when-unknown",
+      [{ topologyKey: "zone", whenUnsatisfiable: "Never" }],
+      `${SPREAD}[0].whenUnsatisfiable`,
+    ],
+    ["min-domains-anyway", [{ topologyKey: "zone", minDomains: 2 }], `${SPREAD}[0].minDomains`],
+    ["key-twice", [{ topologyKey: "zone" }, { topologyKey: "zone", maxSkew: 2 }], `${SPREAD}[1]`],
+  ] as const,
+  ([what, topologySpread, field]) => ({
+    id: `topology-spread-${what}`,
+    spec: scheduling({ topologySpread }),
+    field,
+  }),
+);
+
 export const SCHEDULING: InvalidCase[] = [
   ...nodeSelectors,
   ...tolerations,
   ...affinities,
   ...antiAffinity,
+  ...topologySpread,
 ];

@@ -98,6 +98,30 @@ export const VALID: ValidCase[] = [
     spec: production(v, TUNED),
   })),
   {
+    id: "spread-over-zones-with-metrics-queries",
+    spec: spec({
+      instances: 3,
+      scheduling: {
+        antiAffinity: "required",
+        topologySpread: [
+          {
+            topologyKey: "topology.kubernetes.io/zone",
+            whenUnsatisfiable: "DoNotSchedule",
+            minDomains: 3,
+          },
+          { topologyKey: "node.example.com/rack", maxSkew: 2 },
+        ],
+      },
+      monitoring: {
+        enabled: true,
+        customQueries: [
+          { name: "app-queries", key: "queries.yaml" },
+          { name: "app-queries", key: "more.yaml" },
+        ],
+      },
+    }),
+  },
+  {
     id: "quorum-2-of-5",
     spec: spec({ instances: 5, postgresql: { synchronous: { mode: "quorum", number: 2 } } }),
   },

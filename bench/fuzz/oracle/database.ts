@@ -5,6 +5,7 @@
  * (nulls of known fields dropped, strict field validation); an update also by the transitions
  * the API forbids.
  */
+import { judgeMonitoring } from "./monitoring";
 import { judgeBackup } from "./backup";
 import { judgeBootstrap } from "./bootstrap";
 import type { ClusterView } from "./cluster";
@@ -37,6 +38,7 @@ function judgeSpec(j: Judge, spec: unknown, cluster: ClusterView | undefined): v
   judgeBackup(j, spec.backup);
   judgeBootstrap(j, spec.bootstrap, version, cluster);
   judgeNetworkPolicy(j, spec.networkPolicy);
+  judgeMonitoring(j, spec.monitoring);
 }
 
 export interface JudgeOptions {

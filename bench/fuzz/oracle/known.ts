@@ -65,6 +65,10 @@ export const SPEC: Shape = object({
     tolerations: { kind: "list", items: fromOpenApi(CORE_V1.Toleration as OpenApi) },
     affinity: fromOpenApi(CORE_V1.Affinity as OpenApi),
     antiAffinity: leaf,
+    topologySpread: {
+      kind: "list",
+      items: leaves("topologyKey", "maxSkew", "whenUnsatisfiable", "minDomains"),
+    },
   }),
   postgresql: object({ parameters: map, synchronous: leaves("mode", "number") }),
   failover: leaves("enabled", "delaySeconds", "promoteAfterFenceTimeout"),
@@ -95,6 +99,10 @@ export const SPEC: Shape = object({
         ipBlock: leaves("cidr", "except"),
       }),
     },
+  }),
+  monitoring: object({
+    enabled: leaf,
+    customQueries: { kind: "list", items: leaves("name", "key") },
   }),
   paused: leaf,
 });

@@ -204,4 +204,39 @@ export function judgeScheduling(j: Judge, s: unknown): void {
   if (anti !== undefined && !["preferred", "required", "none"].includes(anti as string)) {
     j.bad(`${F}.antiAffinity`, "not preferred, required or none", "crd");
   }
+  if (s.topologySpread !== undefined) topologySpread(j, s.topologySpread);
+}
+
+/** One constraint: a label key, a skew and minDomains in 1..9, minDomains only with DoNotSchedule. */
+function spreadEntry(j: Judge, t: unknown, f: string): string | undefined {
+  if (!isRecord(t)) return void j.bad(f, "not an object", "crd");
+  const key = t.topologyKey;
+  if (typeof key !== "string") j.bad(`${f}.topologyKey`, "required, a string", "crd");
+  else if (key.length > 317 || !isQualifiedName(key))
+    j.bad(`${f}.topologyKey`, "not a label key", "crd");
+  for (const n of ["maxSkew", "minDomains"]) {
+    const v = t[n];
+    if (v === undefined) continue;
+    if (!isApiInteger(v)) j.bad(`${f}.${n}`, "not an integer", "crd");
+    else if (v < 1 || v > 9) j.bad(`${f}.${n}`, "not within 1..9", "crd");
+  }
+  const when = t.whenUnsatisfiable;
+  if (when !== undefined && !["ScheduleAnyway", "DoNotSchedule"].includes(when as string))
+    j.bad(`${f}.whenUnsatisfiable`, "not ScheduleAnyway or DoNotSchedule", "crd");
+  if (t.minDomains !== undefined && when !== "DoNotSchedule")
+    j.bad(`${f}.minDomains`, "without whenUnsatisfiable: DoNotSchedule", "crd");
+  return typeof key === "string" ? key : undefined;
+}
+
+/** A list map keyed by topologyKey: at most 8, each key once. */
+function topologySpread(j: Judge, list: unknown): void {
+  const f = `${F}.topologySpread`;
+  if (!Array.isArray(list)) return j.bad(f, "not a list", "crd");
+  if (list.length > 8) j.bad(f, "more than 8", "crd");
+  const seen = new Set<string>();
+  list.forEach((t, i) => {
+    const key = spreadEntry(j, t, `${f}[${i}]`);
+    if (key !== undefined && seen.has(key)) j.bad(`${f}[${i}]`, "topologyKey named twice", "crd");
+    if (key !== undefined) seen.add(key);
+  });
 }

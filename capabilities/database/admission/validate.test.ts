@@ -957,6 +957,72 @@ const CASES: Case[] = [
   ["bootstrap kept on update", db({ ...restoreFrom("a"), instances: 2 }), db(restoreFrom("a")), []],
   ["empty bootstrap counts as absent", db({ bootstrap: {}, instances: 2 }), db(), []],
 
+  // scheduling.topologySpread
+  [
+    "topology spread over zones, required, and over racks",
+    db(
+      scheduling({
+        topologySpread: [
+          {
+            topologyKey: "topology.kubernetes.io/zone",
+            whenUnsatisfiable: "DoNotSchedule",
+            minDomains: 3,
+          },
+          { topologyKey: "example.com/rack", maxSkew: 2 },
+        ],
+      }),
+    ),
+    undefined,
+    [],
+  ],
+  [
+    "topology spread: a bad key, a skew of 0, minDomains without DoNotSchedule, a key twice",
+    db(
+      scheduling({
+        topologySpread: [
+          { topologyKey: "my zone" },
+          { topologyKey: "zone", maxSkew: 0, minDomains: 2 },
+          { topologyKey: "zone", whenUnsatisfiable: "Never" },
+        ],
+      }),
+    ),
+    undefined,
+    [
+      "spec.scheduling.topologySpread[0].topologyKey: is not a valid label key",
+      "spec.scheduling.topologySpread[1].maxSkew: must be between 1 and 9, got 0",
+      "spec.scheduling.topologySpread[1].minDomains: minDomains needs whenUnsatisfiable: DoNotSchedule",
+      'spec.scheduling.topologySpread[2].whenUnsatisfiable: "Never" is not allowed; use one of ScheduleAnyway, DoNotSchedule',
+      'spec.scheduling.topologySpread[2].topologyKey: "zone" is named twice',
+    ],
+  ],
+
+  // monitoring
+  [
+    "metrics with the user's queries",
+    db({ monitoring: { customQueries: [{ name: "app-queries", key: "queries.yaml" }] } }),
+    undefined,
+    [],
+  ],
+  [
+    "metrics queries: a bad ConfigMap name, a bad key, a pair twice",
+    db({
+      monitoring: {
+        customQueries: [
+          { name: "App", key: "q.yaml" },
+          { name: "app", key: "../q" },
+          { name: "app", key: "q.yaml" },
+          { name: "app", key: "q.yaml" },
+        ],
+      },
+    }),
+    undefined,
+    [
+      'spec.monitoring.customQueries[0].name: "App" is not a ConfigMap name',
+      'spec.monitoring.customQueries[1].key: "../q" is not a ConfigMap key',
+      "spec.monitoring.customQueries[3]: app/q.yaml is named twice",
+    ],
+  ],
+
   // scheduling
   [
     "unknown anti-affinity",

@@ -20,6 +20,7 @@ const CONTENT_OF_REVISION: Record<number, string> = {
   10: "fcce43ed79801522", // status.upgrade.phase Checking: the check Job runs beside the serving primary before anything stops
   11: "e85b9d9893194e10", // status.restart: the rolling restart asked for with the pgkeeper.dev/restart annotation
   12: "e6cfb023cd4bdbc2", // spec.monitoring: the metrics sidecar (enabled, customQueries), condition CustomQueries
+  13: "24374413019b3bfe", // spec.scheduling.topologySpread; spec.monitoring.customQueries a list map (name, key)
 };
 
 const contentHash = (): string => {

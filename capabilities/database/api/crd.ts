@@ -15,7 +15,7 @@ import { BACKUP_KIND, BACKUP_PLURAL, BACKUP_SHORT_NAMES, BACKUP_SINGULAR } from 
  * otherwise take fields away from the schema, and the apiserver prunes stored fields it no longer
  * knows.
  */
-export const CRD_REVISION = 12;
+export const CRD_REVISION = 13;
 /** The annotation holding CRD_REVISION on each CRD. */
 export const CRD_REVISION_ANNOTATION = `${GROUP}/crd-revision`;
 

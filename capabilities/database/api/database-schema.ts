@@ -213,6 +213,9 @@ const PORT =
 const HOST_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
 const ENDPOINT_PATTERN = `^${HOST_LABEL}([.]${HOST_LABEL})*(:${PORT})?$`;
 /** S3 bucket naming rules (lower case, digits, dots, hyphens; 3..63). */
+/** A label key: an optional DNS-subdomain prefix and a name of at most 63 characters. */
+const LABEL_KEY_PATTERN =
+  "^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$";
 const BUCKET_PATTERN = "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$";
 /** A DNS-1123 subdomain: what every Secret's name is. */
 const SECRET_NAME_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
@@ -600,6 +603,45 @@ export const databaseSpecSchema = object(
           ["preferred", "required", "none"],
           "Spread instances over nodes: `preferred` (default) tries, `required` refuses to co-locate (needs one node per instance), `none` does not care.",
         ),
+        topologySpread: array(
+          object(
+            {
+              topologyKey: string(
+                "The node label whose values are the domains, e.g. topology.kubernetes.io/zone.",
+                { minLength: 1, maxLength: 317, pattern: LABEL_KEY_PATTERN },
+              ),
+              maxSkew: integer(
+                "At most this many more of this Database's instances in one domain than in the emptiest. Default 1.",
+                { minimum: 1, maximum: MAX_INSTANCES },
+              ),
+              whenUnsatisfiable: stringEnum(
+                ["ScheduleAnyway", "DoNotSchedule"],
+                "ScheduleAnyway (default) prefers the spread; DoNotSchedule leaves an instance pending rather than break it.",
+              ),
+              minDomains: integer(
+                "With DoNotSchedule: count at least this many domains, so that instances wait for a missing zone rather than crowd the others.",
+                { minimum: 1, maximum: MAX_INSTANCES },
+              ),
+            },
+            "Spread the instances over the values of one node label (a core/v1 TopologySpreadConstraint, whose selector pgkeeper fills with this Database's instances).",
+            {
+              required: ["topologyKey"],
+              "x-kubernetes-validations": [
+                {
+                  rule: "!has(self.minDomains) || (has(self.whenUnsatisfiable) && self.whenUnsatisfiable == 'DoNotSchedule')",
+                  message: "minDomains needs whenUnsatisfiable: DoNotSchedule",
+                  fieldPath: ".minDomains",
+                },
+              ],
+            },
+          ),
+          "Topology spread constraints for the instance pods, beside (or instead of, with antiAffinity: none) the anti-affinity: spread over zones, racks or any node label.",
+          {
+            maxItems: 8,
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["topologyKey"],
+          },
+        ),
       },
       "Where instance pods may run.",
     ),
@@ -831,8 +873,12 @@ export const databaseSpecSchema = object(
             "ConfigMap key with queries in postgres_exporter's format (the one CloudNativePG reads): name: {query, metrics: [{column: {usage, description}}]}.",
             { required: ["name", "key"] },
           ),
-          "Your queries, run beside pgkeeper's at every scrape as pgkeeper_monitor (pg_monitor). Read every resync; a missing or malformed one is left out whole, named in the CustomQueries condition, and the others still run.",
-          { maxItems: 8 },
+          "Your queries, run beside pgkeeper's at every scrape as pgkeeper_monitor (pg_monitor). Read every pass; a missing or malformed one is left out whole, named in the CustomQueries condition, and the others still run.",
+          {
+            maxItems: 8,
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["name", "key"],
+          },
         ),
       },
       "PostgreSQL metrics (ADR 0043).",

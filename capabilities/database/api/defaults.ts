@@ -56,6 +56,7 @@ export interface ResolvedSpec {
     tolerations?: Record<string, unknown>[];
     affinity?: Record<string, unknown>;
     antiAffinity: "preferred" | "required" | "none";
+    topologySpread?: TopologySpread[];
   };
   postgresql: {
     parameters: Record<string, string>;
@@ -88,6 +89,14 @@ export interface ResolvedSpec {
   paused: boolean;
 }
 
+/** One spec.scheduling.topologySpread entry, its defaults filled. */
+export interface TopologySpread {
+  topologyKey: string;
+  maxSkew: number;
+  whenUnsatisfiable: "ScheduleAnyway" | "DoNotSchedule";
+  minDomains?: number;
+}
+
 /**
  * Fills defaults into `spec`. `defaultImage` gives the image for a version (operator config).
  * Never throws on a malformed spec: it only fills what is absent, validation reports the rest.
@@ -102,10 +111,7 @@ export function withDefaults(
     image: spec.image ?? defaultImage(spec.version),
     instances: spec.instances ?? DEFAULT_INSTANCES,
     resources: spec.resources ?? {},
-    scheduling: {
-      ...spec.scheduling,
-      antiAffinity: spec.scheduling?.antiAffinity ?? DEFAULT_ANTI_AFFINITY,
-    },
+    scheduling: schedulingDefaults(spec.scheduling),
     postgresql: postgresqlDefaults(spec.postgresql),
     failover: failoverDefaults(spec.failover),
     readOnly: { ...spec.readOnly, maxLag: spec.readOnly?.maxLag ?? DEFAULT_MAX_READ_LAG },
@@ -117,6 +123,23 @@ export function withDefaults(
     paused: spec.paused ?? false,
   };
 }
+
+const schedulingDefaults = (scheduling: DatabaseSpec["scheduling"]): ResolvedSpec["scheduling"] => {
+  const { topologySpread, ...rest } = scheduling ?? {};
+  return {
+    ...rest,
+    antiAffinity: rest.antiAffinity ?? DEFAULT_ANTI_AFFINITY,
+    ...(topologySpread
+      ? {
+          topologySpread: topologySpread.map(t => ({
+            ...t,
+            maxSkew: t.maxSkew ?? 1,
+            whenUnsatisfiable: t.whenUnsatisfiable ?? "ScheduleAnyway",
+          })),
+        }
+      : {}),
+  };
+};
 
 /** On unless the spec says false: every instance's metrics (ADR 0043). */
 const monitoringDefaults = (

@@ -1,6 +1,7 @@
 import type { V1Affinity } from "@kubernetes/client-node";
-import { input } from "../../../test/unit/builder-fixtures";
+import { DB_NAME, input } from "../../../test/unit/builder-fixtures";
 import { affinity, podScheduling, spreadTerm } from "./scheduling";
+import { buildStatefulSet } from "./statefulset";
 import type { DatabaseSpec } from "../api/database-schema";
 
 const term = spreadTerm("orders");
@@ -143,5 +144,56 @@ describe("podScheduling", () => {
     const s = podScheduling("orders", scheduling({ nodeSelector: { disk: "ssd" }, tolerations }));
     expect(s.nodeSelector).toEqual({ disk: "ssd" });
     expect(s.tolerations).toEqual(tolerations);
+  });
+});
+
+describe("topology spread", () => {
+  const constraints = (topologySpread: object[] | undefined) =>
+    buildStatefulSet(input({ scheduling: { topologySpread } as never }), "h").spec!.template.spec!
+      .topologySpreadConstraints;
+
+  it("is absent unless asked for", () => {
+    expect(constraints(undefined)).toBeUndefined();
+    expect(constraints([])).toBeUndefined();
+  });
+
+  it.each<[string, object, object]>([
+    [
+      "defaults: a skew of 1, ScheduleAnyway",
+      { topologyKey: "topology.kubernetes.io/zone" },
+      { maxSkew: 1, whenUnsatisfiable: "ScheduleAnyway" },
+    ],
+    [
+      "as given, minDomains with DoNotSchedule",
+      {
+        topologyKey: "topology.kubernetes.io/zone",
+        maxSkew: 2,
+        whenUnsatisfiable: "DoNotSchedule",
+        minDomains: 3,
+      },
+      { maxSkew: 2, whenUnsatisfiable: "DoNotSchedule", minDomains: 3 },
+    ],
+  ])("selects this Database's instances, %s", (_, given, expected) => {
+    expect(constraints([given])).toEqual([
+      {
+        topologyKey: "topology.kubernetes.io/zone",
+        labelSelector: {
+          matchLabels: {
+            "app.kubernetes.io/component": "instance",
+            "pgkeeper.dev/database": DB_NAME,
+          },
+        },
+        ...expected,
+      },
+    ]);
+  });
+
+  it("keeps the anti-affinity beside it", () => {
+    const spec = buildStatefulSet(
+      input({ scheduling: { topologySpread: [{ topologyKey: "zone" }] } as never }),
+      "h",
+    ).spec!.template.spec!;
+    expect(spec.affinity?.podAntiAffinity).toBeDefined();
+    expect(spec.topologySpreadConstraints).toHaveLength(1);
   });
 });

@@ -3,7 +3,12 @@
  * anti-affinity that spreads instances over nodes (losing one node must not take the primary and
  * its replicas down together).
  */
-import type { V1Affinity, V1PodAffinityTerm, V1Toleration } from "@kubernetes/client-node";
+import type {
+  V1Affinity,
+  V1PodAffinityTerm,
+  V1Toleration,
+  V1TopologySpreadConstraint,
+} from "@kubernetes/client-node";
 import type { ResolvedSpec } from "../api/defaults";
 import { selectorLabels } from "../api/names";
 
@@ -52,6 +57,22 @@ export function affinity(db: string, scheduling: Scheduling): V1Affinity | undef
   }
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
+
+/**
+ * spec.scheduling.topologySpread as the pod's constraints, each selecting this Database's
+ * instances (the user names the domains, never the pods).
+ */
+export const topologySpreadConstraints = (
+  db: string,
+  scheduling: Scheduling,
+): V1TopologySpreadConstraint[] =>
+  (scheduling.topologySpread ?? []).map(t => ({
+    topologyKey: t.topologyKey,
+    maxSkew: t.maxSkew,
+    whenUnsatisfiable: t.whenUnsatisfiable,
+    labelSelector: { matchLabels: selectorLabels(db) },
+    ...(t.minDomains !== undefined ? { minDomains: t.minDomains } : {}),
+  }));
 
 /** nodeSelector, tolerations and affinity as pod spec fields, absent ones left out. */
 export function podScheduling(

@@ -17,6 +17,7 @@ import type {
   V1Probe,
   V1ResourceRequirements,
   V1StatefulSet,
+  V1TopologySpreadConstraint,
   V1Volume,
 } from "@kubernetes/client-node";
 import type { ResolvedSpec } from "../api/defaults";
@@ -62,7 +63,7 @@ import {
 } from "./layout";
 import { BuildInput, Child, childMeta, identity, namesOf } from "./meta";
 import { PGBACKREST_TLS_PORT } from "./pgbackrest";
-import { podScheduling } from "./scheduling";
+import { podScheduling, topologySpreadConstraints } from "./scheduling";
 import {
   backupTlsVolume,
   caBundleVolume,
@@ -283,6 +284,15 @@ function dataVolumeClaimTemplate(input: BuildInput): V1PersistentVolumeClaim {
   };
 }
 
+/** spec.scheduling.topologySpread, when there is any. */
+const spread = (
+  db: string,
+  input: BuildInput,
+): { topologySpreadConstraints?: V1TopologySpreadConstraint[] } => {
+  const constraints = topologySpreadConstraints(db, input.spec.scheduling);
+  return constraints.length > 0 ? { topologySpreadConstraints: constraints } : {};
+};
+
 /** A rolling restart asked for (status.restart): its time in the template rolls every pod once. */
 const restartedAt = (input: BuildInput): Record<string, string> => {
   const at = input.db.status?.restart?.requestedAt;
@@ -335,6 +345,7 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
           // Service links put one env var per Service of the namespace into every container.
           enableServiceLinks: false,
           ...podScheduling(db, input.spec.scheduling),
+          ...spread(db, input),
         },
       },
       volumeClaimTemplates: [dataVolumeClaimTemplate(input)],

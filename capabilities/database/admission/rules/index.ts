@@ -28,6 +28,8 @@ import {
 } from "./resources";
 import { readOnlyMaxLagRule } from "./read-only";
 import { antiAffinityRule, nodeSelectorRule, tolerationsRule } from "./scheduling";
+import { topologySpreadRule } from "./topology-spread";
+import { monitoringRule } from "./monitoring";
 import { affinityRule } from "./affinity";
 import { networkClientsRule } from "./network-policy";
 import { objectStoreRule } from "./object-store";
@@ -78,7 +80,9 @@ export const RULES: readonly Rule[] = [
   nodeSelectorRule,
   tolerationsRule,
   affinityRule,
+  topologySpreadRule,
   networkClientsRule,
+  monitoringRule,
 ];
 
 export type { CheckedDatabase, Denial, Rule, RuleContext } from "./types";
