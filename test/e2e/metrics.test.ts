@@ -10,7 +10,6 @@
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { dump, load } from "js-yaml";
@@ -19,6 +18,7 @@ import { create, get, kubectlOk, mergePatch } from "../integration/harness/kubec
 import { Operator } from "../integration/harness/operator";
 import { waitFor } from "../integration/harness/wait";
 import { dashboardMetrics } from "../dashboard";
+import { getMetrics, parseScrape, Scrape } from "../metrics-scrape";
 import { healthy } from "./healthy";
 import { psql, superuserAt } from "./psql";
 
@@ -45,11 +45,6 @@ const configMap = (name: string, text: string) =>
     data: { "queries.yaml": text },
   });
 
-interface Scrape {
-  families: Set<string>;
-  samples: { name: string; labels: string; value: number }[];
-}
-
 const decoded = (secret: string, key: string): string =>
   Buffer.from(String(get("secret", ns, secret)?.data?.[key] ?? ""), "base64").toString("utf8");
 const podOf = (name: string) => get("pod", ns, name)!;
@@ -58,44 +53,13 @@ const podOf = (name: string) => get("pod", ns, name)!;
  * GET https://<pod IP>:9187/metrics, the certificate verified as `<pod>.<db>-hl.<ns>.svc`, or
  * as `servername` (podmonitor.yaml's `<db>-hl.<ns>.svc`).
  */
-function scrape(pod: string, servername = `${pod}.${DB}-hl.${ns}.svc`): Promise<Scrape> {
-  const ip = String((podOf(pod).status as { podIP?: string }).podIP);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: ip,
-        port: 9187,
-        path: "/metrics",
-        ca: decoded(`${DB}-app`, "ca.crt"),
-        servername,
-        agent: false,
-        timeout: 10_000,
-      },
-      res => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => {
-          if (res.statusCode !== 200) return reject(new Error(`${pod}: HTTP ${res.statusCode}`));
-          const samples = body
-            .split("\n")
-            .filter(l => l !== "" && !l.startsWith("#"))
-            .map(l => {
-              const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)/.exec(l)!;
-              return { name: m[1], labels: m[2] ?? "", value: Number(m[3]) };
-            });
-          resolve({ families: new Set(samples.map(s => s.name)), samples });
-        });
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`${pod}: no answer on 9187`)));
-    req.on("error", reject);
-    req.end();
-  });
+async function scrape(pod: string, servername = `${pod}.${DB}-hl.${ns}.svc`): Promise<Scrape> {
+  const host = String((podOf(pod).status as { podIP?: string }).podIP);
+  const ca = decoded(`${DB}-app`, "ca.crt");
+  const r = await getMetrics({ host, port: 9187, ca, servername });
+  if (r.status !== 200) throw new Error(`${pod}: HTTP ${r.status}`);
+  return parseScrape(r.body);
 }
-
-const value = (s: Scrape, name: string, label = ""): number | undefined =>
-  s.samples.find(x => x.name === name && x.labels.includes(label))?.value;
 
 /** What PostgreSQL on `pod` answers to `sql`, as the superuser. */
 const ask = (pod: string, sql: string): string => psql(superuserAt(ns, DB, podOf(pod)), sql);
@@ -136,12 +100,10 @@ describe("PostgreSQL metrics", () => {
         timeoutMs: 60_000,
         intervalMs: 1000,
       });
-      expect(value(s, "pg_up")).toBe(1);
+      expect(s.value("pg_up")).toBe(1);
       const inRecovery = ask(pod, "SELECT pg_is_in_recovery()::int");
-      expect(value(s, "pg_wal_in_recovery")).toBe(Number(inRecovery));
-      expect(value(s, "pg_settings_max_connections")).toBe(
-        Number(ask(pod, "SHOW max_connections")),
-      );
+      expect(s.value("pg_wal_in_recovery")).toBe(Number(inRecovery));
+      expect(s.value("pg_settings_max_connections")).toBe(Number(ask(pod, "SHOW max_connections")));
       expect(
         ask(
           pod,
@@ -155,12 +117,8 @@ describe("PostgreSQL metrics", () => {
           "SELECT string_agg(application_name, ',') FROM pg_stat_replication",
         );
         for (const standby of standbys.split(",")) {
-          expect(
-            value(s, "pg_replication_lag_bytes", `standby="${standby}"`),
-          ).toBeGreaterThanOrEqual(0);
-          expect(
-            value(s, "pg_replication_lag_seconds", `standby="${standby}"`),
-          ).toBeGreaterThanOrEqual(0);
+          expect(s.value("pg_replication_lag_bytes", { standby })).toBeGreaterThanOrEqual(0);
+          expect(s.value("pg_replication_lag_seconds", { standby })).toBeGreaterThanOrEqual(0);
         }
       }
     }
@@ -183,7 +141,7 @@ describe("PostgreSQL metrics", () => {
 
   it("is verified by the name podmonitor.yaml gives, the Database's headless Service", async () => {
     const s = await scrape(PODS[0], `${DB}-hl.${ns}.svc`);
-    expect(value(s, "pg_up")).toBe(1);
+    expect(s.value("pg_up")).toBe(1);
     const monitor = load(
       readFileSync(path.join(REPO, "deploy", "monitoring", "podmonitor.yaml"), "utf8"),
     ) as { spec: { podMetricsEndpoints: { tlsConfig: { serverName: string } }[] } };
@@ -227,7 +185,7 @@ describe("PostgreSQL metrics", () => {
     expect(condition("CustomQueries")?.message).toMatch(
       /late-queries\/queries.yaml: not found .*Loaded: 1 from app-queries\/queries.yaml/,
     );
-    for (const pod of PODS) expect(value(await scrape(pod), "app_seven_value")).toBe(7);
+    for (const pod of PODS) expect((await scrape(pod)).value("app_seven_value")).toBe(7);
 
     const started = PODS.map(p => ask(p, "SELECT pg_postmaster_start_time()"));
     const restarts = () =>
@@ -252,11 +210,8 @@ describe("PostgreSQL metrics", () => {
     for (const pod of PODS)
       await waitFor(
         `${pod} serving app_late`,
-        async () =>
-          value(
-            await scrape(pod).catch(() => ({ families: new Set<string>(), samples: [] })),
-            "app_late_value",
-          ) === 11,
+        // The exporter restarting refuses a scrape for a moment.
+        async () => (await scrape(pod).catch(() => undefined))?.value("app_late_value") === 11,
         { timeoutMs: 180_000, intervalMs: 2000 },
       );
     expect(PODS.map(p => ask(p, "SELECT pg_postmaster_start_time()"))).toEqual(started);

@@ -9,7 +9,6 @@
 import { ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
 import { IMAGE_VERSIONS } from "../../capabilities/database/lib/config";
 import { tlsMaterial } from "../../capabilities/database/pki/database-tls";
 import {
@@ -28,6 +27,7 @@ import { ENSURE_ROLES_PSQL } from "../../capabilities/database/specs/roles";
 import { METRICS_SH } from "../../capabilities/database/specs/scripts/metrics";
 import { IMAGE_UID } from "../../hack/images/rootfs";
 import { ImageServer } from "./harness/image-server";
+import { getMetrics, parseScrape, Scrape } from "../metrics-scrape";
 import { freePort } from "./harness/os";
 
 jest.setTimeout(120_000);
@@ -43,54 +43,9 @@ const pgkeeperFamilies = (major: string): string[] =>
 const EXPORTER_OWN =
   /^(pg_up|pg_exporter_.*|pg_scrape_collector_.*|postgres_exporter_.*|go_.*|process_.*|promhttp_.*)$/;
 
-interface Scrape {
-  families: Set<string>;
-  value(name: string, labels?: Record<string, string>): number | undefined;
-}
-
-function parseScrape(text: string): Scrape {
-  const samples = text
-    .split("\n")
-    .filter(line => line !== "" && !line.startsWith("#"))
-    .map(line => {
-      const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)/.exec(line)!;
-      return { name: m[1], labels: m[2] ?? "", value: Number(m[3]) };
-    });
-  return {
-    families: new Set(samples.map(s => s.name)),
-    value: (name, labels = {}) =>
-      samples.find(
-        s =>
-          s.name === name &&
-          Object.entries(labels).every(([k, v]) => s.labels.includes(`${k}="${v}"`)),
-      )?.value,
-  };
-}
-
 /** GET /metrics over TLS, the server verified against `ca` as `localhost`. */
-function scrape(port: number, ca = TLS.serverCa): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/metrics",
-        ca,
-        servername: "localhost",
-        agent: false, // no TLS session resumed: every scrape verifies the certificate served
-        timeout: 10_000,
-      },
-      res => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
-}
+const scrape = (port: number, ca = TLS.serverCa) =>
+  getMetrics({ host: "127.0.0.1", port, ca, servername: "localhost" });
 
 /** Scrapes until `done` holds (metrics.sh looks at the queries file every second here). */
 async function scrapeUntil(port: number, done: (s: Scrape) => boolean): Promise<Scrape> {

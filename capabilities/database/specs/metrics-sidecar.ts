@@ -32,34 +32,24 @@ import { containerSecurityContext } from "./security";
  * The collectors each major's exporter runs unless told not to (its `--help`: "default:
  * enabled"): 15's is bookworm's 0.11.1, 17's trixie's 0.17.1, 18's forky's 0.19.1. Naming one a
  * version lacks stops it from starting, so the list is per major; the postgres tier scrapes each
- * and fails on any metric family that is not pgkeeper's.
+ * and fails on any metric family that is not pgkeeper's. 0.17.1 and 0.19.1 have the same ten.
  */
+const COLLECTOR_PACKAGE_DEFAULTS = [
+  "database",
+  "locks",
+  "replication",
+  "replication_slot",
+  "roles",
+  "stat_bgwriter",
+  "stat_database",
+  "stat_user_tables",
+  "statio_user_tables",
+  "wal",
+] as const;
 export const EXPORTER_DEFAULT_COLLECTORS: Readonly<Record<string, readonly string[]>> = {
   "15": ["database", "bgwriter"],
-  "17": [
-    "database",
-    "locks",
-    "replication",
-    "replication_slot",
-    "roles",
-    "stat_bgwriter",
-    "stat_database",
-    "stat_user_tables",
-    "statio_user_tables",
-    "wal",
-  ],
-  "18": [
-    "database",
-    "locks",
-    "replication",
-    "replication_slot",
-    "roles",
-    "stat_bgwriter",
-    "stat_database",
-    "stat_user_tables",
-    "statio_user_tables",
-    "wal",
-  ],
+  "17": COLLECTOR_PACKAGE_DEFAULTS,
+  "18": COLLECTOR_PACKAGE_DEFAULTS,
 };
 
 /** The exporter's flags for `major`: only pgkeeper's queries, on 9187, over TLS, logs as JSON. */
