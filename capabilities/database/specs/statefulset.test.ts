@@ -26,7 +26,13 @@ describe("buildStatefulSet", () => {
     ["spec.updateStrategy", { type: "OnDelete" }],
     ["spec.podManagementPolicy", "Parallel"],
     ["spec.persistentVolumeClaimRetentionPolicy", { whenDeleted: "Retain", whenScaled: "Retain" }],
-    ["spec.template.metadata.annotations", { "pgkeeper.dev/config-hash": HASH }],
+    [
+      "spec.template.metadata.annotations",
+      {
+        "pgkeeper.dev/config-hash": HASH,
+        "kubectl.kubernetes.io/default-container": "postgres",
+      },
+    ],
     ["spec.template.spec.enableServiceLinks", false],
     ["spec.template.spec.terminationGracePeriodSeconds", 60],
   ])("sets %s", (path, expected) => {
@@ -59,6 +65,7 @@ describe("buildStatefulSet", () => {
     expect(buildStatefulSet(restarted, HASH).spec!.template.metadata!.annotations).toEqual({
       "pgkeeper.dev/config-hash": HASH,
       "pgkeeper.dev/restarted-at": "2026-12-07T18:00:00.000Z",
+      "kubectl.kubernetes.io/default-container": "postgres",
     });
   });
 

@@ -293,6 +293,9 @@ const spread = (
   return constraints.length > 0 ? { topologySpreadConstraints: constraints } : {};
 };
 
+/** kubectl's choice of container when none is named. */
+const DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container";
+
 /** A rolling restart asked for (status.restart): its time in the template rolls every pod once. */
 const restartedAt = (input: BuildInput): Record<string, string> => {
   const at = input.db.status?.restart?.requestedAt;
@@ -327,6 +330,8 @@ export function buildStatefulSet(input: BuildInput, configHash: string): Child<V
           annotations: {
             [ANNOTATION_CONFIG_HASH]: configHash,
             ...restartedAt(input),
+            // `kubectl logs` and `exec` without -c reach PostgreSQL, not a sidecar.
+            [DEFAULT_CONTAINER_ANNOTATION]: POSTGRES_CONTAINER,
           },
         },
         spec: {

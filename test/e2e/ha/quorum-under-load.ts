@@ -7,6 +7,7 @@
  * so one failing test does not take the others with it. The operator runs where the suite says:
  * on the host (`pepr dev`, the default) or in the cluster as users install it.
  */
+import { POSTGRES_CONTAINER } from "../../../capabilities/database/specs/layout";
 import { env } from "../../integration/harness/env";
 import { database, operatorSuite } from "../../integration/harness/fixtures";
 import { Obj, create, get, kubectlOk, list } from "../../integration/harness/kubectl";
@@ -93,8 +94,14 @@ export const isReady = (p: Obj): boolean =>
   ((p.status?.conditions ?? []) as { type: string; status: string }[]).some(
     c => c.type === "Ready" && c.status === "True",
   );
+/**
+ * The postgres container's restarts, by name: the kubelet lists a pod's containers by name, so
+ * the first is the metrics sidecar (run 26 waited on its count for a postgres restart).
+ */
 export const restartCount = (p: Obj): number =>
-  ((p.status?.containerStatuses ?? []) as { restartCount: number }[])[0]?.restartCount ?? -1;
+  ((p.status?.containerStatuses ?? []) as { name: string; restartCount: number }[]).find(
+    c => c.name === POSTGRES_CONTAINER,
+  )?.restartCount ?? -1;
 
 /** Registers the suite's frame (operator, namespace, Database, load) and returns its handle. */
 export function quorumDatabaseUnderLoad(
