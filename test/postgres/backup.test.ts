@@ -37,7 +37,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const s of servers.splice(0)) s.kill("SIGTERM");
   await cluster.destroy();
-  await store.destroy();
+  await store?.destroy(); // absent when it did not start
 });
 
 const DB: Repository = { namespace: "prod", name: "orders", uid: "uid-1" };

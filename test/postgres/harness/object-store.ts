@@ -101,7 +101,7 @@ export class ObjectStore {
         path.join(this.root, "data"),
       ],
       {
-        stdio: "ignore",
+        stdio: ["ignore", "ignore", "pipe"],
         env: {
           PATH: process.env.PATH,
           ROOT_ACCESS_KEY: this.accessKey,
@@ -110,10 +110,15 @@ export class ObjectStore {
       },
     );
     this.proc = proc;
+    // Why it ended, if it does (run 26 had only its exit code: a port taken meanwhile?).
+    let stderr = "";
+    proc.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
     const deadline = Date.now() + 30_000;
     while (!this.healthy()) {
       if (proc.exitCode !== null)
-        throw new Error(`versitygw (${VERSITYGW}) exited: ${proc.exitCode}`);
+        throw new Error(
+          `versitygw (${VERSITYGW}) on port ${this.port} exited: ${proc.exitCode}: ${stderr.trim()}`,
+        );
       if (Date.now() > deadline) throw new Error("versitygw did not answer /health within 30 s");
       await new Promise(r => setTimeout(r, 100));
     }
