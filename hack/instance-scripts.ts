@@ -296,11 +296,7 @@ const MODULES: readonly GeneratedModule[] = [
     texts: { PGBACKREST_SERVER_SH: "pgbackrest-server.sh" },
     assignments: ["CERTIFICATE_CHECK_SECONDS"],
   },
-  {
-    module: "metrics.ts",
-    texts: { METRICS_SH: "metrics.sh" },
-    assignments: ["QUERIES_CHECK_SECONDS"],
-  },
+  { module: "metrics.ts", texts: { METRICS_SH: "metrics.sh" } },
   {
     module: "backup-job.ts",
     texts: { BACKUP_JOB_SH: "backup-job.sh" },

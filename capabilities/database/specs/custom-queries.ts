@@ -46,7 +46,7 @@ const METRIC_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-export const describeQueriesRef = (ref: QueriesRef): string => `${ref.name}/${ref.key}`;
+const describeQueriesRef = (ref: QueriesRef): string => `${ref.name}/${ref.key}`;
 
 /** Why one column entry (`- name: {usage, description}`) is not one, if it is not. */
 function columnProblem(column: unknown): string | undefined {

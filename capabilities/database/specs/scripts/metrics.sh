@@ -21,9 +21,7 @@
 EXPORTER="$1"
 shift
 # Seconds between looks at the queries file (the kubelet's own refresh takes about a minute).
-# TypeScript reads it from here (QUERIES_CHECK_SECONDS in the generated metrics.ts).
-QUERIES_CHECK_SECONDS=10
-CHECK_SECONDS=${PGKEEPER_QUERIES_CHECK_SECONDS:-$QUERIES_CHECK_SECONDS}
+CHECK_SECONDS=${PGKEEPER_QUERIES_CHECK_SECONDS:-10}
 QUERIES=""
 for arg in "$@"; do
   case "$arg" in
